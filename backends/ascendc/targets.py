@@ -1,0 +1,70 @@
+"""Hardware capabilities per target: the one table every pass, emitter and the emulator read.
+
+Sources are the asc-devkit 9.1 architecture docs and the CANN platform ini files, as summarised
+in shared/reference/ascendc-api.md section 1 and perf-constants.md section 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    npu_arch: int
+    # Physical UB per AIV core; GetCoreMemSize(UB) reports this (Ascend910B2.ini ub_size).
+    ub_bytes: int
+    # What a kernel may allocate with the default build options (ASC_UB_SIZE minus the
+    # compiler's reserved area): ascendc-api.md section 1.
+    ub_usable_bytes: int
+    aiv_cores: int
+    aic_cores: int
+    ub_block_bytes: int = 32  # DataBlock: UB alignment unit
+    repeat_bytes: int = 256  # one MemBase vector repeat / one RegBase VL
+    max_repeat_times: int = 255
+    max_block_count: int = 4095  # DataCopy(Ext)Params.blockCount
+    manual_event_ids: int = 6  # ids 0-5 for hand-placed SetFlag/WaitFlag; 6, 7 reserved
+    regbase: bool = False
+    # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
+    bf16_vector_ops: frozenset[str] = frozenset({"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad"})
+    soc_config: str = ""  # the AddConfig / ASCEND_COMPUTE_UNIT name
+
+
+TARGETS: dict[str, Target] = {
+    # Atlas A2 (910B2: 24 AIC / 48 AIV, ub_size=196608). Usable UB: 192K - 256 B (ASC_UB_SIZE)
+    # minus the 8 KiB the compiler reserves unless --cce-disable-asc-reserved-ubuf.
+    "ascend910b": Target(
+        name="ascend910b",
+        npu_arch=2201,
+        ub_bytes=196608,
+        ub_usable_bytes=196608 - 256 - 8192,
+        aiv_cores=48,
+        aic_cores=24,
+        soc_config="ascend910b",
+    ),
+    # Ascend 950PR (arch35): 256 KiB UB, 248 KiB usable for SIMD by default (GetUBSizeInBytes),
+    # 32 AIC / 64 AIV (Ascend950PR ini), RegBase vector registers of 256 B.
+    "ascend950": Target(
+        name="ascend950",
+        npu_arch=3510,
+        ub_bytes=262144,
+        ub_usable_bytes=253952,
+        aiv_cores=64,
+        aic_cores=32,
+        regbase=True,
+        bf16_vector_ops=frozenset(
+            {"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad", "Add", "Sub", "Mul", "Max", "Min",
+             "Adds", "Muls", "Maxs", "Mins"}
+        ),
+        soc_config="ascend950",
+    ),
+}
+
+
+def get_target(name: str) -> Target:
+    try:
+        return TARGETS[name]
+    except KeyError:
+        known = ", ".join(sorted(TARGETS))
+        raise ValueError(f"unknown target '{name}' (known targets: {known})") from None
