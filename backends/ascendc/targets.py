@@ -54,8 +54,22 @@ TARGETS: dict[str, Target] = {
         aic_cores=32,
         regbase=True,
         bf16_vector_ops=frozenset(
-            {"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad", "Add", "Sub", "Mul", "Max", "Min",
-             "Adds", "Muls", "Maxs", "Mins"}
+            {
+                "Duplicate",
+                "Brcb",
+                "Cast",
+                "DataCopy",
+                "DataCopyPad",
+                "Add",
+                "Sub",
+                "Mul",
+                "Max",
+                "Min",
+                "Adds",
+                "Muls",
+                "Maxs",
+                "Mins",
+            }
         ),
         soc_config="ascend950",
     ),

@@ -1,0 +1,88 @@
+"""Reference interpreter: runs a function with numpy under the DSL's numeric semantics.
+
+Floats are computed in float32 (f16/bf16 inputs widened on load); outputs are rounded to
+their dtype with round-to-nearest-even on store. Static ops are evaluated from the attribute
+bindings, so generic (unspecialized) IR runs too. A value computed from an absent optional
+input is itself absent; returning it for a required output is an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import ArgumentError
+from .core import Func
+from .ops import compute_np
+from .types import dtype_of
+
+
+class _Absent:
+    def __repr__(self) -> str:
+        return "<absent>"
+
+
+ABSENT = _Absent()
+
+
+def _static(op, env, attrs: dict[str, Any]):
+    name = op.opname
+    if name == "static.flag":
+        return bool(attrs[op.attrs["name"]])
+    if name == "static.is":
+        return attrs[op.attrs["name"]] == op.attrs["value"]
+    a = [env[id(v)] for v in op.operands]
+    if name == "static.not":
+        return not a[0]
+    if name == "static.and":
+        return a[0] and a[1]
+    if name == "static.or":
+        return a[0] or a[1]
+    if name == "static.select":
+        return a[1] if a[0] else a[2]
+    raise AssertionError(name)
+
+
+def run_func(func: Func, inputs: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> list:
+    """Outputs in storage dtypes (``None`` for an absent optional output).
+
+    ``inputs`` holds arrays already in their storage dtype; Scalars as shape-(1,) arrays.
+    ``attrs`` must bind every declared attribute.
+    """
+    env: dict[int, Any] = {}
+    for p in func.params:
+        arr = inputs.get(p.value.name)
+        if arr is None:
+            env[id(p.value)] = ABSENT
+        else:
+            env[id(p.value)] = np.asarray(arr).astype(compute_np(dtype_of(p.value.type)), copy=False)
+    for op in func.body:
+        name = op.opname
+        if name.startswith("static."):
+            env[id(op.result)] = _static(op, env, attrs)
+            continue
+        if name == "none":
+            env[id(op.result)] = ABSENT
+            continue
+        args = [env[id(v)] for v in op.operands]
+        if any(a is ABSENT for a in args):
+            env[id(op.result)] = ABSENT
+            continue
+        dt = dtype_of(op.result.type)
+        if name == "const":
+            env[id(op.result)] = np.full((1,), op.attrs["value"], dtype=compute_np(dt))
+        elif name == "attr":
+            env[id(op.result)] = np.full((1,), attrs[op.attrs["name"]], dtype=compute_np(dt))
+        else:
+            env[id(op.result)] = np.asarray(op.spec.interp(args, op.attrs, op.result.type))
+    outs = []
+    for v, out in zip(func.returns, func.outputs):
+        val = env[id(v)]
+        if val is ABSENT:
+            if not out.optional:
+                raise ArgumentError(f"output '{out.name}' needs an optional input that was not given (None)")
+            outs.append(None)
+            continue
+        outs.append(np.asarray(val).astype(dtype_of(out.type).np))
+    return outs

@@ -1,0 +1,411 @@
+"""The tensor-level op set, declared once.
+
+Each ``OpSpec`` names an op, its operand count, its attributes, how its result type follows
+from its operand types (``infer``) and how it computes (``interp``, numpy in the compute
+representation: every float is float32, integers stay in their type, bools are numpy bool).
+Printer, parser, verifier and interpreter are generic over this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ..dtypes import DType, bool_, f32
+from .types import (
+    PRED,
+    PredType,
+    ScalarType,
+    TensorType,
+    Type,
+    TypeInferenceError,
+    combine,
+    dtype_of,
+    promote_all,
+)
+
+Infer = Callable[[list[Type], dict[str, Any]], Type]
+Interp = Callable[[list[np.ndarray], dict[str, Any], Type], np.ndarray]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    name: str
+    arity: int | None  # None: any number of operands
+    infer: Infer | None  # None: the result type is whatever the op states (checked by `check`)
+    interp: Interp | None
+    attrs: tuple[str, ...] = ()
+    has_result: bool = True
+    doc: str = ""
+    check: Callable[[list[Type], dict[str, Any], Type | None], None] | None = field(default=None)
+
+
+OPS: dict[str, OpSpec] = {}
+
+
+def declare(spec: OpSpec) -> OpSpec:
+    assert spec.name not in OPS, spec.name
+    OPS[spec.name] = spec
+    return spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Type rules
+
+
+def _values(types: list[Type]) -> None:
+    for t in types:
+        if isinstance(t, PredType):
+            raise TypeInferenceError("a static condition cannot be used as a value")
+
+
+def _arith(op: str, allow_int: bool = True) -> Infer:
+    def infer(types: list[Type], attrs: dict) -> Type:
+        _values(types)
+        for t in types:
+            if dtype_of(t) == bool_:
+                raise TypeInferenceError(
+                    f"'{op}' does not take bool values; use dsl.where(cond, a, b) or dsl.cast"
+                )
+        dt = promote_all(types)
+        if not allow_int and not dt.is_float:
+            raise TypeInferenceError(
+                f"'{op}' needs floating-point operands, got {dt}; cast first, e.g. dsl.cast(x, f32)"
+            )
+        return combine(types, dt)
+
+    return infer
+
+
+def _compare(types: list[Type], attrs: dict) -> Type:
+    _values(types)
+    promote_all(types)
+    return combine(types, bool_)
+
+
+def _where(types: list[Type], attrs: dict) -> Type:
+    _values(types)
+    if dtype_of(types[0]) != bool_:
+        raise TypeInferenceError(f"dsl.where needs a bool condition (a comparison), got {dtype_of(types[0])}")
+    a, b = dtype_of(types[1]), dtype_of(types[2])
+    dt = a if a == b else promote_all(types[1:])
+    return combine(types, dt)
+
+
+def _reduce(types: list[Type], attrs: dict) -> Type:
+    _values(types)
+    (t,) = types
+    if not isinstance(t, TensorType):
+        raise TypeInferenceError("reductions take a tensor, not a scalar")
+    if t.shape.unshaped:
+        raise TypeInferenceError(
+            "reductions need a tensor with named dims (they run along the last axis), "
+            'e.g. x: Tensor[..., "C"]'
+        )
+    if not t.shape.dims:
+        raise TypeInferenceError("reductions need at least one named dim")
+    if t.dtype == bool_:
+        raise TypeInferenceError("reductions do not take bool values")
+    if attrs.get("kind") == "mean" and not t.dtype.is_float:
+        raise TypeInferenceError("dsl.mean needs a floating-point tensor; cast first")
+    shape = t.shape.with_last(1) if attrs.get("keepdims", True) else t.shape.without_last()
+    return TensorType(t.dtype, shape)
+
+
+def _same_as_operand(types: list[Type], attrs: dict) -> Type:
+    _values(types)
+    return types[0]
+
+
+def _pred_only(types: list[Type], attrs: dict) -> Type:
+    for t in types:
+        if not isinstance(t, PredType):
+            raise TypeInferenceError("static conditions combine only static conditions")
+    return PRED
+
+
+def _static_select(types: list[Type], attrs: dict) -> Type:
+    if not isinstance(types[0], PredType):
+        raise TypeInferenceError("static.select needs a pred condition")
+    a, b = types[1], types[2]
+    if a != b:
+        raise TypeInferenceError(f"the two branches of a static condition give different types: {a} and {b}")
+    return a
+
+
+# ---------------------------------------------------------------------------------------------
+# Numeric semantics (compute representation: floats in float32)
+
+
+def _binary(fn) -> Interp:
+    def run(args, attrs, rtype):
+        dt = dtype_of(rtype)
+        a, b = (to_compute(x, dt) for x in args)
+        with np.errstate(all="ignore"):
+            return fn(a, b).astype(compute_np(dt), copy=False)
+
+    return run
+
+
+def _float_unary(fn) -> Interp:
+    def run(args, attrs, rtype):
+        with np.errstate(all="ignore"):
+            return fn(args[0].astype(np.float32, copy=False)).astype(np.float32, copy=False)
+
+    return run
+
+
+def compute_np(dt: DType) -> np.dtype:
+    """The numpy type values of logical type ``dt`` have in the interpreter."""
+    return np.dtype(np.float32) if dt.is_float else dt.np
+
+
+def to_compute(x: np.ndarray, dt: DType) -> np.ndarray:
+    return np.asarray(x).astype(compute_np(dt), copy=False)
+
+
+def cast_value(x: np.ndarray, src: DType, dst: DType) -> np.ndarray:
+    """``dsl.cast`` semantics: float->int truncates toward zero and saturates; narrowing
+    integer casts saturate; casts to f16/bf16 round to nearest even (and stay widened)."""
+    x = np.asarray(x)
+    if dst == bool_:
+        return x != 0
+    if dst.is_float:
+        if src.is_float and dst.bits == 16:
+            return x.astype(dst.np).astype(np.float32)
+        return x.astype(np.float32)
+    info = np.iinfo(dst.np)
+    if src.is_float:
+        with np.errstate(all="ignore"):
+            t = np.trunc(x.astype(np.float64))
+            t = np.where(np.isnan(t), 0, t)
+            return np.clip(t, info.min, info.max).astype(dst.np)
+    return np.clip(x.astype(np.int64), info.min, info.max).astype(dst.np)
+
+
+def _cast(args, attrs, rtype):
+    return cast_value(args[0], attrs["from"], dtype_of(rtype))
+
+
+def _reduce_run(args, attrs, rtype):
+    x = args[0]
+    kind = attrs["kind"]
+    keep = attrs.get("keepdims", True)
+    with np.errstate(all="ignore"):
+        if kind == "sum":
+            r = np.sum(x, axis=-1, keepdims=keep, dtype=x.dtype)
+        elif kind == "mean":
+            r = np.sum(x, axis=-1, keepdims=keep, dtype=np.float32) / np.float32(x.shape[-1])
+        elif kind == "max":
+            r = np.max(x, axis=-1, keepdims=keep)
+        else:
+            r = np.min(x, axis=-1, keepdims=keep)
+    return np.asarray(r).astype(x.dtype, copy=False)
+
+
+_COMPARE = {
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}
+
+
+def _compare_generic(args, attrs, rtype):
+    fns = _COMPARE
+    a, b = args
+    if a.dtype != b.dtype:
+        common = np.int64 if a.dtype.kind in "iub" and b.dtype.kind in "iub" else np.float32
+        a, b = a.astype(common), b.astype(common)
+    return fns[attrs["pred"]](a, b)
+
+
+def _where_run(args, attrs, rtype):
+    dt = dtype_of(rtype)
+    c, a, b = args
+    return np.where(c, to_compute(a, dt), to_compute(b, dt))
+
+
+def _check_pred_attr(types, attrs, rtype):
+    if attrs.get("pred") not in ("gt", "ge", "lt", "le", "eq", "ne"):
+        raise TypeInferenceError(f"cmp predicate must be one of gt ge lt le eq ne, got {attrs.get('pred')!r}")
+
+
+def _check_reduce(types, attrs, rtype):
+    if attrs.get("kind") not in ("sum", "mean", "max", "min"):
+        raise TypeInferenceError(f"reduce kind must be sum, mean, max or min, got {attrs.get('kind')!r}")
+
+
+def _check_cast(types, attrs, rtype):
+    _values(types)
+    if not isinstance(rtype, (TensorType, ScalarType)):
+        raise TypeInferenceError("cast produces a value type")
+    src = types[0]
+    if type(src) is not type(rtype) or (isinstance(src, TensorType) and src.shape != rtype.shape):
+        raise TypeInferenceError(f"cast keeps the shape: {src} -> {rtype}")
+    if attrs.get("from") != dtype_of(src):
+        raise TypeInferenceError(f"cast 'from' attribute {attrs.get('from')} does not match operand {src}")
+
+
+def _check_leaf(types, attrs, rtype):
+    if not isinstance(rtype, ScalarType):
+        raise TypeInferenceError("const and attr produce a scalar")
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+for _name, _fn in [
+    ("add", np.add),
+    ("sub", np.subtract),
+    ("mul", np.multiply),
+    ("max", np.maximum),
+    ("min", np.minimum),
+]:
+    declare(OpSpec(_name, 2, _arith(_name), _binary(_fn), doc=f"%r = {_name} %a, %b : tensor<*, f32>"))
+declare(
+    OpSpec(
+        "div", 2, _arith("div", allow_int=False), _binary(np.divide), doc="%r = div %a, %b : tensor<*, f32>"
+    )
+)
+
+declare(
+    OpSpec("neg", 1, _arith("neg"), lambda a, at, rt: np.negative(a[0]), doc="%r = neg %x : tensor<*, f32>")
+)
+declare(OpSpec("abs", 1, _arith("abs"), lambda a, at, rt: np.abs(a[0]), doc="%r = abs %x : tensor<*, f32>"))
+declare(
+    OpSpec(
+        "relu",
+        1,
+        _arith("relu"),
+        lambda a, at, rt: np.maximum(a[0], np.zeros((), a[0].dtype)),
+        doc="%r = relu %x",
+    )
+)
+
+_FLOAT_UNARY = {
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: np.float32(1) / np.sqrt(x),
+    "exp": np.exp,
+    "log": np.log,
+    "tanh": np.tanh,
+    "sigmoid": lambda x: np.float32(1) / (np.float32(1) + np.exp(-x)),
+    "reciprocal": lambda x: np.float32(1) / x,
+    "round": np.rint,
+}
+for _name, _fn in _FLOAT_UNARY.items():
+    declare(
+        OpSpec(
+            _name,
+            1,
+            _arith(_name, allow_int=False),
+            _float_unary(_fn),
+            doc=f"%r = {_name} %x : tensor<*, f32>",
+        )
+    )
+
+declare(
+    OpSpec(
+        "cmp",
+        2,
+        _compare,
+        _compare_generic,
+        attrs=("pred",),
+        check=_check_pred_attr,
+        doc='%r = cmp %a, %b {pred = "gt"} : tensor<*, bool>',
+    )
+)
+declare(OpSpec("where", 3, _where, _where_run, doc="%r = where %c, %a, %b : tensor<*, f32>"))
+declare(
+    OpSpec(
+        "cast",
+        1,
+        None,
+        _cast,
+        attrs=("from",),
+        check=_check_cast,
+        doc="%r = cast %x {from = f32} : tensor<*, i8>",
+    )
+)
+declare(
+    OpSpec(
+        "reduce",
+        1,
+        _reduce,
+        _reduce_run,
+        attrs=("kind", "keepdims"),
+        check=_check_reduce,
+        doc='%r = reduce %x {kind = "sum", keepdims = true} : tensor<..., R, 1, f32>',
+    )
+)
+
+declare(
+    OpSpec(
+        "const",
+        0,
+        None,
+        None,
+        attrs=("value",),
+        check=_check_leaf,
+        doc="%c = const {value = 1.0} : scalar<f32>",
+    )
+)
+declare(
+    OpSpec(
+        "attr",
+        0,
+        None,
+        None,
+        attrs=("name",),
+        check=_check_leaf,
+        doc='%a = attr {name = "alpha"} : scalar<f32>  // a run-time int/float attribute',
+    )
+)
+
+# Static (compile-time) conditions over bool / Literal attributes; `specialize` folds them.
+declare(
+    OpSpec(
+        "static.flag",
+        0,
+        lambda t, a: PRED,
+        None,
+        attrs=("name",),
+        doc='%p = static.flag {name = "amsgrad"} : pred',
+    )
+)
+declare(
+    OpSpec(
+        "static.is",
+        0,
+        lambda t, a: PRED,
+        None,
+        attrs=("name", "value"),
+        doc='%p = static.is {name = "mode", value = "mul"} : pred',
+    )
+)
+declare(OpSpec("static.not", 1, _pred_only, None, doc="%q = static.not %p : pred"))
+declare(OpSpec("static.and", 2, _pred_only, None, doc="%r = static.and %p, %q : pred"))
+declare(OpSpec("static.or", 2, _pred_only, None, doc="%r = static.or %p, %q : pred"))
+declare(
+    OpSpec(
+        "static.select",
+        3,
+        _static_select,
+        None,
+        doc="%r = static.select %p, %a, %b : tensor<*, f32>  // %a if p else %b",
+    )
+)
+declare(
+    OpSpec(
+        "none",
+        0,
+        None,
+        None,
+        doc="%n = none : tensor<*, f32>  // an absent optional output",
+        check=lambda t, a, r: None,
+    )
+)

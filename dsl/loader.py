@@ -1,0 +1,53 @@
+"""Loading operators from a user's .py file (for the CLI)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import uuid
+from pathlib import Path
+
+from .errors import ArgumentError, DslError
+from .operator import Operator
+
+
+def load_operators(path: str | Path) -> dict[str, Operator]:
+    path = Path(path)
+    if not path.is_file():
+        raise ArgumentError(f"no such file: {path}")
+    if path.suffix != ".py":
+        raise ArgumentError(f"{path} is not a Python file (.py)")
+    mod_name = f"_dslc_user_{path.stem}_{uuid.uuid4().hex[:8]}"
+    spec = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    sys.path.insert(0, str(path.parent.resolve()))
+    try:
+        spec.loader.exec_module(module)
+    except DslError:
+        raise
+    except SyntaxError as e:
+        raise DslError(
+            f"Python syntax error: {e.msg}", e.filename or str(path), e.lineno or 0, e.offset or 0, e.text
+        ) from None
+    except Exception as e:  # noqa: BLE001 - the user's module failed to import
+        raise ArgumentError(f"importing {path} failed: {type(e).__name__}: {e}") from None
+    finally:
+        sys.path.pop(0)
+    ops = {}
+    for v in vars(module).values():
+        if isinstance(v, Operator) and v.name not in ops:
+            ops[v.name] = v
+    if not ops:
+        raise ArgumentError(f"{path} defines no @dsl.op operator")
+    return ops
+
+
+def pick_operator(ops: dict[str, Operator], name: str | None, path) -> Operator:
+    if name is None:
+        if len(ops) == 1:
+            return next(iter(ops.values()))
+        raise ArgumentError(f"{path} defines several operators ({', '.join(ops)}); choose one with --op")
+    if name not in ops:
+        raise ArgumentError(f"{path} has no operator '{name}' (it defines: {', '.join(ops)})")
+    return ops[name]

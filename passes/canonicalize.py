@@ -1,0 +1,113 @@
+"""canonicalize: constant folding, algebraic identities, CSE and DCE, to a fixpoint.
+
+    before:  %0 = const {value = 1.0} : scalar<f32>
+             %1 = mul %x, %0 : tensor<*, f32>
+             %2 = mul %x, %0 : tensor<*, f32>
+             %3 = add %1, %2 : tensor<*, f32>
+    after:   %3 = add %x, %x : tensor<*, f32>
+
+Folding uses the interpreter's own op semantics (float32 math), so folded constants equal
+what the unfolded program computes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from dsl.ir import Func, Module, Op, ScalarType
+from dsl.ir.ops import compute_np
+
+from .manager import Pass, register
+from .rewrite import erase_dead_ops
+
+_IDENTITY_RIGHT = {("add", 0.0), ("sub", 0.0), ("mul", 1.0), ("div", 1.0)}
+_IDENTITY_LEFT = {("add", 0.0), ("mul", 1.0)}
+
+
+def _const_value(v) -> float | int | None:
+    op = v.owner
+    if op is not None and op.opname == "const":
+        return op.attrs["value"]
+    return None
+
+
+def fold_constants(func: Func) -> bool:
+    changed = False
+    for op in func.body:
+        if op.result is None or op.opname in ("const", "attr", "none") or op.opname.startswith("static."):
+            continue
+        if not isinstance(op.result.type, ScalarType) or op.spec.interp is None:
+            continue
+        vals = [_const_value(v) for v in op.operands]
+        if any(v is None for v in vals):
+            continue
+        args = [np.full((1,), v, dtype=compute_np(a.type.dtype)) for v, a in zip(vals, op.operands)]
+        with np.errstate(all="ignore"):
+            out = np.asarray(op.spec.interp(args, op.attrs, op.result.type)).reshape(-1)[0]
+        value = float(out) if op.result.type.dtype.is_float else int(out)
+        if op.result.type.dtype.kind == "bool":
+            continue  # bool scalars stay as computed comparisons
+        op.opname, op.operands, op.attrs = "const", [], {"value": value}
+        changed = True
+    return changed
+
+
+def simplify(func: Func) -> bool:
+    changed = False
+    for op in func.body:
+        if op.result is None or len(op.operands) != 2:
+            continue
+        a, b = op.operands
+        ca, cb = _const_value(a), _const_value(b)
+        if cb is not None and (op.opname, float(cb)) in _IDENTITY_RIGHT and a.type == op.result.type:
+            func.replace_all_uses(op.result, a)
+            changed = True
+        elif ca is not None and (op.opname, float(ca)) in _IDENTITY_LEFT and b.type == op.result.type:
+            func.replace_all_uses(op.result, b)
+            changed = True
+    for op in func.body:
+        if op.opname == "neg" and op.operands[0].owner is not None and op.operands[0].owner.opname == "neg":
+            inner = op.operands[0].owner.operands[0]
+            if inner.type == op.result.type:
+                func.replace_all_uses(op.result, inner)
+                changed = True
+    return changed
+
+
+def _key(op: Op):
+    attrs = tuple(sorted((k, repr(v)) for k, v in op.attrs.items()))
+    return (op.opname, tuple(id(v) for v in op.operands), attrs, str(op.result.type))
+
+
+def eliminate_common_subexpressions(func: Func) -> bool:
+    seen: dict = {}
+    changed = False
+    for op in func.body:
+        if op.result is None or op.opname == "none":
+            continue
+        k = _key(op)
+        if k in seen:
+            func.replace_all_uses(op.result, seen[k])
+            changed = True
+        else:
+            seen[k] = op.result
+    return changed
+
+
+@register
+@dataclass(frozen=True)
+class CanonicalizePass(Pass):
+    name: ClassVar[str] = "canonicalize"
+
+    def run(self, module: Module) -> None:
+        for func in module.funcs:
+            while True:
+                changed = fold_constants(func)
+                changed |= simplify(func)
+                changed |= eliminate_common_subexpressions(func)
+                changed |= erase_dead_ops(func)
+                if not changed:
+                    break
