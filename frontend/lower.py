@@ -42,9 +42,11 @@ from .source import Source
 
 @dataclass(frozen=True)
 class Weak:
-    """A Python number: takes the type of what it is combined with."""
+    """A Python number or a run-time int/float attribute: takes the type of what it is
+    combined with (so ``x * alpha`` keeps x's dtype)."""
 
     value: int | float
+    attr: str | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,8 @@ class Lowerer:
             dtype = f32
         else:
             dtype = like
+        if w.attr is not None:
+            return self.emit("attr", [], node, {"name": w.attr}, ScalarType(dtype))
         value = float(v) if dtype.is_float else int(v)
         return self.emit("const", [], node, {"value": value}, ScalarType(dtype))
 
@@ -236,9 +240,9 @@ class Lowerer:
         ):
             stmts = stmts[1:]  # docstring
         if not stmts or not isinstance(stmts[-1], ast.Return):
-            node = stmts[-1] if stmts else self.src.tree
+            node = self.src.tree
             raise self.err(
-                node if stmts else self.src.tree,
+                node,
                 "the operator must end with 'return' of its outputs (names, or one expression)",
             )
         self.block(stmts[:-1])
@@ -556,8 +560,7 @@ class Lowerer:
                         else f"'{n}' is a Literal attribute; compare it: 'if {n} == \"{decl.choices[0]}\":'"
                     ),
                 )
-            dt = f32 if decl.kind == "float" else i32
-            return self.emit("attr", [], node, {"name": n}, ScalarType(dt))
+            return Weak(decl.default, attr=n)
         g = self.fn.__globals__.get(n, getattr(builtins, n, _MISSING))
         if g is _MISSING:
             raise self.err(node, f"undefined name '{n}'")
@@ -582,6 +585,8 @@ class Lowerer:
         return self.binary(op, self.expr(node.left), self.expr(node.right), node)
 
     def binary(self, op: str, a, b, node: ast.AST):
+        if isinstance(a, Weak) and isinstance(b, Weak) and (a.attr or b.attr):
+            a = self.const(a, None, node)
         if isinstance(a, Weak) and isinstance(b, Weak):
             x, y = a.value, b.value
             if op == "div" and y == 0:
@@ -633,7 +638,7 @@ class Lowerer:
         x = self.expr(node.operand)
         if isinstance(node.op, ast.UAdd):
             return x
-        if isinstance(x, Weak):
+        if isinstance(x, Weak) and x.attr is None:
             return Weak(-x.value)
         return self.emit("neg", [self.value(x, node.operand)], node)
 
@@ -650,7 +655,7 @@ class Lowerer:
             raise self.err(node, "only > >= < <= == != comparisons are allowed ('is'/'in' are not)")
         a, b = self.expr(node.left), self.expr(node.comparators[0])
         if isinstance(a, Weak) and isinstance(b, Weak):
-            raise self.err(node, "comparing two constants is not a value; compare a tensor")
+            raise self.err(node, "comparing two constants or attributes is not a value; compare a tensor")
         a, b = self.pair(a, b, node)
         return self.emit("cmp", [a, b], node, {"pred": op})
 
@@ -776,11 +781,11 @@ class Lowerer:
                 else ""
             )
             raise self.err(node, f"dsl.{INTRINSICS[name].signature} reduces one tensor{hint}")
-        axis, keepdims = -1, True
+        axis, keepdims, axis_node = -1, True, node
         x = self.value(self.expr(node.args[0]), node.args[0])
         for kw in node.keywords:
             if kw.arg == "axis":
-                axis = self._const_int(kw.value, "axis")
+                axis, axis_node = self._const_int(kw.value, "axis"), kw.value
             elif kw.arg == "keepdims":
                 if not (isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, bool)):
                     raise self.err(kw.value, "keepdims must be True or False")
@@ -791,7 +796,7 @@ class Lowerer:
         if isinstance(x.type, TensorType) and x.type.shape.rank_known:
             last = len(x.type.shape.dims) - 1
         if axis != -1 and axis != last:
-            raise self.err(node, "reductions run along the last axis only: use axis=-1")
+            raise self.err(axis_node, "reductions run along the last axis only: use axis=-1")
         return self.emit("reduce", [x], node, {"kind": name, "keepdims": keepdims})
 
     def _const_int(self, node: ast.expr, what: str) -> int:

@@ -103,9 +103,12 @@ class SpecializePass(Pass):
                 if v not in allowed:
                     raise PassError(f"'{v}' is not a value of static attribute '{k}' ({list(allowed)})")
             axes = [(n, (fixed[n],) if n in fixed else c) for n, c in choices]
-            combos = list(itertools.product(*(c for _, c in axes)))
-            for combo in combos:
-                bind = dict(zip((n for n, _ in axes), combo))
+            binds = [
+                dict(zip((n for n, _ in axes), combo)) for combo in itertools.product(*(c for _, c in axes))
+            ]
+            binds.sort(key=lambda b: tiling_key(func, b))
+            combos = binds
+            for bind in binds:
                 f = resolve(func, bind)
                 key = tiling_key(func, bind)
                 if len(combos) > 1:

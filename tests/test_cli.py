@@ -1,0 +1,92 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dsl.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+ADAMW = ROOT / "examples" / "apply_adam_w.py"
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_ir_prints_one_specialization(capsys):
+    code, out, err = run(["ir", str(ADAMW), "--dtype", "f32", "--attr", "amsgrad=true"], capsys)
+    assert code == 0, err
+    assert "bind = {amsgrad = true, maximize = false}, tiling_key = 1" in out
+    assert "max %max_grad_norm" in out
+
+
+def test_ir_then_opt_roundtrips(tmp_path, capsys):
+    code, out, _ = run(["ir", str(ADAMW), "--dtype", "bf16"], capsys)
+    assert code == 0
+    path = tmp_path / "a.ir"
+    path.write_text(out)
+    code, out2, err = run(["opt", str(path), "--passes", ""], capsys)
+    assert code == 0, err
+    assert out2 == out
+    code, out3, err = run(["opt", str(path), "--passes", "canonicalize", "--print-ir-after-all"], capsys)
+    assert code == 0
+    assert "// -----// IR Dump After canonicalize //----- //" in err
+    assert len(out3.splitlines()) < len(out.splitlines())
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["ir", "missing.py"], "no such file: missing.py"),
+        (["ir", str(ADAMW), "--attr", "nope=1"], "has no attribute 'nope'"),
+        (["ir", str(ADAMW), "--dtype", "i8"], "not generated for i8"),
+        (["ir", str(ADAMW), "--dtype", "f64"], "unknown dtype 'f64'"),
+        (["ir", str(ADAMW), "--op", "other"], "has no operator 'other'"),
+        (["opt", str(ADAMW), "--passes", "bogus"], "error"),
+        (["compile", str(ADAMW)], "not implemented yet"),
+    ],
+)
+def test_user_errors_exit_1_without_traceback(argv, message, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 1
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_usage_exits_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["ir"])
+    assert e.value.code == 2
+    code, _, err = run(["ir", str(ADAMW), "--attr", "novalue"], capsys)
+    assert code == 2 and "key=value" in err
+
+
+def test_dsl_error_in_user_file_points_at_line(tmp_path, capsys):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import dsl\nfrom dsl import Tensor\n\n@dsl.op\ndef f(x: Tensor):\n    return x[0]\n")
+    code, _, err = run(["ir", str(bad)], capsys)
+    assert code == 1
+    assert f"{bad}:6:12: error: indexing and slicing are not allowed" in err
+    assert "    return x[0]\n               ^" in err
+
+
+def test_opt_parse_error_points_at_ir_line(tmp_path, capsys):
+    bad = tmp_path / "bad.ir"
+    bad.write_text(
+        "func @f(%x: tensor<*, f32>) -> (y: tensor<*, f32>) {\n  %0 = exp %q : tensor<*, f32>\n  return %0\n}\n"
+    )
+    code, _, err = run(["opt", str(bad)], capsys)
+    assert code == 1 and "2:" in err and "undefined value %q" in err
+
+
+def test_console_script_is_installed():
+    r = subprocess.run(
+        [sys.executable, "-m", "dsl.cli", "ir", str(ADAMW), "--dtype", "f16"], capture_output=True, text=True
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("func @apply_adam_w(")
