@@ -114,5 +114,13 @@ class UnsupportedError(SimulationError):
     """An API used with a dtype or form the target does not support."""
 
 
+class TilingError(SimulationError):
+    """The host TilingFunc failed (GRAPH_FAILED) or asked for an unusable launch (block dim 0 or > cores)."""
+
+
+class InferShapeError(SimulationError):
+    """The host InferShape failed or disagreed with the output shapes the caller allocated."""
+
+
 class BuildError(SimulationError):
     """The generated or user-edited sources did not compile for the emulator."""

@@ -47,6 +47,8 @@ if __name__ == "__main__":
 
     rng = np.random.default_rng(0)
     n = 4096 + 17
+    # beta2_power is kept at 0.99 because 0.999 rounds to 1.0 in bf16, and
+    # beta2_power * beta2 == 1 would divide by zero.
     for t in apply_adam_w.dtypes:
 
         def arr(lo, hi):
@@ -60,8 +62,8 @@ if __name__ == "__main__":
                 arr(-1, 1),
                 arr(-0.1, 0.1),
                 arr(0, 0.01),
-                scalar(0.9),
-                scalar(0.999),
+                scalar(0.81),
+                scalar(0.99),
                 scalar(1e-3),
                 scalar(1e-2),
                 scalar(0.9),

@@ -90,7 +90,7 @@ if __name__ == "__main__":
                 gamma,
                 beta,
                 bias,
-                scales if mode != "per_tensor" else None,
+                {"per_channel": scales, "mul": 1 / scales, "per_tensor": None}[mode],
                 zero_points if mode != "per_tensor" else None,
                 np.array([30.0], np.float32) if mode == "per_tensor" else None,
                 np.array([1.0], np.float32) if mode == "per_tensor" else None,

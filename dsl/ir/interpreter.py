@@ -84,5 +84,6 @@ def run_func(func: Func, inputs: dict[str, np.ndarray | None], attrs: dict[str, 
                 raise ArgumentError(f"output '{out.name}' needs an optional input that was not given (None)")
             outs.append(None)
             continue
-        outs.append(np.asarray(val).astype(dtype_of(out.type).np))
+        with np.errstate(over="ignore", invalid="ignore"):
+            outs.append(np.asarray(val).astype(dtype_of(out.type).np))
     return outs
