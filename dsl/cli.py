@@ -9,23 +9,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from .ir.parser import parse_scalar_text
 from .errors import ArgumentError, CompileError, DslError, IRParseError, SimulationError, VerifyError
 
 
 class UsageError(Exception):
     pass
-
-
-def _parse_attr_value(text: str):
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
 
 
 def parse_attrs(items: list[str] | None) -> dict:
@@ -34,7 +23,7 @@ def parse_attrs(items: list[str] | None) -> dict:
         if "=" not in item:
             raise UsageError(f"--attr expects key=value, got '{item}'")
         k, v = item.split("=", 1)
-        out[k.strip()] = _parse_attr_value(v.strip())
+        out[k.strip()] = parse_scalar_text(v.strip())
     return out
 
 

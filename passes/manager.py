@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
 from dsl.ir import Module, print_module
+from dsl.ir.parser import parse_scalar_text
 from dsl.ir.verifier import verify_module
 
 
@@ -44,17 +45,6 @@ def register(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
-def _option_value(text: str) -> Any:
-    if text in ("true", "false"):
-        return text == "true"
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
 _ITEM = re.compile(r"\s*([a-z][a-z0-9-]*)\s*(\{[^}]*\})?\s*(,|$)")
 
 
@@ -78,7 +68,7 @@ def parse_pipeline(text: str) -> list[Pass]:
             k, v = (s.strip() for s in item.split("=", 1))
             if k not in fields and not getattr(cls, "accepts_any_option", False):
                 raise PassError(f"pass '{name}' has no option '{k}' (options: {', '.join(fields) or 'none'})")
-            kwargs[k] = _option_value(v)
+            kwargs[k] = parse_scalar_text(v)
         passes.append(cls.from_options(kwargs) if hasattr(cls, "from_options") else cls(**kwargs))
         pos = m.end()
     return passes

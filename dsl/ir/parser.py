@@ -180,6 +180,18 @@ def _func(tree, src) -> Func:
     return Func(str(name_tok)[1:], params, decls, outputs, body, returns, fattrs, _loc(loc_tree))
 
 
+def parse_scalar_text(text: str):
+    """A command-line value (``--attr k=v``, pass options): bool, int, float or the string."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
 def parse_module(src: str) -> Module:
     try:
         tree = _parser().parse(src)
