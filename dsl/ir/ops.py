@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dtypes import DType, bool_, f32
+from ..dtypes import DType, bool_
 from .types import (
     PRED,
     PredType,
@@ -112,11 +112,6 @@ def _reduce(types: list[Type], attrs: dict) -> Type:
         raise TypeInferenceError("dsl.mean needs a floating-point tensor; cast first")
     shape = t.shape.with_last(1) if attrs.get("keepdims", True) else t.shape.without_last()
     return TensorType(t.dtype, shape)
-
-
-def _same_as_operand(types: list[Type], attrs: dict) -> Type:
-    _values(types)
-    return types[0]
 
 
 def _pred_only(types: list[Type], attrs: dict) -> Type:

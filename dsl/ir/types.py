@@ -16,8 +16,6 @@ from dataclasses import dataclass
 
 from ..dtypes import DType, dtype_from_name, promote
 
-Dim = "str | int"
-
 
 class TypeInferenceError(ValueError):
     """Operand types an op does not accept. Callers turn it into DslError or VerifyError."""
