@@ -723,6 +723,8 @@ class Lowerer:
         if name in UNARY_INTRINSICS:
             self._arity(node, name, 1)
             x = self.expr(node.args[0])
+            if isinstance(x, Weak) and x.attr is None and name in ("abs", "relu"):
+                return Weak(abs(x.value) if name == "abs" else max(x.value, 0))
             if isinstance(x, Weak) and name not in ("abs", "relu"):
                 x = Weak(float(x.value), x.attr)  # float-only math on a number: a float constant
             return self.emit(name, [self.value(x, node.args[0])], node)

@@ -56,7 +56,12 @@ def _numpy_eval(expr: str, a, b, s, alpha):
     return np.broadcast_to(np.asarray(out, dtype=np.float32), a.shape)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(expr=expressions(), seed=st.integers(0, 2**16))
 def test_random_programs(write_module, expr, seed):
     src = f"""
