@@ -1,0 +1,177 @@
+"""Run an operator project on the CPU emulator: build, then TilingFunc + kernel per block index.
+
+The compiled emulator runs as a child process, so a fault or crash in the C++ never takes the
+Python process down. GM buffers are files in shared memory (``/dev/shm`` when available) that the
+child maps: one copy of each input in, one copy of each output back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from backends.ascendc.targets import Target
+from dsl import errors
+
+from .build import ProjectSources, build_project
+from .dtypes import ge_code
+
+PIPES = ("S", "V", "MTE2", "MTE3")
+POISON = 0xFF  # fresh output GM: NaN in every float format, -1 in every integer
+DEFAULT_TIMEOUT_S = 300
+
+_FAULTS: dict[str, type[errors.SimulationError]] = {
+    "RaceError": errors.RaceError,
+    "DeadlockError": errors.DeadlockError,
+    "SyncError": errors.SyncError,
+    "MemoryFaultError": errors.MemoryFaultError,
+    "UnsupportedError": errors.UnsupportedError,
+    "TilingError": errors.TilingError,
+    "InferShapeError": errors.InferShapeError,
+    "SimulationError": errors.SimulationError,
+}
+
+
+@dataclass
+class SimResult:
+    outputs: list[np.ndarray]
+    tiling_key: int
+    block_dim: int
+    workspace_bytes: int
+    # Per pipe (S, V, MTE2, MTE3), summed over blocks: instructions, dma, bursts, bytes_in,
+    # bytes_out, repeats, set_flags, wait_flags, barriers; plus ub_peak_bytes (max over blocks),
+    # l2_hints, kernel_seconds (wall time of all blocks in the emulator) and per_block.
+    counters: dict = field(default_factory=dict)
+
+
+def _shm_dir() -> str | None:
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def _attr_line(i: int, value: bool | int | float | str) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return f"attr {i} b {int(bool(value))}"
+    if isinstance(value, (int, np.integer)):
+        return f"attr {i} i {int(value)}"
+    if isinstance(value, (float, np.floating)):
+        return f"attr {i} f {float(value)!r}"
+    if isinstance(value, str):
+        return f"attr {i} s {value.encode().hex() or '-'}"
+    raise errors.ArgumentError(
+        f"attribute {i}: unsupported value {value!r} ({type(value).__name__})"
+    )
+
+
+def _aggregate(blocks: list[dict]) -> dict:
+    total: dict = {p: {} for p in PIPES}
+    for b in blocks:
+        for p in PIPES:
+            for k, v in b[p].items():
+                total[p][k] = total[p].get(k, 0) + v
+    total["ub_peak_bytes"] = max((b["ub_peak_bytes"] for b in blocks), default=0)
+    total["l2_hints"] = sum(b["l2_hints"] for b in blocks)
+    total["per_block"] = blocks
+    return total
+
+
+def simulate_project(
+    project_dir: Path,
+    op_name: str,
+    *,
+    inputs: list[np.ndarray | None],
+    outputs: list[tuple[tuple[int, ...], np.dtype]],
+    attrs: list[bool | int | float | str],
+    target: Target,
+    cores: int | None = None,
+    strict: bool = False,
+    race_detection: bool = True,
+    ub_capacity: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> SimResult:
+    """Compile ``project_dir`` for the emulator and run it on ``inputs``.
+
+    ``inputs``/``outputs``/``attrs`` follow the OpDef declaration order; ``None`` is an absent
+    optional input. Raises a ``dsl.SimulationError`` subclass on any detected fault.
+    """
+    cores = target.aiv_cores if cores is None else int(cores)
+    if cores < 1:
+        raise errors.ArgumentError(f"cores must be >= 1, got {cores}")
+    src = ProjectSources.find(Path(project_dir), op_name)
+    exe = build_project(src, target.npu_arch, len(inputs) + len(outputs) + 2)
+
+    with tempfile.TemporaryDirectory(prefix="dslc-sim-", dir=_shm_dir()) as tmp:
+        tmpdir = Path(tmp)
+        lines = [
+            f"arch {target.npu_arch}",
+            f"ub_bytes {target.ub_bytes}",
+            f"ub_capacity {ub_capacity if ub_capacity is not None else target.ub_usable_bytes}",
+            f"cores {cores}",
+            f"aic_cores {max(1, cores * target.aic_cores // max(1, target.aiv_cores))}",
+            f"strict {int(strict)}",
+            f"race {int(race_detection)}",
+            f"soc {target.soc_config or target.name}",
+            "bf16_ops " + " ".join(sorted(target.bf16_vector_ops)),
+        ]
+        for i, arr in enumerate(inputs):
+            if arr is None:
+                lines.append(f"input {i} 0")
+                continue
+            a = np.ascontiguousarray(arr)
+            path = tmpdir / f"in{i}.bin"
+            a.tofile(path)
+            dims = " ".join(str(d) for d in a.shape)
+            lines.append(f"input {i} 1 {ge_code(a.dtype)} {a.ndim} {dims} {path} {a.nbytes}")
+        out_specs = []
+        for i, (shape, dtype) in enumerate(outputs):
+            dt = np.dtype(dtype)
+            shape = tuple(int(d) for d in shape)
+            nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+            path = tmpdir / f"out{i}.bin"
+            with open(path, "wb") as f:
+                f.write(bytes([POISON]) * nbytes)
+            out_specs.append((path, shape, dt))
+            dims = " ".join(str(d) for d in shape)
+            lines.append(f"output {i} 1 {ge_code(dt)} {len(shape)} {dims} {path} {nbytes}")
+        lines += [_attr_line(i, v) for i, v in enumerate(attrs)]
+        request, result = tmpdir / "request.txt", tmpdir / "result.json"
+        request.write_text("\n".join(lines) + "\n")
+
+        try:
+            proc = subprocess.run(
+                [str(exe), str(request), str(result)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired:
+            raise errors.SimulationError(
+                f"{op_name}: the emulated kernel did not finish within {timeout:.0f} s (an endless loop?)"
+            ) from None
+        host_output = (proc.stdout + proc.stderr).strip()
+        if proc.returncode != 0 or not result.exists():
+            raise errors.SimulationError(
+                f"{op_name}: the emulator exited with status {proc.returncode}\n{host_output}"
+            )
+        res = json.loads(result.read_text())
+        if res["status"] != "ok":
+            cls = _FAULTS.get(res["kind"], errors.SimulationError)
+            msg = res["message"]
+            if host_output:
+                msg += f"\nhost/kernel output:\n{host_output}"
+            raise cls(msg)
+        outs = [np.fromfile(path, dtype=dt).reshape(shape) for path, shape, dt in out_specs]
+
+    return SimResult(
+        outputs=outs,
+        tiling_key=int(res["tiling_key"]),
+        block_dim=int(res["block_dim"]),
+        workspace_bytes=int(res["workspace_bytes"]),
+        counters={**_aggregate(res["blocks"]), "kernel_seconds": float(res["kernel_seconds"])},
+    )

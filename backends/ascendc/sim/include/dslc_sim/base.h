@@ -1,0 +1,60 @@
+// Qualifiers, positions, pipes and events of the Ascend C kernel language (ascendc-api.md s2, s6).
+#pragma once
+#include <cstdint>
+
+#include "runtime.h"
+
+#define __aicore__
+#define __global__
+#define __gm__
+#define __ubuf__
+#define __cbuf__
+#define __local_mem__
+#define __inout_pipe__(x)
+#define __simd_vf__ inline
+#define __simd_callee__ inline
+typedef uint8_t* GM_ADDR;
+
+#define KERNEL_TASK_TYPE_DEFAULT(x) \
+    do {                            \
+    } while (0)
+#define KERNEL_TASK_TYPE(key, x) \
+    do {                         \
+    } while (0)
+#define ASCEND_IS_AIV (true)
+#define ASCEND_IS_AIC (false)
+#ifndef ASC_UB_SIZE
+#define ASC_UB_SIZE (192 * 1024 - 256)
+#endif
+
+// pipe_t is a global (non-AscendC) enum in CANN: PipeBarrier<PIPE_V>().
+enum pipe_t { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_FIX, PIPE_V2 };
+
+// event_t / EVENT_IDn: plain ids convertible to int32_t.
+enum event_t { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+
+namespace AscendC {
+
+enum class TPosition : uint8_t { GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM, TSCM, MAX };
+using QuePosition = TPosition;
+
+// Order as in impl/basic_api/kernel_event.h (ascendc-api.md s6).
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+    MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3,
+    MTE3_S, MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX
+};
+using TEventID = int8_t;
+
+enum class CacheMode : uint8_t { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_PERSISTENT = 4 };
+enum class CacheRwMode : uint8_t { READ = 1, WRITE = 2, RW = 3 };
+
+__aicore__ inline int64_t GetBlockIdx() { return dslc::block_idx(); }
+__aicore__ inline int64_t GetBlockNum() { return dslc::block_num(); }
+__aicore__ inline int64_t GetTaskRation() { return 1; }
+__aicore__ inline int64_t GetSubBlockIdx() { return 0; }
+__aicore__ inline void InitSocState() {}
+template <typename T> __aicore__ inline T CeilDivision(T a, T b) { return (a + b - 1) / b; }
+__aicore__ inline constexpr uint32_t GetVecLen() { return 256; }
+
+}  // namespace AscendC

@@ -1,0 +1,96 @@
+// The emulator runtime as seen from the kernel headers: pipes, instructions, vector clocks,
+// UB/GM shadow memory and faults. Implemented in src/runtime.cpp so kernel TUs stay light.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "fp16.h"
+
+namespace dslc {
+
+// Every API takes a trailing `Loc loc = {}`: the default arguments are evaluated at the call
+// site, so faults name the kernel source line that issued the instruction.
+struct Loc {
+    const char* file;
+    int line;
+    Loc(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
+};
+
+enum Pipe : uint8_t { P_S = 0, P_V = 1, P_MTE2 = 2, P_MTE3 = 3, NPIPE = 4 };
+
+enum DType : uint8_t { DT_F32, DT_F16, DT_BF16, DT_I8, DT_U8, DT_I16, DT_U16, DT_I32, DT_U32, DT_I64, DT_U64, DT_BOOL, DT_F64 };
+
+template <typename T> struct DTypeOf;
+#define DSLC_DTYPE(T, code) \
+    template <> struct DTypeOf<T> { static constexpr DType value = code; }
+DSLC_DTYPE(float, DT_F32);
+DSLC_DTYPE(half, DT_F16);
+DSLC_DTYPE(bfloat16_t, DT_BF16);
+DSLC_DTYPE(int8_t, DT_I8);
+DSLC_DTYPE(uint8_t, DT_U8);
+DSLC_DTYPE(int16_t, DT_I16);
+DSLC_DTYPE(uint16_t, DT_U16);
+DSLC_DTYPE(int32_t, DT_I32);
+DSLC_DTYPE(uint32_t, DT_U32);
+DSLC_DTYPE(int64_t, DT_I64);
+DSLC_DTYPE(uint64_t, DT_U64);
+DSLC_DTYPE(bool, DT_BOOL);
+DSLC_DTYPE(double, DT_F64);
+#undef DSLC_DTYPE
+const char* dtype_name(DType d);
+
+// Fault kinds map 1:1 to dsl.errors classes on the Python side.
+enum FaultKind : uint8_t { F_RACE, F_DEADLOCK, F_SYNC, F_MEMORY, F_UNSUPPORTED, F_TILING, F_SIM, F_INFER };
+[[noreturn]] void fault(FaultKind kind, Loc loc, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+
+struct Clock {
+    uint32_t c[NPIPE];
+};
+
+// ---- configuration and per-block state ----
+int64_t block_idx();
+int64_t block_num();
+uint64_t tiling_key();
+int npu_arch();
+bool strict_mode();
+uint8_t* ub_base();
+
+// ---- instructions ----
+// Issues one instruction on `pipe`; returns its id (for shadow-memory records).
+uint32_t issue(Pipe pipe, const char* api, Loc loc);
+void count_vector(uint32_t repeats);
+void count_dma(Pipe pipe, uint64_t bytes, uint32_t bursts);
+void count_l2_hint();
+
+// ---- dtype support of the target ----
+void check_dtype(const char* api, DType dt, Loc loc);
+// Cast src -> dst with RoundMode `mode` (an int of AscendC::RoundMode).
+void check_cast(DType src, DType dst, int mode, Loc loc);
+
+// ---- UB ----
+// Allocates `bytes` (rounded to 32 B) at the TPipe cursor; faults past capacity.
+int ub_alloc(uint32_t& cursor, uint32_t bytes, const char* kind, int slot, Loc loc);
+uint32_t ub_buf_start(int buf);
+uint32_t ub_buf_bytes(int buf);
+// Checks that [addr, addr+bytes) lies inside buffer `buf` (and is 32-B aligned if asked).
+void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what,
+              Loc loc);
+// Records an access by instruction `instr` to UB bytes [addr, addr+bytes) (32-B block granular).
+void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write);
+bool race_on();
+
+// ---- GM ----
+// Bounds-checks [p, p+bytes) against the tensors the harness allocated, then records it.
+void gm_access(uint32_t instr, const void* p, uint64_t bytes, bool write, const char* api, Loc loc);
+
+// ---- sync ----
+void set_flag(int event, int id, Loc loc);
+void wait_flag(int event, int id, Loc loc);
+void pipe_barrier(int pipe_t_value, Loc loc);
+Clock snapshot(Pipe p);
+void join(Pipe p, const Clock& c);
+int alloc_event_id(int event, Loc loc);
+void release_event_id(int event, int id, Loc loc);
+int fetch_event_id(int event);
+
+}  // namespace dslc

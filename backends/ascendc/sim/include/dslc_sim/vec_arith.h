@@ -1,0 +1,268 @@
+// Elementwise vector arithmetic: binary (Add Sub Mul Div Max Min), vector-scalar (Adds Muls Maxs
+// Mins LeakyRelu), unary (Exp Ln Sqrt Rsqrt Reciprocal Abs Relu Neg), Tanh/Sigmoid (advanced
+// API, asc-devkit include/adv_api/math/tanh.h), Duplicate and Brcb (ascendc-api.md s5).
+#pragma once
+#include "vec_common.h"
+
+namespace AscendC {
+namespace detail {
+
+template <typename T, typename F>
+inline void binary_count(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b,
+                         int32_t count, dslc::Loc loc, F f) {
+    check_count(api, count, loc);
+    uint32_t id = vec_issue<T>(api, loc);
+    vec_operand(id, a, count, false, api, "src0", loc);
+    vec_operand(id, b, count, false, api, "src1", loc);
+    vec_operand(id, dst, count, true, api, "dst", loc);
+    dslc::count_vector(repeats_of<T>(count));
+    T* d = dst.ptr();
+    const T* x = a.ptr();
+    const T* y = b.ptr();
+    for (int32_t i = 0; i < count; i++) d[i] = static_cast<T>(f(calc_t<T>(x[i]), calc_t<T>(y[i])));
+}
+
+template <typename T, typename F>
+inline void binary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b,
+                      const LaneMask& m, uint8_t repeat, const BinaryRepeatParams& p, dslc::Loc loc, F f) {
+    uint32_t id = vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T);
+    L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    L0Operand o0{a.addr(), p.src0BlkStride, p.src0RepStride, sizeof(T)};
+    L0Operand o1{b.addr(), p.src1BlkStride, p.src1RepStride, sizeof(T)};
+    l0_touch(id, a.buf(), o0, m, lanes, repeat, false, api, "src0", loc);
+    l0_touch(id, b.buf(), o1, m, lanes, repeat, false, api, "src1", loc);
+    l0_touch(id, dst.buf(), od, m, lanes, repeat, true, api, "dst", loc);
+    dslc::count_vector(repeat);
+    uint8_t* ub = dslc::ub_base();
+    for (uint32_t r = 0; r < repeat; r++)
+        for (uint32_t j = 0; j < lanes; j++) {
+            if (!m.on(j)) continue;
+            T x, y;
+            std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
+            std::memcpy(&y, ub + lane_addr(o1, r, j), sizeof(T));
+            T z = static_cast<T>(f(calc_t<T>(x), calc_t<T>(y)));
+            std::memcpy(ub + lane_addr(od, r, j), &z, sizeof(T));
+        }
+}
+
+template <typename T, typename F>
+inline void unary_count(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, int32_t count,
+                        dslc::Loc loc, F f) {
+    check_count(api, count, loc);
+    uint32_t id = vec_issue<T>(api, loc);
+    vec_operand(id, a, count, false, api, "src", loc);
+    vec_operand(id, dst, count, true, api, "dst", loc);
+    dslc::count_vector(repeats_of<T>(count));
+    T* d = dst.ptr();
+    const T* x = a.ptr();
+    for (int32_t i = 0; i < count; i++) d[i] = static_cast<T>(f(calc_t<T>(x[i])));
+}
+
+template <typename T, typename F>
+inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LaneMask& m,
+                     uint8_t repeat, const UnaryRepeatParams& p, dslc::Loc loc, F f) {
+    uint32_t id = vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T);
+    L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    L0Operand o0{a.addr(), p.srcBlkStride, p.srcRepStride, sizeof(T)};
+    l0_touch(id, a.buf(), o0, m, lanes, repeat, false, api, "src", loc);
+    l0_touch(id, dst.buf(), od, m, lanes, repeat, true, api, "dst", loc);
+    dslc::count_vector(repeat);
+    uint8_t* ub = dslc::ub_base();
+    for (uint32_t r = 0; r < repeat; r++)
+        for (uint32_t j = 0; j < lanes; j++) {
+            if (!m.on(j)) continue;
+            T x;
+            std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
+            T z = static_cast<T>(f(calc_t<T>(x)));
+            std::memcpy(ub + lane_addr(od, r, j), &z, sizeof(T));
+        }
+}
+
+// Transcendentals are evaluated in double and rounded once: the correctly rounded result,
+// which is what numpy's float32 functions return for all but rare inputs.
+inline float exp_f(float x) { return static_cast<float>(std::exp(static_cast<double>(x))); }
+inline float ln_f(float x) { return static_cast<float>(std::log(static_cast<double>(x))); }
+inline float rsqrt_f(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
+inline float tanh_f(float x) { return static_cast<float>(std::tanh(static_cast<double>(x))); }
+inline float sigmoid_f(float x) { return static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(x)))); }
+template <typename C> inline C max_c(C a, C b) { return (a != a || b != b) ? (a != a ? a : b) : (a > b ? a : b); }
+template <typename C> inline C min_c(C a, C b) { return (a != a || b != b) ? (a != a ? a : b) : (a < b ? a : b); }
+
+}  // namespace detail
+
+// ---- binary: count form and level-0 (continuous mask / bit mask) forms ----
+#define DSLC_BINARY(NAME, EXPR)                                                                                       \
+    template <typename T>                                                                                              \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
+                                const int32_t& count, dslc::Loc loc = {}) {                                            \
+        detail::binary_count(#NAME, dst, src0, src1, count, loc, [](auto a, auto b) { return EXPR; });                 \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
+                                uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,       \
+                                dslc::Loc loc = {}) {                                                                  \
+        detail::binary_l0(#NAME, dst, src0, src1, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime,          \
+                          repeatParams, loc, [](auto a, auto b) { return EXPR; });                                     \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
+                                uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,     \
+                                dslc::Loc loc = {}) {                                                                  \
+        detail::binary_l0(#NAME, dst, src0, src1, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,         \
+                          [](auto a, auto b) { return EXPR; });                                                        \
+    }
+
+DSLC_BINARY(Add, a + b)
+DSLC_BINARY(Sub, a - b)
+DSLC_BINARY(Mul, a* b)
+DSLC_BINARY(Div, a / b)
+DSLC_BINARY(Max, detail::max_c(a, b))
+DSLC_BINARY(Min, detail::min_c(a, b))
+#undef DSLC_BINARY
+
+// ---- vector-scalar ----
+#define DSLC_SCALAR(NAME, EXPR)                                                                                        \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,            \
+                                const int32_t& count, dslc::Loc loc = {}) {                                            \
+        const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(scalarValue);                                        \
+        detail::unary_count(#NAME, dst, src, count, loc, [s](auto a) { return EXPR; });                                \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,            \
+                                uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,        \
+                                dslc::Loc loc = {}) {                                                                  \
+        const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(scalarValue);                                        \
+        detail::unary_l0(#NAME, dst, src, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime, repeatParams,    \
+                         loc, [s](auto a) { return EXPR; });                                                           \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,            \
+                                uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,      \
+                                dslc::Loc loc = {}) {                                                                  \
+        const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(scalarValue);                                        \
+        detail::unary_l0(#NAME, dst, src, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,                 \
+                         [s](auto a) { return EXPR; });                                                                \
+    }
+
+DSLC_SCALAR(Adds, a + s)
+DSLC_SCALAR(Muls, a* s)
+DSLC_SCALAR(Maxs, detail::max_c(a, s))
+DSLC_SCALAR(Mins, detail::min_c(a, s))
+DSLC_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
+#undef DSLC_SCALAR
+
+// ---- unary ----
+#define DSLC_UNARY(NAME, EXPR)                                                                                         \
+    template <typename T, auto... cfg>                                                                                 \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count,            \
+                                dslc::Loc loc = {}) {                                                                  \
+        detail::unary_count(#NAME, dst, src, count, loc, [](auto a) { return EXPR; });                                 \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                   \
+                                const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, dslc::Loc loc = {}) { \
+        detail::unary_l0(#NAME, dst, src, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime, repeatParams,    \
+                         loc, [](auto a) { return EXPR; });                                                            \
+    }                                                                                                                  \
+    template <typename T, bool isSetMask = true>                                                                       \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                 \
+                                const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, dslc::Loc loc = {}) { \
+        detail::unary_l0(#NAME, dst, src, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,                 \
+                         [](auto a) { return EXPR; });                                                                 \
+    }
+
+DSLC_UNARY(Exp, detail::exp_f(a))
+DSLC_UNARY(Ln, detail::ln_f(a))
+DSLC_UNARY(Sqrt, std::sqrt(a))
+DSLC_UNARY(Rsqrt, detail::rsqrt_f(a))
+DSLC_UNARY(Reciprocal, 1.0f / a)
+DSLC_UNARY(Abs, std::fabs(a))
+DSLC_UNARY(Relu, a > 0 ? a : decltype(a)(0))
+DSLC_UNARY(Neg, -a)
+#undef DSLC_UNARY
+
+// Advanced-API Tanh/Sigmoid: (dst, src[, sharedTmpBuffer], calCount). The temporary buffer is
+// accepted and recorded as scratch written by V.
+#define DSLC_ADV_UNARY(NAME, EXPR)                                                                                     \
+    template <typename T, bool isReuseSource = false, auto... cfg>                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,         \
+                                dslc::Loc loc = {}) {                                                                  \
+        detail::unary_count(#NAME, dst, src, static_cast<int32_t>(calCount), loc, [](auto a) { return EXPR; });        \
+    }                                                                                                                  \
+    template <typename T, bool isReuseSource = false, auto... cfg>                                                    \
+    __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                  \
+                                const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount,                  \
+                                dslc::Loc loc = {}) {                                                                  \
+        if (sharedTmpBuffer.buf() >= 0 && sharedTmpBuffer.GetSize() > 0) {                                             \
+            uint32_t id = dslc::issue(dslc::P_V, #NAME "(tmp)", loc);                                                  \
+            dslc::ub_check(sharedTmpBuffer.buf(), sharedTmpBuffer.addr(), sharedTmpBuffer.GetSize(), true, #NAME,       \
+                           "sharedTmpBuffer", loc);                                                                    \
+            dslc::ub_access(id, sharedTmpBuffer.addr(), sharedTmpBuffer.GetSize(), true);                              \
+        }                                                                                                              \
+        detail::unary_count(#NAME, dst, src, static_cast<int32_t>(calCount), loc, [](auto a) { return EXPR; });        \
+    }
+
+DSLC_ADV_UNARY(Tanh, detail::tanh_f(a))
+DSLC_ADV_UNARY(Sigmoid, detail::sigmoid_f(a))
+#undef DSLC_ADV_UNARY
+
+// ---- Duplicate ----
+template <typename T>
+__aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const int32_t& count,
+                                 dslc::Loc loc = {}) {
+    const char* api = "Duplicate";
+    detail::check_count(api, count, loc);
+    uint32_t id = detail::vec_issue<T>(api, loc);
+    detail::vec_operand(id, dst, count, true, api, "dst", loc);
+    dslc::count_vector(detail::repeats_of<T>(count));
+    T* d = dst.ptr();
+    for (int32_t i = 0; i < count; i++) d[i] = scalarValue;
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, uint64_t mask, const uint8_t repeatTime,
+                                 const uint16_t dstBlockStride, const uint8_t dstRepeatStride, dslc::Loc loc = {}) {
+    const char* api = "Duplicate";
+    uint32_t id = detail::vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T);
+    detail::LaneMask m = detail::LaneMask::first(mask, lanes);
+    detail::L0Operand od{dst.addr(), dstBlockStride, dstRepeatStride, sizeof(T)};
+    detail::l0_touch(id, dst.buf(), od, m, lanes, repeatTime, true, api, "dst", loc);
+    dslc::count_vector(repeatTime);
+    for (uint32_t r = 0; r < repeatTime; r++)
+        for (uint32_t j = 0; j < lanes; j++)
+            if (m.on(j)) std::memcpy(dslc::ub_base() + detail::lane_addr(od, r, j), &scalarValue, sizeof(T));
+}
+
+// ---- Brcb: each repeat broadcasts 8 source elements to 8 destination blocks ----
+struct BrcbRepeatParams {
+    uint16_t dstBlkStride = 1;
+    uint16_t dstRepStride = 8;
+    __aicore__ BrcbRepeatParams() = default;
+    __aicore__ BrcbRepeatParams(const uint16_t blk, const uint16_t rep) : dstBlkStride(blk), dstRepStride(rep) {}
+};
+template <typename T>
+__aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint8_t repeatTime,
+                            const BrcbRepeatParams& p, dslc::Loc loc = {}) {
+    const char* api = "Brcb";
+    uint32_t id = detail::vec_issue<T>(api, loc);
+    detail::vec_operand(id, src, uint64_t(repeatTime) * 8, false, api, "src", loc);
+    const uint32_t epb = 32 / sizeof(T);
+    for (uint32_t r = 0; r < repeatTime; r++)
+        for (uint32_t b = 0; b < 8; b++) {
+            uint32_t a = dst.addr() + (r * p.dstRepStride + b * p.dstBlkStride) * 32;
+            dslc::ub_check(dst.buf(), a, 32, true, api, "dst", loc);
+            dslc::ub_access(id, a, 32, true);
+        }
+    dslc::count_vector(repeatTime);
+    for (uint32_t r = 0; r < repeatTime; r++)
+        for (uint32_t b = 0; b < 8; b++) {
+            T v = src.ptr()[r * 8 + b];
+            T* d = reinterpret_cast<T*>(dslc::ub_base() + dst.addr() + (r * p.dstRepStride + b * p.dstBlkStride) * 32);
+            for (uint32_t e = 0; e < epb; e++) d[e] = v;
+        }
+}
+
+}  // namespace AscendC

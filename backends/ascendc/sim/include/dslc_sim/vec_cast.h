@@ -1,0 +1,145 @@
+// Cast<dst, src> with RoundMode (ascendc-api.md s5 "Cast"; asc-devkit
+// docs/zh/api/SIMD-API/基础API/Memory矢量计算/类型转换/Cast.md). CAST_RINT = half to even,
+// CAST_ROUND = half away from zero, CAST_NONE = rint when the conversion narrows, exact otherwise;
+// float -> integer saturates (NaN -> 0).
+#pragma once
+#include <limits>
+
+#include "vec_common.h"
+
+namespace AscendC {
+
+enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+
+namespace detail {
+
+template <typename D> struct FloatBits;
+template <> struct FloatBits<half> {
+    static half rne(double x) { return half(static_cast<float>(x)); }
+    static uint16_t bits(half h) { return h.bits_; }
+    static half make(uint16_t b) { return half::from_bits(b); }
+};
+template <> struct FloatBits<bfloat16_t> {
+    static bfloat16_t rne(double x) { return bfloat16_t(static_cast<float>(x)); }
+    static uint16_t bits(bfloat16_t h) { return h.bits_; }
+    static bfloat16_t make(uint16_t b) { return bfloat16_t::from_bits(b); }
+};
+
+// Neighbour of a finite 16-bit float away from / toward zero (sign-magnitude encoding).
+template <typename D> inline D step16(D v, bool away) {
+    uint16_t b = FloatBits<D>::bits(v);
+    uint16_t mag = b & 0x7fffu, sign = b & 0x8000u;
+    if (mag == 0 && !away) return v;
+    mag = away ? mag + 1 : mag - 1;
+    return FloatBits<D>::make(static_cast<uint16_t>(sign | mag));
+}
+
+template <typename D> inline D round_float(double x, RoundMode m);
+
+template <> inline float round_float<float>(double x, RoundMode m) {
+    float r = static_cast<float>(x);
+    if (std::isnan(x) || std::isinf(r) || static_cast<double>(r) == x || m == RoundMode::CAST_RINT ||
+        m == RoundMode::CAST_NONE)
+        return r;
+    float lo = static_cast<double>(r) < x ? r : std::nextafter(r, -INFINITY);
+    float hi = static_cast<double>(r) < x ? std::nextafter(r, INFINITY) : r;
+    switch (m) {
+        case RoundMode::CAST_FLOOR: return lo;
+        case RoundMode::CAST_CEIL: return hi;
+        case RoundMode::CAST_TRUNC: return x > 0 ? lo : hi;
+        case RoundMode::CAST_ROUND:
+            if (x - lo == hi - x) return x > 0 ? hi : lo;
+            return r;
+        case RoundMode::CAST_ODD: return (dslc::f32_bits(lo) & 1u) ? lo : hi;
+        default: return r;
+    }
+}
+
+template <typename D> inline D round_float(double x, RoundMode m) {
+    D r = FloatBits<D>::rne(x);
+    double rv = static_cast<float>(r);
+    if (std::isnan(x) || std::isinf(rv) || rv == x || m == RoundMode::CAST_RINT || m == RoundMode::CAST_NONE) return r;
+    bool r_above_mag = std::fabs(rv) > std::fabs(x);
+    D toward = r_above_mag ? step16(r, false) : r;  // magnitude below |x|
+    D away = r_above_mag ? r : step16(r, true);     // magnitude above |x|
+    double tv = static_cast<float>(toward), av = static_cast<float>(away);
+    bool neg = x < 0;
+    switch (m) {
+        case RoundMode::CAST_TRUNC: return toward;
+        case RoundMode::CAST_FLOOR: return neg ? away : toward;
+        case RoundMode::CAST_CEIL: return neg ? toward : away;
+        case RoundMode::CAST_ROUND: return (std::fabs(x - tv) == std::fabs(av - x)) ? away : r;
+        case RoundMode::CAST_ODD: return (FloatBits<D>::bits(toward) & 1) ? toward : away;
+        default: return r;
+    }
+}
+
+inline double round_int(double x, RoundMode m) {
+    switch (m) {
+        case RoundMode::CAST_FLOOR: return std::floor(x);
+        case RoundMode::CAST_CEIL: return std::ceil(x);
+        case RoundMode::CAST_ROUND: return std::round(x);
+        case RoundMode::CAST_TRUNC: return std::trunc(x);
+        default: return std::nearbyint(x);  // RINT, NONE: half to even (default FP environment)
+    }
+}
+
+template <typename D, typename S> inline D convert(S s, RoundMode m) {
+    double x = static_cast<double>(static_cast<calc_t<S>>(s));
+    if constexpr (std::is_same<D, float>::value && std::is_same<S, float>::value) {
+        return static_cast<float>(round_int(x, m));  // float -> float rounds to an integral value
+    } else if constexpr (is_floatlike<D>) {
+        return round_float<D>(x, m);
+    } else {
+        if (std::isnan(x)) return D(0);
+        double r = is_floatlike<S> ? round_int(x, m) : x;
+        if (r <= static_cast<double>(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+        if (r >= static_cast<double>(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+        return static_cast<D>(r);
+    }
+}
+
+}  // namespace detail
+
+template <typename T, typename U>
+__aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                            const uint32_t count, dslc::Loc loc = {}) {
+    const char* api = "Cast";
+    dslc::check_cast(dslc::DTypeOf<U>::value, dslc::DTypeOf<T>::value, static_cast<int>(roundMode), loc);
+    uint32_t id = dslc::issue(dslc::P_V, api, loc);
+    detail::vec_operand(id, src, count, false, api, "src", loc);
+    detail::vec_operand(id, dst, count, true, api, "dst", loc);
+    dslc::count_vector(detail::repeats_of<typename std::conditional<(sizeof(T) > sizeof(U)), T, U>::type>(count));
+    T* d = dst.ptr();
+    const U* s = src.ptr();
+    if (static_cast<const void*>(d) == static_cast<const void*>(s) && sizeof(T) != sizeof(U))
+        dslc::fault(dslc::F_MEMORY, loc, "Cast: in-place cast between types of different width");
+    for (uint32_t i = 0; i < count; i++) d[i] = detail::convert<T, U>(s[i], roundMode);
+}
+
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                            uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc = {}) {
+    const char* api = "Cast";
+    dslc::check_cast(dslc::DTypeOf<U>::value, dslc::DTypeOf<T>::value, static_cast<int>(roundMode), loc);
+    uint32_t id = dslc::issue(dslc::P_V, api, loc);
+    // One repeat processes 256 B of the wider type.
+    const uint32_t lanes = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
+    detail::LaneMask m = detail::LaneMask::first(mask, lanes);
+    detail::L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    detail::L0Operand os{src.addr(), p.srcBlkStride, p.srcRepStride, sizeof(U)};
+    detail::l0_touch(id, src.buf(), os, m, lanes, repeatTime, false, api, "src", loc);
+    detail::l0_touch(id, dst.buf(), od, m, lanes, repeatTime, true, api, "dst", loc);
+    dslc::count_vector(repeatTime);
+    uint8_t* ub = dslc::ub_base();
+    for (uint32_t r = 0; r < repeatTime; r++)
+        for (uint32_t j = 0; j < lanes; j++) {
+            if (!m.on(j)) continue;
+            U x;
+            std::memcpy(&x, ub + detail::lane_addr(os, r, j), sizeof(U));
+            T z = detail::convert<T, U>(x, roundMode);
+            std::memcpy(ub + detail::lane_addr(od, r, j), &z, sizeof(T));
+        }
+}
+
+}  // namespace AscendC

@@ -1,0 +1,186 @@
+// Reductions (ascendc-api.md s5 "Reductions"): ReduceSum/ReduceMax/ReduceMin (count form, with
+// their temporary-buffer rules), WholeReduceSum/Max/Min and the 9.1 spelling ReduceRepeat.
+#pragma once
+#include <vector>
+
+#include "vec_common.h"
+
+namespace AscendC {
+
+enum class ReduceType : uint8_t { SUM = 0, MAX, MIN };
+enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+
+namespace detail {
+
+template <typename C> inline C reduce_pair(ReduceType t, C a, C b) {
+    return t == ReduceType::SUM ? a + b : (t == ReduceType::MAX ? max_c(a, b) : min_c(a, b));
+}
+
+// Hardware-like order: a pairwise tree inside each 256 B repeat, repeat results rounded to T,
+// then the same again over the repeat results until one value is left.
+template <typename T> inline T reduce_all(ReduceType t, const T* x, uint32_t n, uint32_t* index) {
+    using C = calc_t<T>;
+    const uint32_t lanes = 256 / sizeof(T);
+    if (n == 0) return T(0);
+    if (t != ReduceType::SUM) {
+        uint32_t best = 0;
+        for (uint32_t i = 1; i < n; i++) {
+            C a = C(x[i]), b = C(x[best]);
+            if (a != a) continue;
+            if (b != b || (t == ReduceType::MAX ? a > b : a < b)) best = i;
+        }
+        if (index) *index = best;
+        return x[best];
+    }
+    std::vector<T> cur(x, x + n), next;
+    while (cur.size() > 1) {
+        next.clear();
+        C level[256];
+        for (size_t r = 0; r * lanes < cur.size(); r++) {
+            size_t k = cur.size() - r * lanes < lanes ? cur.size() - r * lanes : lanes;
+            for (size_t i = 0; i < k; i++) level[i] = C(cur[r * lanes + i]);
+            while (k > 1) {
+                size_t h = (k + 1) / 2;
+                for (size_t i = 0; i + h < k; i++) level[i] = level[i] + level[i + h];
+                k = h;
+            }
+            next.push_back(static_cast<T>(level[0]));
+        }
+        cur.swap(next);
+    }
+    return cur.empty() ? T(0) : cur[0];
+}
+
+template <typename T>
+inline void reduce_count(const char* api, ReduceType t, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                         const LocalTensor<T>& tmp, int32_t count, bool calIndex, dslc::Loc loc) {
+    check_count(api, count, loc);
+    uint32_t id = vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T);
+    if (t != ReduceType::SUM) {
+        // ReduceMax/Min without index: RoundUp32B(2 * firstRepeat) elements of tmp (ReduceMax.md).
+        uint32_t first = (static_cast<uint32_t>(count) + lanes - 1) / lanes;
+        uint32_t need = (2 * first * sizeof(T) + 31) / 32 * 32 / sizeof(T);
+        if (calIndex) need *= 2;
+        if (tmp.GetSize() < need)
+            dslc::fault(dslc::F_MEMORY, loc, "%s: sharedTmpBuffer holds %u elements, needs %u for count %d", api,
+                        tmp.GetSize(), need, count);
+        vec_operand(id, src, count, false, api, "src", loc);
+        vec_operand(id, tmp, need, true, api, "sharedTmpBuffer", loc);
+    } else {
+        vec_operand(id, src, count, false, api, "src", loc);  // count form: tmp unused
+    }
+    uint32_t outs = (t != ReduceType::SUM && calIndex) ? 2 : 1;
+    vec_operand(id, dst, outs, true, api, "dst", loc);
+    dslc::count_vector(repeats_of<T>(count) + 1);
+    uint32_t idx = 0;
+    T r = reduce_all<T>(t, src.ptr(), static_cast<uint32_t>(count), &idx);
+    dst.ptr()[0] = r;
+    if (outs == 2) {
+        uint32_t bits = idx;
+        std::memcpy(dst.ptr() + 1, &bits, sizeof(T) < 4 ? sizeof(T) : 4);
+    }
+}
+
+// One result (or value/index pair) per repeat.
+template <typename T>
+inline void reduce_repeat(const char* api, ReduceType t, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                          int32_t mask, int32_t repeat, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride,
+                          ReduceOrder order, dslc::Loc loc) {
+    check_repeat(api, repeat, loc);
+    uint32_t id = vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T);
+    LaneMask m = LaneMask::first(static_cast<uint64_t>(mask), lanes);
+    L0Operand os{src.addr(), uint32_t(srcBlkStride), uint32_t(srcRepStride), sizeof(T)};
+    l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
+    uint32_t per = (t == ReduceType::SUM || order == ReduceOrder::ORDER_ONLY_VALUE ||
+                    order == ReduceOrder::ORDER_ONLY_INDEX) ? 1 : 2;
+    uint32_t step = uint32_t(dstRepStride) * per;
+    if (repeat > 0) {
+        uint64_t span = (uint64_t(repeat - 1) * step + per) * sizeof(T);
+        dslc::ub_check(dst.buf(), dst.addr(), span, true, api, "dst", loc);
+        for (int32_t r = 0; r < repeat; r++) dslc::ub_access(id, dst.addr() + r * step * sizeof(T), per * sizeof(T), true);
+    }
+    dslc::count_vector(repeat);
+    uint8_t* ub = dslc::ub_base();
+    for (int32_t r = 0; r < repeat; r++) {
+        T vals[256];
+        uint32_t map[256], n = 0;
+        for (uint32_t j = 0; j < lanes; j++) {
+            if (!m.on(j)) continue;
+            std::memcpy(&vals[n], ub + lane_addr(os, r, j), sizeof(T));
+            map[n++] = j;
+        }
+        uint32_t idx = 0;
+        T v = reduce_all<T>(t, vals, n, &idx);
+        T* d = reinterpret_cast<T*>(ub + dst.addr()) + r * step;
+        uint32_t lane = n ? map[idx] : 0;
+        T ix;
+        std::memset(&ix, 0, sizeof(T));
+        std::memcpy(&ix, &lane, sizeof(T) < 4 ? sizeof(T) : 4);
+        if (per == 1) {
+            d[0] = order == ReduceOrder::ORDER_ONLY_INDEX ? ix : v;
+        } else if (order == ReduceOrder::ORDER_INDEX_VALUE) {
+            d[0] = ix;
+            d[1] = v;
+        } else {
+            d[0] = v;
+            d[1] = ix;
+        }
+    }
+}
+
+}  // namespace detail
+
+template <typename T, bool isSetMask = true>
+__aicore__ inline void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 const int32_t count, dslc::Loc loc = {}) {
+    detail::reduce_count("ReduceSum", ReduceType::SUM, dst, src, sharedTmpBuffer, count, false, loc);
+}
+template <typename T>
+__aicore__ inline void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 const int32_t count, bool calIndex = 0, dslc::Loc loc = {}) {
+    detail::reduce_count("ReduceMax", ReduceType::MAX, dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+template <typename T>
+__aicore__ inline void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& sharedTmpBuffer,
+                                 const int32_t count, bool calIndex = 0, dslc::Loc loc = {}) {
+    detail::reduce_count("ReduceMin", ReduceType::MIN, dst, src, sharedTmpBuffer, count, calIndex, loc);
+}
+
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+__aicore__ inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                                    const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                                    dslc::Loc loc = {}) {
+    static_assert(std::is_same<T, U>::value, "ReduceRepeat: T and U must match on this target");
+    detail::reduce_repeat("ReduceRepeat", reduceType, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+                          srcRepStride, order, loc);
+}
+
+// CANN <= 9.0 spellings.
+template <typename T, bool isSetMask = true>
+__aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                                      const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, dslc::Loc loc = {}) {
+    detail::reduce_repeat("WholeReduceSum", ReduceType::SUM, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+                          srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                                      const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                                      dslc::Loc loc = {}) {
+    detail::reduce_repeat("WholeReduceMax", ReduceType::MAX, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+                          srcRepStride, order, loc);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                                      const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
+                                      dslc::Loc loc = {}) {
+    detail::reduce_repeat("WholeReduceMin", ReduceType::MIN, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+                          srcRepStride, order, loc);
+}
+
+}  // namespace AscendC

@@ -1,0 +1,363 @@
+// The emulator's main(): reads a request written by the Python driver, builds the host contexts
+// from the registered OpDef, runs InferShape and TilingFunc, then the kernel once per block index
+// on GM buffers mapped from the driver's files, and writes a JSON result. Faults become a JSON
+// result too; a crash (a kernel dereferencing a wild pointer) prints the last API and exits.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "register/op_def_registry.h"
+#include "runtime.h"
+
+extern "C" void dslc_launch(uint8_t** args);
+
+namespace {
+
+using dslc::FaultKind;
+using dslc::SimFault;
+
+const char* kKindName[] = {"RaceError", "DeadlockError", "SyncError", "MemoryFaultError", "UnsupportedError",
+                           "TilingError", "SimulationError", "InferShapeError"};
+using dslc::F_INFER;
+
+[[noreturn]] void host_fault(FaultKind k, const std::string& msg) { throw SimFault{k, msg}; }
+
+struct Buffer {
+    bool present = false;
+    int dtype = 0;
+    std::vector<int64_t> dims;
+    std::string path;
+    uint64_t bytes = 0;
+    uint8_t* data = nullptr;
+};
+
+struct Request {
+    std::vector<Buffer> inputs, outputs;
+    std::vector<gert::AttrValue> attrs;
+    uint32_t cores = 1, aic_cores = 1;
+    std::string soc;
+};
+
+std::string unhex(const std::string& h) {
+    std::string s;
+    for (size_t i = 0; i + 1 < h.size(); i += 2) s += static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16));
+    return s;
+}
+
+Request parse_request(const char* path) {
+    std::ifstream in(path);
+    if (!in) host_fault(dslc::F_SIM, std::string("cannot read request ") + path);
+    Request r;
+    dslc::Config& c = dslc::config();
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream ss(line);
+        std::string key;
+        ss >> key;
+        if (key == "arch") ss >> c.npu_arch;
+        else if (key == "ub_bytes") ss >> c.ub_bytes;
+        else if (key == "ub_capacity") ss >> c.ub_capacity;
+        else if (key == "cores") ss >> r.cores;
+        else if (key == "aic_cores") ss >> r.aic_cores;
+        else if (key == "strict") ss >> c.strict;
+        else if (key == "race") ss >> c.race;
+        else if (key == "soc") ss >> r.soc;
+        else if (key == "bf16_ops") {
+            std::string op;
+            while (ss >> op) c.bf16_ops.insert(op);
+        } else if (key == "input" || key == "output") {
+            Buffer b;
+            size_t idx, ndim;
+            ss >> idx >> b.present;
+            if (b.present) {
+                ss >> b.dtype >> ndim;
+                b.dims.resize(ndim);
+                for (auto& d : b.dims) ss >> d;
+                ss >> b.path >> b.bytes;
+            }
+            (key == "input" ? r.inputs : r.outputs).push_back(b);
+        } else if (key == "attr") {
+            gert::AttrValue v;
+            size_t idx;
+            std::string kind, val;
+            ss >> idx >> kind >> val;
+            v.kind = kind[0];
+            if (v.kind == 'b') v.b = val == "1";
+            else if (v.kind == 'i') v.i = std::stoll(val);
+            else if (v.kind == 'f') v.f = static_cast<float>(std::strtod(val.c_str(), nullptr));
+            else v.s = unhex(val == "-" ? "" : val);
+            r.attrs.push_back(v);
+        }
+    }
+    return r;
+}
+
+uint8_t* map_file(const std::string& path, uint64_t bytes) {
+    if (bytes == 0) return static_cast<uint8_t*>(std::malloc(32));
+    int fd = open(path.c_str(), O_RDWR);
+    if (fd < 0) host_fault(dslc::F_SIM, "cannot open buffer file " + path);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) host_fault(dslc::F_SIM, "cannot map buffer file " + path);
+    return static_cast<uint8_t*>(p);
+}
+
+gert::Shape to_shape(const std::vector<int64_t>& dims) {
+    gert::Shape s;
+    for (int64_t d : dims) s.AppendDim(d);
+    return s;
+}
+
+std::string shape_str(const gert::Shape& s) {
+    std::string out = "(";
+    for (size_t i = 0; i < s.GetDimNum(); i++) out += (i ? ", " : "") + std::to_string(s.GetDim(i));
+    return out + (s.GetDimNum() == 1 ? ",)" : ")");
+}
+
+// Converts the driver's attribute value to the kind the OpDef declares.
+gert::AttrValue coerce_attr(const ops::OpAttrDef& def, const gert::AttrValue* given) {
+    if (!given) {
+        if (!def.has_default_) host_fault(dslc::F_SIM, "attribute '" + def.name_ + "' has no value and no default");
+        return def.def_;
+    }
+    gert::AttrValue v;
+    v.kind = def.def_.kind;
+    double num = given->kind == 'f' ? given->f : (given->kind == 'i' ? double(given->i) : double(given->b));
+    switch (v.kind) {
+        case 'b': v.b = given->kind == 'b' ? given->b : num != 0; break;
+        case 'i': v.i = given->kind == 'i' ? given->i : static_cast<int64_t>(num); break;
+        case 'f': v.f = given->kind == 'f' ? given->f : static_cast<float>(num); break;
+        default:
+            if (given->kind != 's') host_fault(dslc::F_SIM, "attribute '" + def.name_ + "' expects a string");
+            v.s = given->s;
+    }
+    return v;
+}
+
+std::string json_escape(const std::string& s) {
+    std::string o;
+    for (char ch : s) {
+        switch (ch) {
+            case '"': o += "\\\""; break;
+            case '\\': o += "\\\\"; break;
+            case '\n': o += "\\n"; break;
+            case '\t': o += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(ch) < 0x20) {
+                    char b[8];
+                    snprintf(b, sizeof b, "\\u%04x", ch);
+                    o += b;
+                } else {
+                    o += ch;
+                }
+        }
+    }
+    return o;
+}
+
+std::string counters_json(const dslc::BlockCounters& c) {
+    static const char* names[] = {"S", "V", "MTE2", "MTE3"};
+    std::ostringstream o;
+    o << "{";
+    for (int p = 0; p < dslc::NPIPE; p++) {
+        const dslc::PipeCounters& q = c.pipe[p];
+        o << "\"" << names[p] << "\":{\"instructions\":" << q.instructions << ",\"dma\":" << q.dma
+          << ",\"bursts\":" << q.bursts << ",\"bytes_in\":" << q.bytes_in << ",\"bytes_out\":" << q.bytes_out
+          << ",\"repeats\":" << q.repeats << ",\"set_flags\":" << q.set_flags << ",\"wait_flags\":" << q.wait_flags
+          << ",\"barriers\":" << q.barriers << "},";
+    }
+    o << "\"ub_peak_bytes\":" << c.ub_peak_bytes << ",\"l2_hints\":" << c.l2_hints << "}";
+    return o.str();
+}
+
+struct Result {
+    std::string status = "ok", kind, message;
+    uint64_t tiling_key = 0, workspace = 0;
+    double kernel_seconds = 0;
+    uint32_t block_dim = 0;
+    std::vector<std::string> blocks;
+};
+
+void write_result(const char* path, const Result& r) {
+    std::ofstream o(path);
+    o << "{\"status\":\"" << r.status << "\",\"kind\":\"" << r.kind << "\",\"message\":\"" << json_escape(r.message)
+      << "\",\"tiling_key\":" << r.tiling_key << ",\"block_dim\":" << r.block_dim
+      << ",\"workspace_bytes\":" << r.workspace << ",\"kernel_seconds\":" << r.kernel_seconds << ",\"blocks\":[";
+    for (size_t i = 0; i < r.blocks.size(); i++) o << (i ? "," : "") << r.blocks[i];
+    o << "]}\n";
+}
+
+void on_signal(int sig) {
+    char buf[700];
+    int n = snprintf(buf, sizeof buf, "dslc-sim: kernel crashed with signal %d after %s\n", sig,
+                     dslc::last_api_summary());
+    if (n > 0) {
+        ssize_t w = write(2, buf, static_cast<size_t>(n));
+        (void)w;
+    }
+    _exit(128 + sig);
+}
+
+void run(const Request& req, Result& res) {
+    auto& reg = dslc_host::registry();
+    if (reg.size() != 1)
+        host_fault(dslc::F_SIM, "the host sources must register exactly one operator with OP_ADD (found " +
+                                    std::to_string(reg.size()) + ")");
+    ops::OpDef& op = *reg[0];
+    if (req.inputs.size() != op.inputs_.size() || req.outputs.size() != op.outputs_.size())
+        host_fault(dslc::F_SIM, "OpDef " + op.type_ + " declares " + std::to_string(op.inputs_.size()) +
+                                    " inputs and " + std::to_string(op.outputs_.size()) + " outputs; simulate got " +
+                                    std::to_string(req.inputs.size()) + " and " + std::to_string(req.outputs.size()));
+    if (req.attrs.size() > op.attrs_.size())
+        host_fault(dslc::F_SIM, "OpDef " + op.type_ + " declares " + std::to_string(op.attrs_.size()) +
+                                    " attributes; simulate got " + std::to_string(req.attrs.size()));
+    const auto& configs = op.aicore_.configs_;
+    if (!configs.empty() && !req.soc.empty()) {
+        bool found = false;
+        for (const auto& c : configs) found = found || c == req.soc;
+        if (!found)
+            host_fault(dslc::F_UNSUPPORTED,
+                       "OpDef " + op.type_ + " has no AICore().AddConfig(\"" + req.soc + "\") for this target");
+    }
+
+    fe::PlatFormInfos plat;
+    plat.aiv_cores = req.cores;
+    plat.aic_cores = req.aic_cores;
+    plat.ub_bytes = dslc::config().ub_bytes;
+    plat.npu_arch = dslc::config().npu_arch;
+    plat.soc = req.soc;
+
+    gert::TilingContext ctx;
+    ctx.platform_ = &plat;
+    ctx.op_type_ = op.type_;
+    for (size_t i = 0; i < req.inputs.size(); i++) {
+        const Buffer& b = req.inputs[i];
+        gert::TensorSlot s;
+        s.present = b.present;
+        if (!b.present && op.inputs_[i].option_ == ops::REQUIRED)
+            host_fault(dslc::F_SIM, "input '" + op.inputs_[i].name_ + "' is REQUIRED but was not given");
+        if (b.present) {
+            s.shape = gert::StorageShape(to_shape(b.dims));
+            s.desc.dtype_ = static_cast<ge::DataType>(b.dtype);
+            s.tensor.shape_ = s.shape;
+            s.tensor.dtype_ = s.desc.dtype_;
+        }
+        ctx.inputs_.push_back(s);
+    }
+    for (const Buffer& b : req.outputs) {
+        gert::TensorSlot s;
+        s.present = true;
+        s.shape = gert::StorageShape(to_shape(b.dims));
+        s.desc.dtype_ = static_cast<ge::DataType>(b.dtype);
+        s.tensor.shape_ = s.shape;
+        s.tensor.dtype_ = s.desc.dtype_;
+        ctx.outputs_.push_back(s);
+    }
+    for (size_t i = 0; i < op.attrs_.size(); i++)
+        ctx.attrs_.values_.push_back(coerce_attr(op.attrs_[i], i < req.attrs.size() ? &req.attrs[i] : nullptr));
+
+    if (op.infer_shape_) {
+        gert::InferShapeContext ictx;
+        for (const auto& s : ctx.inputs_) {
+            ictx.in_.push_back(s.shape.GetOriginShape());
+            ictx.in_present_.push_back(s.present);
+            ictx.tensors_.push_back(s.tensor);
+        }
+        ictx.out_.resize(ctx.outputs_.size());
+        ictx.attrs_ = &ctx.attrs_;
+        if (op.infer_shape_(&ictx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferShape returned GRAPH_FAILED");
+        for (size_t i = 0; i < ctx.outputs_.size(); i++)
+            if (ictx.out_[i] != ctx.outputs_[i].shape.GetOriginShape())
+                host_fault(F_INFER, "InferShape gives output " + std::to_string(i) + " ('" + op.outputs_[i].name_ +
+                                        "') the shape " + shape_str(ictx.out_[i]) + " but the caller allocated " +
+                                        shape_str(ctx.outputs_[i].shape.GetOriginShape()));
+    }
+
+    if (!op.aicore_.tiling_) host_fault(dslc::F_TILING, "OpDef " + op.type_ + " has no AICore().SetTiling(...)");
+    std::vector<uint8_t> tiling(64 * 1024, 0);
+    ctx.raw_.data_ = tiling.data();
+    ctx.raw_.capacity_ = tiling.size();
+    if (op.aicore_.tiling_(&ctx) != ge::GRAPH_SUCCESS) host_fault(dslc::F_TILING, "TilingFunc returned GRAPH_FAILED");
+    res.tiling_key = ctx.tiling_key_;
+    res.block_dim = ctx.block_dim_;
+    if (!ctx.block_dim_set_) host_fault(dslc::F_TILING, "TilingFunc did not call SetBlockDim");
+    if (ctx.block_dim_ == 0 || ctx.block_dim_ > req.cores)
+        host_fault(dslc::F_TILING, "TilingFunc set block dim " + std::to_string(ctx.block_dim_) +
+                                       ", outside 1.." + std::to_string(req.cores) + " (the platform's core count)");
+    // Only GetDataSize() bytes reach the device: poison the rest.
+    for (size_t i = ctx.raw_.size_; i < tiling.size(); i++) tiling[i] = 0xa5;
+    uint64_t ws = 0;
+    for (size_t w : ctx.workspace_) ws += w;
+    res.workspace = ws;
+
+    std::vector<uint8_t*> args;
+    auto& regions = dslc::gm_regions();
+    for (size_t i = 0; i < req.inputs.size(); i++) {
+        const Buffer& b = req.inputs[i];
+        uint8_t* p = b.present ? map_file(b.path, b.bytes) : nullptr;
+        if (p) regions.push_back({p, b.bytes, "input " + std::to_string(i) + " '" + op.inputs_[i].name_ + "'", {}});
+        args.push_back(p);
+    }
+    for (size_t i = 0; i < req.outputs.size(); i++) {
+        const Buffer& b = req.outputs[i];
+        uint8_t* p = map_file(b.path, b.bytes);
+        regions.push_back({p, b.bytes, "output " + std::to_string(i) + " '" + op.outputs_[i].name_ + "'", {}});
+        args.push_back(p);
+    }
+    std::vector<uint8_t> workspace(ws ? ws : 32, 0xff);
+    regions.push_back({workspace.data(), ws, "workspace", {}});
+    regions.push_back({tiling.data(), tiling.size(), "tiling data", {}});
+    args.push_back(workspace.data());
+    args.push_back(tiling.data());
+
+    auto t0 = std::chrono::steady_clock::now();
+    for (uint32_t b = 0; b < ctx.block_dim_; b++) {
+        dslc::begin_block(b, ctx.block_dim_, ctx.tiling_key_);
+        try {
+            dslc_launch(args.data());
+            dslc::end_block();
+        } catch (...) {
+            res.blocks.push_back(counters_json(dslc::block_counters()));
+            throw;
+        }
+        res.blocks.push_back(counters_json(dslc::block_counters()));
+    }
+    res.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: %s REQUEST RESULT\n", argv[0]);
+        return 2;
+    }
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(sig, on_signal);
+    Result res;
+    try {
+        Request req = parse_request(argv[1]);
+        run(req, res);
+    } catch (const SimFault& f) {
+        res.status = "fault";
+        res.kind = kKindName[f.kind];
+        res.message = f.message;
+    } catch (const std::exception& e) {
+        res.status = "fault";
+        res.kind = "SimulationError";
+        res.message = std::string("uncaught C++ exception: ") + e.what();
+    }
+    std::fflush(stdout);
+    write_result(argv[2], res);
+    return 0;
+}

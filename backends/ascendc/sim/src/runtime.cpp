@@ -1,0 +1,647 @@
+// The emulator runtime: instruction issue, vector clocks per pipe, shadow memory for UB (32 B
+// blocks) and GM (byte-precise segments), flags, UB allocation and the target's dtype rules.
+//
+// Happens-before (see reference/emulator-notes.md):
+//  * every instruction of pipe P gets the timestamp ++VC[P][P];
+//  * SetFlag<SRC_DST> snapshots VC[SRC] (the flag fires once all earlier SRC work is done);
+//    WaitFlag<SRC_DST> joins the snapshot into VC[DST]; PipeBarrier<P> / the DST component of
+//    a snapshot tell P that its own earlier instructions are complete (self_done);
+//  * an instruction issued by the scalar unit starts after everything the scalar unit has
+//    waited for, so VC[S] (minus S's own stores) flows into each issued instruction;
+//  * access by P conflicts with an earlier access by Q != P unless VC[P][Q] >= t; same-pipe
+//    hazards are V read-after-write in strict mode on arch 2201 and MTE2/MTE3 overlapping
+//    destinations, ordered only by PipeBarrier or a flag round trip.
+#include "runtime.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "kernel_operator.h"
+
+namespace dslc {
+
+namespace {
+
+const char* kPipeName[NPIPE] = {"S", "V", "MTE2", "MTE3"};
+
+struct Instr {
+    uint8_t pipe;
+    uint32_t clock;
+    const char* api;
+    const char* file;
+    int line;
+};
+
+struct UbBuf {
+    uint32_t start, bytes;
+    const char* kind;
+    int slot;
+    const char* file;
+    int line;
+    int index;
+};
+
+struct Shadow {
+    uint32_t w;
+    uint32_t r[NPIPE];
+};
+
+struct GmSeg {
+    uintptr_t end;
+    uint32_t w;
+    uint32_t r[NPIPE];
+};
+
+struct FlagSlot {
+    bool set = false;
+    Clock snap{};
+    const char* file = nullptr;
+    int line = 0;
+};
+
+constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
+constexpr int kIds = 8;
+constexpr int kManualIds = 6;
+
+struct State {
+    Config cfg;
+    std::vector<GmRegion> regions;
+    int64_t block_idx = 0, block_num = 1;
+    uint64_t tiling_key = 0;
+    Clock vc[NPIPE]{};
+    uint32_t self_done[NPIPE]{};
+    std::vector<Instr> instrs;
+    std::vector<Shadow> shadow;
+    std::map<uintptr_t, GmSeg> gm;
+    FlagSlot flags[kEvents][kIds];
+    uint8_t event_alloc[kEvents]{};
+    std::vector<UbBuf> bufs;
+    size_t live_from = 0;
+    int buf_seq = 0;
+    std::unique_ptr<uint8_t[]> ub;
+    uint32_t ub_alloc_bytes = 0;
+    BlockCounters counters;
+    char last_api[512] = "";
+};
+
+State& S() {
+    static State s;
+    return s;
+}
+
+std::string vformat(const char* fmt, va_list ap) {
+    char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return buf;
+}
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::string s = vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+// Event id -> (src, dst) among the AIV pipes, or -1.
+struct EvPipes {
+    int src, dst;
+    const char* name;
+};
+EvPipes event_pipes(int ev) {
+    using H = AscendC::HardEvent;
+    switch (static_cast<H>(ev)) {
+        case H::MTE2_V: return {P_MTE2, P_V, "MTE2_V"};
+        case H::V_MTE2: return {P_V, P_MTE2, "V_MTE2"};
+        case H::MTE3_V: return {P_MTE3, P_V, "MTE3_V"};
+        case H::V_MTE3: return {P_V, P_MTE3, "V_MTE3"};
+        case H::V_V: return {P_V, P_V, "V_V"};
+        case H::MTE3_MTE2: return {P_MTE3, P_MTE2, "MTE3_MTE2"};
+        case H::MTE2_MTE3: return {P_MTE2, P_MTE3, "MTE2_MTE3"};
+        case H::S_V: return {P_S, P_V, "S_V"};
+        case H::V_S: return {P_V, P_S, "V_S"};
+        case H::S_MTE2: return {P_S, P_MTE2, "S_MTE2"};
+        case H::MTE2_S: return {P_MTE2, P_S, "MTE2_S"};
+        case H::S_MTE3: return {P_S, P_MTE3, "S_MTE3"};
+        case H::MTE3_S: return {P_MTE3, P_S, "MTE3_S"};
+        default: return {-1, -1, "(cube/fixpipe event)"};
+    }
+}
+
+std::string buf_name(int b) {
+    const State& s = S();
+    if (b < 0 || b >= static_cast<int>(s.bufs.size())) return "an unallocated UB range";
+    const UbBuf& u = s.bufs[b];
+    if (u.slot >= 0)
+        return format("%s#%d slot %d (InitBuffer at %s:%d, UB [0x%x, 0x%x))", u.kind, u.index, u.slot, u.file, u.line,
+                      u.start, u.start + u.bytes);
+    return format("%s#%d (InitBuffer at %s:%d, UB [0x%x, 0x%x))", u.kind, u.index, u.file, u.line, u.start,
+                  u.start + u.bytes);
+}
+
+int buf_at(uint32_t addr) {
+    const State& s = S();
+    for (int i = static_cast<int>(s.bufs.size()) - 1; i >= 0; i--)
+        if (addr >= s.bufs[i].start && addr < s.bufs[i].start + s.bufs[i].bytes) return i;
+    return -1;
+}
+
+std::string instr_desc(uint32_t id) {
+    const Instr& in = S().instrs[id];
+    return format("%s %s at %s:%d", kPipeName[in.pipe], in.api, in.file, in.line);
+}
+
+enum Hazard { RAW, WAW, WAR };
+const char* kHazard[] = {"read-after-write", "write-after-write", "write-after-read"};
+
+[[noreturn]] void race_fault(uint32_t cur, uint32_t prev, Hazard h, const std::string& where) {
+    const Instr& a = S().instrs[cur];
+    const Instr& b = S().instrs[prev];
+    std::string fix;
+    if (a.pipe == b.pipe)
+        fix = format("PipeBarrier<PIPE_%s>() between them", kPipeName[a.pipe]);
+    else
+        fix = format("SetFlag/WaitFlag<HardEvent::%s_%s> from the first to the second", kPipeName[b.pipe],
+                     kPipeName[a.pipe]);
+    const char* verb_b = h == WAR ? "read" : "wrote";
+    const char* verb_a = h == RAW ? "reads" : "writes";
+    Loc loc(a.file, a.line);
+    fault(F_RACE, loc,
+          "%s race on %s: %s %s it after %s %s it, with no happens-before path between the %s and %s pipes "
+          "(missing %s)",
+          kHazard[h], where.c_str(), instr_desc(cur).c_str(), verb_a, instr_desc(prev).c_str(), verb_b,
+          kPipeName[b.pipe], kPipeName[a.pipe], fix.c_str());
+}
+
+// Is the earlier instruction `prev` ordered before `cur` for hazard `h`?
+bool ordered(uint32_t cur, uint32_t prev, Hazard h) {
+    State& s = S();
+    const Instr& a = s.instrs[cur];
+    const Instr& b = s.instrs[prev];
+    uint8_t P = a.pipe, Q = b.pipe;
+    if (P == Q) {
+        bool checked = (P == P_V && h == RAW && s.cfg.strict && s.cfg.npu_arch != 3510) ||
+                       ((P == P_MTE2 || P == P_MTE3) && h == WAW);
+        return !checked || b.clock <= s.self_done[P];
+    }
+    // CANN's default --cce-auto-sync inserts the scalar<->pipe syncs.
+    if (!s.cfg.strict && (P == P_S || Q == P_S)) return true;
+    // Scalar loads are synchronous: anything issued afterwards comes after them.
+    if (Q == P_S && h == WAR) return true;
+    return s.vc[P].c[Q] >= b.clock;
+}
+
+void join_into(int dst, const Clock& c) {
+    State& s = S();
+    for (int q = 0; q < NPIPE; q++) {
+        if (q == dst)
+            s.self_done[dst] = s.self_done[dst] > c.c[q] ? s.self_done[dst] : c.c[q];
+        else if (s.vc[dst].c[q] < c.c[q])
+            s.vc[dst].c[q] = c.c[q];
+    }
+}
+
+void gm_split(uintptr_t x) {
+    auto& m = S().gm;
+    auto it = m.upper_bound(x);
+    if (it == m.begin()) return;
+    --it;
+    if (it->first < x && x < it->second.end) {
+        GmSeg tail = it->second;
+        it->second.end = x;
+        m.emplace(x, tail);
+    }
+}
+
+}  // namespace
+
+Config& config() { return S().cfg; }
+std::vector<GmRegion>& gm_regions() { return S().regions; }
+const BlockCounters& block_counters() { return S().counters; }
+const char* last_api_summary() { return S().last_api; }
+
+void begin_block(int64_t idx, int64_t num, uint64_t key) {
+    State& s = S();
+    s.block_idx = idx;
+    s.block_num = num;
+    s.tiling_key = key;
+    for (auto& c : s.vc) c = Clock{};
+    for (auto& d : s.self_done) d = 0;
+    s.instrs.clear();
+    s.instrs.push_back(Instr{0, 0, "(none)", "", 0});
+    uint32_t phys = s.cfg.ub_bytes > s.cfg.ub_capacity ? s.cfg.ub_bytes : s.cfg.ub_capacity;
+    if (!s.ub || s.ub_alloc_bytes != phys) {
+        s.ub.reset(new uint8_t[phys + 64]);
+        s.ub_alloc_bytes = phys;
+    }
+    std::memset(s.ub.get(), 0xff, phys);  // poison: NaN in every float format
+    s.shadow.assign(phys / 32 + 1, Shadow{0, {0, 0, 0, 0}});
+    s.gm.clear();
+    for (auto& ev : s.flags)
+        for (auto& f : ev) f = FlagSlot{};
+    std::memset(s.event_alloc, 0, sizeof s.event_alloc);
+    s.bufs.clear();
+    s.live_from = 0;
+    s.buf_seq = 0;
+    s.counters = BlockCounters{};
+    s.last_api[0] = 0;
+}
+
+void end_block() {
+    State& s = S();
+    std::string leaked;
+    const char* file = "";
+    int line = 0;
+    for (int e = 0; e < kEvents; e++)
+        for (int i = 0; i < kIds; i++) {
+            const FlagSlot& f = s.flags[e][i];
+            if (!f.set) continue;
+            if (!leaked.empty()) leaked += "; ";
+            leaked += format("SetFlag<HardEvent::%s>(%d) at %s:%d", event_pipes(e).name, i, f.file, f.line);
+            if (!line) file = f.file, line = f.line;
+        }
+    if (!leaked.empty())
+        fault(F_SYNC, Loc(file, line),
+              "flag(s) still set when the kernel ends (no matching WaitFlag): %s; the next launch would hang or race",
+              leaked.c_str());
+}
+
+int64_t block_idx() { return S().block_idx; }
+int64_t block_num() { return S().block_num; }
+uint64_t tiling_key() { return S().tiling_key; }
+int npu_arch() { return S().cfg.npu_arch; }
+bool strict_mode() { return S().cfg.strict; }
+bool race_on() { return S().cfg.race; }
+uint8_t* ub_base() { return S().ub.get(); }
+
+const char* dtype_name(DType d) {
+    static const char* n[] = {"float", "half", "bfloat16_t", "int8_t", "uint8_t", "int16_t", "uint16_t",
+                              "int32_t", "uint32_t", "int64_t", "uint64_t", "bool", "double"};
+    return d <= DT_F64 ? n[d] : "?";
+}
+
+void fault(FaultKind kind, Loc loc, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = vformat(fmt, ap);
+    va_end(ap);
+    State& s = S();
+    std::string full = format("%s:%d: %s (block %lld of %lld)", loc.file ? loc.file : "?", loc.line, msg.c_str(),
+                              (long long)s.block_idx, (long long)s.block_num);
+    throw SimFault{kind, full};
+}
+
+uint32_t issue(Pipe p, const char* api, Loc loc) {
+    State& s = S();
+    uint32_t t = ++s.vc[p].c[p];
+    if (p != P_S) {
+        for (int q = 1; q < NPIPE; q++) {
+            if (q == p) {
+                if (s.self_done[p] < s.vc[P_S].c[q]) s.self_done[p] = s.vc[P_S].c[q];
+            } else if (s.vc[p].c[q] < s.vc[P_S].c[q]) {
+                s.vc[p].c[q] = s.vc[P_S].c[q];
+            }
+        }
+    }
+    s.instrs.push_back(Instr{static_cast<uint8_t>(p), t, api, loc.file, loc.line});
+    s.counters.pipe[p].instructions++;
+    snprintf(s.last_api, sizeof s.last_api, "%s %s at %s:%d", kPipeName[p], api, loc.file, loc.line);
+    return static_cast<uint32_t>(s.instrs.size() - 1);
+}
+
+void count_vector(uint32_t repeats) { S().counters.pipe[P_V].repeats += repeats; }
+void count_dma(Pipe p, uint64_t bytes, uint32_t bursts) {
+    PipeCounters& c = S().counters.pipe[p];
+    c.dma++;
+    c.bursts += bursts;
+    if (p == P_MTE2) c.bytes_in += bytes;
+    if (p == P_MTE3) c.bytes_out += bytes;
+}
+void count_l2_hint() { S().counters.l2_hints++; }
+
+// ---------------------------------------------------------------- dtype support
+namespace {
+constexpr uint32_t bit(DType d) { return 1u << d; }
+constexpr uint32_t kF = bit(DT_F16) | bit(DT_F32);
+constexpr uint32_t kArith2201 = kF | bit(DT_I16) | bit(DT_I32);
+constexpr uint32_t kInts3510 = bit(DT_I8) | bit(DT_U8) | bit(DT_U16) | bit(DT_U32) | bit(DT_I64) | bit(DT_U64);
+
+// MemBase A2 dtype lists of ascendc-api.md s5 (B/Memory矢量计算/<group>/<Op>.md).
+uint32_t allowed_2201(const char* api) {
+    auto is = [api](const char* n) { return std::strcmp(api, n) == 0; };
+    if (is("Add") || is("Sub") || is("Mul") || is("Max") || is("Min") || is("Adds") || is("Muls") || is("Maxs") ||
+        is("Mins"))
+        return kArith2201;
+    if (is("Relu")) return kF | bit(DT_I32);
+    if (is("Duplicate") || is("Brcb"))
+        return kF | bit(DT_I16) | bit(DT_U16) | bit(DT_I32) | bit(DT_U32);
+    if (is("Compare") || is("Compares")) return kF | bit(DT_I32);
+    if (is("DataCopy(UB->UB)")) return 0xffffffffu;
+    return kF;  // Div, Exp, Ln, Sqrt, Rsqrt, Reciprocal, Abs, LeakyRelu, Tanh, Sigmoid, Select, reductions
+}
+}  // namespace
+
+void check_dtype(const char* api, DType dt, Loc loc) {
+    const Config& c = S().cfg;
+    bool ok;
+    if (dt == DT_BF16) {
+        ok = c.bf16_ops.count(api) > 0;
+    } else {
+        uint32_t mask = allowed_2201(api);
+        if (c.npu_arch == 3510 && (mask & bit(DT_I16))) mask |= kInts3510;
+        ok = (mask >> dt) & 1u;
+    }
+    if (!ok)
+        fault(F_UNSUPPORTED, loc, "%s does not support %s on arch %d (cast to a supported type first)", api,
+              dtype_name(dt), c.npu_arch);
+}
+
+void check_cast(DType src, DType dst, int mode, Loc loc) {
+    using R = AscendC::RoundMode;
+    const R m = static_cast<R>(mode);
+    static const char* mode_names[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL",
+                                       "CAST_ROUND", "CAST_TRUNC", "CAST_ODD", "CAST_HYBRID"};
+    if (S().cfg.npu_arch == 3510) {
+        if (m == R::CAST_HYBRID)
+            fault(F_UNSUPPORTED, loc, "Cast %s -> %s: CAST_HYBRID is not modelled", dtype_name(src), dtype_name(dst));
+        return;
+    }
+    const bool none = m == R::CAST_NONE;
+    const bool rft = m == R::CAST_RINT || m == R::CAST_FLOOR || m == R::CAST_CEIL || m == R::CAST_ROUND ||
+                     m == R::CAST_TRUNC;
+    auto pair = [&](DType s, DType d) { return src == s && dst == d; };
+    bool ok = false;
+    // A2 pairs of ascendc-api.md s5 "Cast" (B/Memory矢量计算/类型转换/Cast.md).
+    if (pair(DT_F16, DT_F32) || pair(DT_BF16, DT_F32) || pair(DT_I8, DT_F16) || pair(DT_U8, DT_F16) ||
+        pair(DT_I16, DT_F32) || pair(DT_I32, DT_I16) || pair(DT_I32, DT_I64) || pair(DT_I64, DT_I32))
+        ok = none;
+    else if (pair(DT_F32, DT_F16))
+        ok = none || rft || m == R::CAST_ODD;
+    else if (pair(DT_F32, DT_BF16) || pair(DT_BF16, DT_I32) || pair(DT_F16, DT_I32) || pair(DT_F16, DT_I16) ||
+             pair(DT_F32, DT_I32) || pair(DT_F32, DT_I16) || pair(DT_F32, DT_I64) || pair(DT_F32, DT_F32) ||
+             pair(DT_I64, DT_F32))
+        ok = rft;
+    else if (pair(DT_F16, DT_I8) || pair(DT_F16, DT_U8) || pair(DT_I16, DT_F16) || pair(DT_I32, DT_F32))
+        ok = rft || none;
+    else if (pair(DT_I32, DT_F16))
+        ok = true;  // via SetDeqScale; the round mode is ignored
+    if (!ok)
+        fault(F_UNSUPPORTED, loc, "Cast %s -> %s with RoundMode::%s is not supported on arch %d", dtype_name(src),
+              dtype_name(dst), mode >= 0 && mode < 8 ? mode_names[mode] : "?", S().cfg.npu_arch);
+}
+
+// ---------------------------------------------------------------- UB
+int ub_alloc(uint32_t& cursor, uint32_t bytes, const char* kind, int slot, Loc loc) {
+    State& s = S();
+    uint32_t len = (bytes + 31u) / 32u * 32u;
+    uint32_t start = cursor;
+    // A TPipe::Reset() rewinds the cursor: the buffers allocated before it are gone.
+    if (!s.bufs.empty() && start < s.bufs.back().start + s.bufs.back().bytes) s.live_from = s.bufs.size();
+    uint64_t end = uint64_t(start) + len;
+    if (end > s.cfg.ub_capacity) {
+        std::string ledger;
+        for (size_t i = s.live_from; i < s.bufs.size(); i++) {
+            const UbBuf& b = s.bufs[i];
+            ledger += format("\n    %s#%d%s at %s:%d: %u B at 0x%x", b.kind, b.index,
+                             b.slot >= 0 ? format(" slot %d", b.slot).c_str() : "", b.file, b.line, b.bytes, b.start);
+        }
+        ledger += format("\n    %s#%d%s (this InitBuffer) at %s:%d: %u B at 0x%x", kind, slot <= 0 ? s.buf_seq : s.buf_seq - 1,
+                         slot >= 0 ? format(" slot %d", slot).c_str() : "", loc.file, loc.line, len, start);
+        fault(F_MEMORY, loc,
+              "UB over capacity: InitBuffer(%s, %u B) brings the allocation to %llu B > %u B usable on this target "
+              "(UB %u B); buffers:%s",
+              kind, bytes, (unsigned long long)end, s.cfg.ub_capacity, s.cfg.ub_bytes, ledger.c_str());
+    }
+    cursor = static_cast<uint32_t>(end);
+    if (end > s.counters.ub_peak_bytes) s.counters.ub_peak_bytes = end;
+    if (slot <= 0) s.buf_seq++;
+    s.bufs.push_back(UbBuf{start, len, kind, slot, loc.file, loc.line, s.buf_seq - 1});
+    return static_cast<int>(s.bufs.size() - 1);
+}
+
+uint32_t ub_buf_start(int buf) { return S().bufs.at(buf).start; }
+uint32_t ub_buf_bytes(int buf) { return S().bufs.at(buf).bytes; }
+
+void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what, Loc loc) {
+    State& s = S();
+    if (buf < 0 || buf >= static_cast<int>(s.bufs.size()))
+        fault(F_MEMORY, loc, "%s: %s LocalTensor is not backed by a TBuf/TQue buffer (default-constructed?)", api, what);
+    const UbBuf& b = s.bufs[buf];
+    if (need_align && addr % 32 != 0)
+        fault(F_MEMORY, loc, "%s: %s at UB 0x%x (byte %u of %s) is not 32-byte aligned", api, what, addr,
+              addr - b.start, buf_name(buf).c_str());
+    if (addr < b.start || uint64_t(addr) + bytes > uint64_t(b.start) + b.bytes)
+        fault(F_MEMORY, loc, "%s: %s UB [0x%x, 0x%llx) (%llu B) runs outside %s", api, what, addr,
+              (unsigned long long)(addr + bytes), (unsigned long long)bytes, buf_name(buf).c_str());
+}
+
+void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write) {
+    State& s = S();
+    if (!s.cfg.race || bytes == 0) return;
+    uint8_t P = s.instrs[id].pipe;
+    for (uint32_t blk = addr / 32, last = (addr + bytes - 1) / 32; blk <= last; blk++) {
+        Shadow& sh = s.shadow[blk];
+        auto where = [&]() {
+            return format("UB [0x%x, 0x%x) of %s", blk * 32, blk * 32 + 32, buf_name(buf_at(blk * 32)).c_str());
+        };
+        if (!write) {
+            if (sh.w == 0) {
+                const Instr& in = s.instrs[id];
+                fault(F_MEMORY, Loc(in.file, in.line), "%s reads %s, which nothing has written (uninitialised UB)",
+                      instr_desc(id).c_str(), where().c_str());
+            }
+            if (!ordered(id, sh.w, RAW)) race_fault(id, sh.w, RAW, where());
+            sh.r[P] = id;
+        } else {
+            for (int q = 0; q < NPIPE; q++)
+                if (q != P && sh.r[q] && !ordered(id, sh.r[q], WAR)) race_fault(id, sh.r[q], WAR, where());
+            if (sh.w && !ordered(id, sh.w, WAW)) race_fault(id, sh.w, WAW, where());
+            sh.w = id;
+            for (auto& r : sh.r) r = 0;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- GM
+void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const char* api, Loc loc) {
+    State& s = S();
+    const uint8_t* a = static_cast<const uint8_t*>(p);
+    GmRegion* reg = nullptr;
+    for (GmRegion& r : s.regions)
+        if (a >= r.base && a < r.base + r.bytes + (r.bytes == 0)) reg = &r;
+    if (!reg) {
+        if (reinterpret_cast<uintptr_t>(a) < (1u << 20))
+            fault(F_MEMORY, loc, "%s: GM access through a null pointer (an absent optional input?)", api);
+        fault(F_MEMORY, loc, "%s: GM address %p (%llu B) is not inside any tensor the harness allocated", api, p,
+              (unsigned long long)bytes);
+    }
+    uint64_t off = static_cast<uint64_t>(a - reg->base);
+    if (off + bytes > reg->bytes)
+        fault(F_MEMORY, loc, "%s: GM %s [%llu, %llu) B is out of bounds of %s (%llu B): %llu B past the end", api,
+              write ? "write" : "read", (unsigned long long)off, (unsigned long long)(off + bytes), reg->name.c_str(),
+              (unsigned long long)reg->bytes, (unsigned long long)(off + bytes - reg->bytes));
+    if (!s.cfg.race || bytes == 0) return;
+    if (write) {
+        if (reg->owner.empty()) reg->owner.assign(reg->bytes, 0);
+        uint8_t me = static_cast<uint8_t>(s.block_idx % 255 + 1);
+        uint8_t* o = reg->owner.data() + off;
+        for (uint64_t i = 0; i < bytes; i++) {
+            if (o[i] != 0 && o[i] != me)
+                fault(F_RACE, loc,
+                      "%s: GM bytes [%llu, %llu) of %s are written by block %lld and were already written by block %d "
+                      "(cores would race on them)",
+                      api, (unsigned long long)(off + i), (unsigned long long)(off + bytes), reg->name.c_str(),
+                      (long long)s.block_idx, o[i] - 1);
+            o[i] = me;
+        }
+    }
+    uintptr_t lo = reinterpret_cast<uintptr_t>(a), hi = lo + bytes;
+    gm_split(lo);
+    gm_split(hi);
+    auto& m = s.gm;
+    auto it = m.lower_bound(lo);
+    uintptr_t pos = lo;
+    uint8_t P = s.instrs[id].pipe;
+    auto where = [&](uintptr_t x, uintptr_t y) {
+        return format("GM bytes [%llu, %llu) of %s", (unsigned long long)(x - reinterpret_cast<uintptr_t>(reg->base)),
+                      (unsigned long long)(y - reinterpret_cast<uintptr_t>(reg->base)), reg->name.c_str());
+    };
+    while (pos < hi) {
+        if (it == m.end() || it->first > pos) {
+            uintptr_t e = (it == m.end() || it->first > hi) ? hi : it->first;
+            it = m.emplace_hint(it, pos, GmSeg{e, 0, {0, 0, 0, 0}});
+        }
+        GmSeg& g = it->second;
+        if (!write) {
+            if (g.w && !ordered(id, g.w, RAW)) race_fault(id, g.w, RAW, where(it->first, g.end));
+            g.r[P] = id;
+        } else {
+            for (int q = 0; q < NPIPE; q++)
+                if (q != P && g.r[q] && !ordered(id, g.r[q], WAR)) race_fault(id, g.r[q], WAR, where(it->first, g.end));
+            if (g.w && !ordered(id, g.w, WAW)) race_fault(id, g.w, WAW, where(it->first, g.end));
+            g.w = id;
+            for (auto& r : g.r) r = 0;
+        }
+        pos = g.end;
+        ++it;
+    }
+    // Merge equal neighbours so the map stays proportional to the number of distinct accesses.
+    auto first = m.lower_bound(lo);
+    if (first != m.begin()) --first;
+    while (first != m.end() && first->first < hi) {
+        auto next = std::next(first);
+        if (next == m.end()) break;
+        GmSeg& x = first->second;
+        const GmSeg& y = next->second;
+        if (x.end == next->first && x.w == y.w && std::memcmp(x.r, y.r, sizeof x.r) == 0) {
+            x.end = y.end;
+            m.erase(next);
+        } else {
+            first = next;
+        }
+    }
+}
+
+// ---------------------------------------------------------------- sync
+namespace {
+EvPipes checked_event(int event, int id, const char* api, Loc loc) {
+    EvPipes e = event_pipes(event);
+    if (e.src < 0) fault(F_UNSUPPORTED, loc, "%s: event %d involves a cube/fixpipe pipe, not modelled on AIV", api, event);
+    if (id < 0 || id >= kIds)
+        fault(F_SYNC, loc, "%s<HardEvent::%s>(%d): event id out of range 0-7", api, e.name, id);
+    if (id >= kManualIds)
+        fault(F_SYNC, loc, "%s<HardEvent::%s>(%d): event ids 6 and 7 are reserved (7 is used by TPipe); manual code "
+                           "may use 0-5", api, e.name, id);
+    return e;
+}
+}  // namespace
+
+void set_flag(int event, int id, Loc loc) {
+    EvPipes e = checked_event(event, id, "SetFlag", loc);
+    State& s = S();
+    issue(static_cast<Pipe>(e.src), "SetFlag", loc);
+    FlagSlot& f = s.flags[event][id];
+    if (f.set)
+        fault(F_SYNC, loc,
+              "SetFlag<HardEvent::%s>(%d) while the flag set at %s:%d is still pending (no WaitFlag in between): "
+              "undefined on hardware",
+              e.name, id, f.file, f.line);
+    f.set = true;
+    f.snap = s.vc[e.src];
+    f.file = loc.file;
+    f.line = loc.line;
+    s.counters.pipe[e.src].set_flags++;
+}
+
+void wait_flag(int event, int id, Loc loc) {
+    EvPipes e = checked_event(event, id, "WaitFlag", loc);
+    State& s = S();
+    issue(static_cast<Pipe>(e.dst), "WaitFlag", loc);
+    FlagSlot& f = s.flags[event][id];
+    if (!f.set)
+        fault(F_DEADLOCK, loc,
+              "WaitFlag<HardEvent::%s>(%d) with no SetFlag<HardEvent::%s>(%d) pending: the %s pipe would wait "
+              "forever",
+              e.name, id, e.name, id, kPipeName[e.dst]);
+    join_into(e.dst, f.snap);
+    f.set = false;
+    s.counters.pipe[e.dst].wait_flags++;
+}
+
+void pipe_barrier(int pipe, Loc loc) {
+    State& s = S();
+    switch (pipe) {
+        case PIPE_S: fault(F_UNSUPPORTED, loc, "PipeBarrier<PIPE_S> is not supported (use SetFlag/WaitFlag)");
+        case PIPE_V:
+        case PIPE_MTE2:
+        case PIPE_MTE3: {
+            Pipe p = pipe == PIPE_V ? P_V : (pipe == PIPE_MTE2 ? P_MTE2 : P_MTE3);
+            issue(p, "PipeBarrier", loc);
+            s.self_done[p] = s.vc[p].c[p];
+            s.counters.pipe[p].barriers++;
+            return;
+        }
+        case PIPE_ALL: {
+            issue(P_S, "PipeBarrier<PIPE_ALL>", loc);
+            Clock all{};
+            for (int p = 0; p < NPIPE; p++)
+                for (int q = 0; q < NPIPE; q++)
+                    if (all.c[q] < s.vc[p].c[q]) all.c[q] = s.vc[p].c[q];
+            for (int p = 0; p < NPIPE; p++) {
+                s.vc[p] = all;
+                s.self_done[p] = all.c[p];
+                s.counters.pipe[p].barriers++;
+            }
+            return;
+        }
+        default: return;  // cube-side pipes: nothing to order on AIV
+    }
+}
+
+Clock snapshot(Pipe p) { return S().vc[p]; }
+void join(Pipe p, const Clock& c) { join_into(p, c); }
+
+int alloc_event_id(int event, Loc loc) {
+    State& s = S();
+    for (int i = 0; i < kManualIds; i++)
+        if (!(s.event_alloc[event] & (1u << i))) {
+            s.event_alloc[event] |= static_cast<uint8_t>(1u << i);
+            return i;
+        }
+    fault(F_SYNC, loc, "AllocEventID<HardEvent::%s>: all %d ids are allocated", event_pipes(event).name, kManualIds);
+}
+void release_event_id(int event, int id, Loc loc) {
+    if (id < 0 || id >= kIds) fault(F_SYNC, loc, "ReleaseEventID: id %d out of range", id);
+    S().event_alloc[event] &= static_cast<uint8_t>(~(1u << id));
+}
+int fetch_event_id(int event) {
+    State& s = S();
+    for (int i = 0; i < kManualIds; i++)
+        if (!(s.event_alloc[event] & (1u << i))) return i;
+    return 0;
+}
+
+}  // namespace dslc

@@ -1,0 +1,169 @@
+"""Every fault kind: a minimal kernel with exactly that bug is reported (with the kernel line,
+buffer, pipes, event), and its corrected twin passes and computes the right values."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from dsl.errors import (
+    DeadlockError,
+    MemoryFaultError,
+    RaceError,
+    SyncError,
+    UnsupportedError,
+)
+
+from .conftest import T950, run
+
+N = 1024
+
+
+def _x(rng, n=N, dtype=np.float32):
+    return rng.standard_normal(n).astype(dtype)
+
+
+# name, bug key, fixed key, error, message fragments, run options
+CASES = [
+    ("ub_capacity", 0, 1, MemoryFaultError, ["UB over capacity", "TBuf#0", "188160"], {}),
+    ("datacopy_len", 0, 1, MemoryFaultError, ["not a multiple of 32 B", "DataCopyPad"], {"n": 7}),
+    ("datacopy_align", 0, 1, MemoryFaultError, ["not 32-byte aligned", "TBuf#0"], {}),
+    ("gm_oob", 0, 1, MemoryFaultError, ["out of bounds of input 0 'x'", "32 B past the end"], {}),
+    (
+        "race_mte2_v",
+        0,
+        1,
+        RaceError,
+        ["MTE2 DataCopy(GM->UB)", "V Muls", "HardEvent::MTE2_V", "TBuf#0"],
+        {},
+    ),
+    ("race_v_mte3", 0, 1, RaceError, ["V Muls", "MTE3 DataCopy(UB->GM)", "HardEvent::V_MTE3"], {}),
+    ("race_reuse", 0, 1, RaceError, ["write-after-read", "HardEvent::V_MTE2"], {"tile": 256}),
+    ("race_gm", 0, 1, RaceError, ["GM bytes", "output 0 'z'", "HardEvent::MTE3_MTE2"], {}),
+    (
+        "race_scalar",
+        0,
+        1,
+        RaceError,
+        ["S LocalTensor::SetValue", "HardEvent::S_V"],
+        {"strict": True},
+    ),
+    ("race_vv", 0, 1, RaceError, ["V Adds", "V Muls", "PipeBarrier<PIPE_V>"], {"strict": True}),
+    (
+        "flags",
+        0,
+        1,
+        DeadlockError,
+        ["WaitFlag<HardEvent::MTE2_MTE3>(0)", "no SetFlag", "MTE3 pipe"],
+        {},
+    ),
+    (
+        "flags",
+        2,
+        3,
+        SyncError,
+        ["still set when the kernel ends", "SetFlag<HardEvent::MTE3_MTE2>(1)"],
+        {},
+    ),
+    ("flags", 4, 5, SyncError, ["ids 6 and 7 are reserved", "0-5"], {}),
+    (
+        "flags",
+        6,
+        7,
+        SyncError,
+        ["SetFlag<HardEvent::MTE2_MTE3>(2) while the flag set at", "still pending"],
+        {},
+    ),
+    ("uninit", 0, 1, MemoryFaultError, ["nothing has written", "TBuf#1"], {}),
+    (
+        "bf16_add",
+        0,
+        1,
+        UnsupportedError,
+        ["Add does not support bfloat16_t on arch 2201"],
+        {"dtype": "bf16"},
+    ),
+    (
+        "compare_count",
+        0,
+        1,
+        UnsupportedError,
+        ["Compares", "not a whole number of 256 B repeats"],
+        {"n": 40},
+    ),
+    ("tque", 0, 1, RaceError, ["TQue", "V Muls", "MTE2_V"], {"tile": 256}),
+    (
+        "core_overlap",
+        0,
+        1,
+        RaceError,
+        ["written by block 1", "already written by block 0"],
+        {"blocks": 2},
+    ),
+]
+
+
+def _expected(name, x, y, alpha):
+    if name == "bf16_add":
+        return (x.astype(np.float32) + y.astype(np.float32)).astype(ml_dtypes.bfloat16)
+    if name == "compare_count":
+        return np.where(x >= 0, x, x * np.float32(alpha))
+    if name == "race_vv":
+        return x * np.float32(alpha) + np.float32(1.0)
+    if name == "race_scalar":
+        return np.arange(x.size, dtype=np.float32) * np.float32(alpha)
+    if name in ("ub_capacity", "datacopy_align", "gm_oob", "flags", "core_overlap", "uninit"):
+        return x
+    return x * np.float32(alpha)
+
+
+def _run(projects, rng, name, key, opts):
+    opts = dict(opts)
+    n = opts.pop("n", N)
+    dtype = ml_dtypes.bfloat16 if opts.pop("dtype", None) == "bf16" else np.float32
+    x = _x(rng, n, dtype)
+    y = _x(rng, n, dtype)
+    return x, y, run(projects(name), x, y, key=key, alpha=1.5, **opts)
+
+
+@pytest.mark.parametrize(
+    "name,bug,fix,err,fragments,opts", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES]
+)
+def test_fault_is_reported(projects, rng, name, bug, fix, err, fragments, opts):
+    with pytest.raises(err) as info:
+        _run(projects, rng, name, bug, opts)
+    msg = str(info.value)
+    assert "op_kernel/sim_ew.cpp:" in msg
+    for frag in fragments:
+        assert frag in msg, f"{frag!r} not in:\n{msg}"
+
+
+@pytest.mark.parametrize(
+    "name,bug,fix,err,fragments,opts", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES]
+)
+def test_corrected_twin_passes(projects, rng, name, bug, fix, err, fragments, opts):
+    x, y, res = _run(projects, rng, name, fix, opts)
+    got = res.outputs[0]
+    assert np.array_equal(got, _expected(name, x, y, 1.5)), name
+
+
+@pytest.mark.parametrize("name", ["race_scalar", "race_vv"])
+def test_auto_sync_faults_pass_in_default_mode(projects, rng, name):
+    x, y, res = _run(projects, rng, name, 0, {})
+    assert np.array_equal(res.outputs[0], _expected(name, x, y, 1.5))
+
+
+def test_vv_ordering_is_hardware_on_950(projects, rng):
+    x, y, res = _run(projects, rng, "race_vv", 0, {"strict": True, "target": T950})
+    assert np.array_equal(res.outputs[0], _expected("race_vv", x, y, 1.5))
+
+
+def test_bf16_add_is_supported_on_950(projects, rng):
+    x, y, res = _run(projects, rng, "bf16_add", 0, {"dtype": "bf16", "target": T950})
+    assert np.array_equal(res.outputs[0], _expected("bf16_add", x, y, 1.5))
+
+
+def test_ub_capacity_can_be_overridden(projects, rng):
+    with pytest.raises(MemoryFaultError, match="> 65504 B usable"):
+        _run(projects, rng, "ub_capacity", 1, {"ub_capacity": 65536 - 32})
