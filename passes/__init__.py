@@ -1,6 +1,12 @@
 """Passes over the IR, each in its own module, composed by the pass manager."""
 
-from . import canonicalize, specialize  # noqa: F401  (registers the passes)
+from . import (  # noqa: F401  (registers the passes)
+    canonicalize,
+    hoist_scalars,
+    promote_precision,
+    specialize,
+    tile,
+)
 from .manager import PASSES, Pass, PassError, PassManager, parse_pipeline, register
 
 __all__ = ["PASSES", "Pass", "PassError", "PassManager", "parse_pipeline", "register"]

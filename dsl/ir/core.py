@@ -25,7 +25,7 @@ class Value:
 
 
 class Op:
-    __slots__ = ("opname", "operands", "result", "attrs", "loc")
+    __slots__ = ("opname", "operands", "result", "attrs", "loc", "region")
 
     def __init__(
         self,
@@ -35,8 +35,10 @@ class Op:
         result_name: str | None = None,
         attrs: dict[str, Any] | None = None,
         loc: Loc | None = None,
+        region: "list[Op] | None" = None,
     ):
         self.opname = opname
+        self.region = region
         self.operands = list(operands)
         self.attrs = dict(attrs or {})
         self.loc = loc
@@ -101,12 +103,13 @@ class Func:
         return next((a for a in self.attr_decls if a.name == name), None)
 
     def walk(self) -> Iterator[Op]:
-        yield from self.body
+        """Every op, nested regions included, in program order."""
+        yield from walk_ops(self.body)
 
     def uses(self) -> dict[int, int]:
         """Use counts by ``id(value)`` (returns included)."""
         counts: dict[int, int] = {}
-        for op in self.body:
+        for op in self.walk():
             for v in op.operands:
                 counts[id(v)] = counts.get(id(v), 0) + 1
         for v in self.returns:
@@ -114,9 +117,20 @@ class Func:
         return counts
 
     def replace_all_uses(self, old: Value, new: Value) -> None:
-        for op in self.body:
+        for op in self.walk():
             op.operands = [new if v is old else v for v in op.operands]
         self.returns = [new if v is old else v for v in self.returns]
+
+    def loop(self) -> "Op | None":
+        """The tile loop (``loop.tiles``) of a tile-level function."""
+        return next((op for op in self.body if op.opname == "loop.tiles"), None)
+
+
+def walk_ops(ops: list[Op]) -> Iterator[Op]:
+    for op in ops:
+        yield op
+        if op.region is not None:
+            yield from walk_ops(op.region)
 
 
 @dataclass
@@ -153,5 +167,5 @@ class Namer:
     @staticmethod
     def of(func: Func) -> "Namer":
         names = {p.value.name for p in func.params}
-        names |= {op.result.name for op in func.body if op.result is not None}
+        names |= {op.result.name for op in func.walk() if op.result is not None}
         return Namer(names)

@@ -44,6 +44,36 @@ def _static(op, env, attrs: dict[str, Any]):
     raise AssertionError(name)
 
 
+def _run_ops(ops, env: dict[int, Any], attrs: dict[str, Any], stored: dict[str, Any]) -> None:
+    for op in ops:
+        name = op.opname
+        if name.startswith("static."):
+            env[id(op.result)] = _static(op, env, attrs)
+            continue
+        if name == "none":
+            env[id(op.result)] = ABSENT
+            continue
+        if name == "loop.tiles":  # elementwise: the whole range is one tile
+            _run_ops(op.region, env, attrs, stored)
+            continue
+        if name.startswith("sync."):
+            continue
+        args = [env[id(v)] for v in op.operands]
+        if name == "dma.store":
+            stored[op.attrs["output"]] = args[0]
+            continue
+        if any(a is ABSENT for a in args):
+            env[id(op.result)] = ABSENT
+            continue
+        dt = dtype_of(op.result.type)
+        if name == "const":
+            env[id(op.result)] = np.full((1,), op.attrs["value"], dtype=compute_np(dt))
+        elif name == "attr":
+            env[id(op.result)] = np.full((1,), attrs[op.attrs["name"]], dtype=compute_np(dt))
+        else:
+            env[id(op.result)] = np.asarray(op.spec.interp(args, op.attrs, op.result.type))
+
+
 def run_func(func: Func, inputs: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> list:
     """Outputs in storage dtypes (``None`` for an absent optional output).
 
@@ -57,28 +87,14 @@ def run_func(func: Func, inputs: dict[str, np.ndarray | None], attrs: dict[str, 
             env[id(p.value)] = ABSENT
         else:
             env[id(p.value)] = np.asarray(arr).astype(compute_np(dtype_of(p.value.type)), copy=False)
-    for op in func.body:
-        name = op.opname
-        if name.startswith("static."):
-            env[id(op.result)] = _static(op, env, attrs)
-            continue
-        if name == "none":
-            env[id(op.result)] = ABSENT
-            continue
-        args = [env[id(v)] for v in op.operands]
-        if any(a is ABSENT for a in args):
-            env[id(op.result)] = ABSENT
-            continue
-        dt = dtype_of(op.result.type)
-        if name == "const":
-            env[id(op.result)] = np.full((1,), op.attrs["value"], dtype=compute_np(dt))
-        elif name == "attr":
-            env[id(op.result)] = np.full((1,), attrs[op.attrs["name"]], dtype=compute_np(dt))
-        else:
-            env[id(op.result)] = np.asarray(op.spec.interp(args, op.attrs, op.result.type))
+    stored: dict[str, Any] = {}
+    _run_ops(func.body, env, attrs, stored)
+    if func.attributes.get("level") == "tile":
+        returns = [stored.get(out.name, ABSENT) for out in func.outputs]
+    else:
+        returns = [env[id(v)] for v in func.returns]
     outs = []
-    for v, out in zip(func.returns, func.outputs):
-        val = env[id(v)]
+    for val, out in zip(returns, func.outputs):
         if val is ABSENT:
             if not out.optional:
                 raise ArgumentError(f"output '{out.name}' needs an optional input that was not given (None)")

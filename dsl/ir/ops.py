@@ -38,6 +38,8 @@ class OpSpec:
     interp: Interp | None
     attrs: tuple[str, ...] = ()
     has_result: bool = True
+    has_region: bool = False
+    in_loop: bool | None = None  # True: only inside loop.tiles; False: only outside; None: anywhere
     doc: str = ""
     check: Callable[[list[Type], dict[str, Any], Type | None], None] | None = field(default=None)
 

@@ -104,6 +104,33 @@ def _loc(tree) -> Loc | None:
     return Loc(json.loads(name), int(line), int(col))
 
 
+def _ops(trees, scope: dict[str, Value], src: str) -> list[Op]:
+    body = []
+    for o in trees:
+        res, opname_tree, operands, attrs, ty, region, loc = o.children
+        opname = str(opname_tree.children[0])
+        if opname not in OPS:
+            raise _err(f"unknown op '{opname}'", opname_tree.children[0], src)
+        args = []
+        for tok in operands.children if operands is not None else []:
+            vname = str(tok)[1:]
+            if vname not in scope:
+                raise _err(f"use of undefined value %{vname}", tok, src)
+            args.append(scope[vname])
+        rtype = _type(ty, src) if ty is not None else None
+        rname = str(res.children[0])[1:] if res is not None else None
+        if (rname is None) != (rtype is None):
+            raise _err("an op with a result needs both '%name =' and ': type'", opname_tree.children[0], src)
+        inner = _ops(region.children, scope, src) if region is not None else None
+        op = Op(opname, args, rtype, rname, _dict(attrs, src) if attrs is not None else {}, _loc(loc), inner)
+        if rname is not None:
+            if rname in scope:
+                raise _err(f"value %{rname} defined twice", res.children[0], src)
+            scope[rname] = op.result
+        body.append(op)
+    return body
+
+
 def _func(tree, src) -> Func:
     name_tok, params_t, attr_tree, outputs_t, fattrs_tree, loc_tree, body_t, ret_tree = tree.children
     params_trees = [c for c in params_t.children if c is not None]
@@ -144,28 +171,7 @@ def _func(tree, src) -> Func:
         oname, ty, opt = o.children
         outputs.append(Output(str(oname), _type(ty, src), optional=opt is not None))
 
-    body = []
-    for o in ops_trees:
-        res, opname_tree, operands, attrs, ty, loc = o.children
-        opname = str(opname_tree.children[0])
-        if opname not in OPS:
-            raise _err(f"unknown op '{opname}'", opname_tree.children[0], src)
-        args = []
-        for tok in (operands.children if operands is not None else []):
-            vname = str(tok)[1:]
-            if vname not in scope:
-                raise _err(f"use of undefined value %{vname}", tok, src)
-            args.append(scope[vname])
-        rtype = _type(ty, src) if ty is not None else None
-        rname = str(res.children[0])[1:] if res is not None else None
-        if (rname is None) != (rtype is None):
-            raise _err("an op with a result needs both '%name =' and ': type'", opname_tree.children[0], src)
-        op = Op(opname, args, rtype, rname, _dict(attrs, src) if attrs is not None else {}, _loc(loc))
-        if rname is not None:
-            if rname in scope:
-                raise _err(f"value %{rname} defined twice", res.children[0], src)
-            scope[rname] = op.result
-        body.append(op)
+    body = _ops(ops_trees, scope, src)
 
     returns = []
     for tok in ret_tree.children:

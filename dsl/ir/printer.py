@@ -42,7 +42,7 @@ def format_loc(loc: Loc | None, full_paths: bool = False) -> str:
     return f" loc({json.dumps(name)}:{loc.line}:{loc.col})"
 
 
-def print_op(op: Op, locs: bool = True, full_paths: bool = False) -> str:
+def print_op(op: Op, locs: bool = True, full_paths: bool = False, indent: str = "") -> str:
     s = f"%{op.result.name} = " if op.result is not None else ""
     s += op.opname
     if op.operands:
@@ -51,6 +51,9 @@ def print_op(op: Op, locs: bool = True, full_paths: bool = False) -> str:
         s += " " + format_attr(op.attrs)
     if op.result is not None:
         s += f" : {op.result.type}"
+    if op.region is not None:
+        inner = "".join(f"{indent}  {print_op(o, locs, full_paths, indent + '  ')}\n" for o in op.region)
+        s += " do {\n" + inner + indent + "}"
     if locs:
         s += format_loc(op.loc, full_paths)
     return s
@@ -78,7 +81,7 @@ def print_func(f: Func, locs: bool = True, full_paths: bool = False) -> str:
     if locs:
         head += format_loc(f.loc, full_paths)
     lines = [head + " {"]
-    lines += ["  " + print_op(op, locs, full_paths) for op in f.body]
+    lines += ["  " + print_op(op, locs, full_paths, "  ") for op in f.body]
     lines.append("  return" + ("" if not f.returns else " " + ", ".join(f"%{v.name}" for v in f.returns)))
     lines.append("}")
     return "\n".join(lines)

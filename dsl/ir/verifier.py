@@ -31,20 +31,14 @@ def _check_attr_refs(func: Func, op: Op) -> None:
             raise _fail(func, op, f"attribute '{decl.name}' is static; use static.flag/static.is")
 
 
-def verify_func(func: Func) -> None:
-    defined: set[int] = {id(p.value) for p in func.params}
-    names: set[str] = set()
-    for p in func.params:
-        if p.value.name in names:
-            raise _fail(func, None, f"parameter %{p.value.name} declared twice")
-        names.add(p.value.name)
-    for op in func.body:
+def _verify_ops(func: Func, ops: list[Op], defined: set[int], names: set[str], in_loop: bool) -> None:
+    for op in ops:
         spec = OPS.get(op.opname)
         if spec is None:
             raise _fail(func, op, f"unknown op '{op.opname}'")
         for v in op.operands:
             if id(v) not in defined:
-                raise _fail(func, op, f"%{v.name} is used before it is defined")
+                raise _fail(func, op, f"%{v.name} is used before it is defined (or outside its region)")
         if spec.arity is not None and len(op.operands) != spec.arity:
             raise _fail(func, op, f"'{op.opname}' takes {spec.arity} operands, got {len(op.operands)}")
         missing = [a for a in spec.attrs if a not in op.attrs]
@@ -52,6 +46,11 @@ def verify_func(func: Func) -> None:
             raise _fail(func, op, f"'{op.opname}' needs attribute(s) {', '.join(missing)}")
         if spec.has_result != (op.result is not None):
             raise _fail(func, op, f"'{op.opname}' {'has' if spec.has_result else 'has no'} result")
+        if (op.region is not None) != spec.has_region:
+            raise _fail(func, op, f"'{op.opname}' {'needs' if spec.has_region else 'takes no'} region")
+        if spec.in_loop is not None and spec.in_loop != in_loop:
+            where = "inside" if spec.in_loop else "outside"
+            raise _fail(func, op, f"'{op.opname}' belongs {where} the tile loop")
         types = [v.type for v in op.operands]
         rtype = op.result.type if op.result is not None else None
         try:
@@ -71,6 +70,44 @@ def verify_func(func: Func) -> None:
                 raise _fail(func, op, f"value %{op.result.name} defined twice")
             names.add(op.result.name)
             defined.add(id(op.result))
+        if op.region is not None:
+            _verify_ops(func, op.region, set(defined), names, True)
+
+
+def _verify_stores(func: Func) -> None:
+    stored: dict[str, Op] = {}
+    for op in func.walk():
+        if op.opname != "dma.store":
+            continue
+        name = op.attrs["output"]
+        out = next((o for o in func.outputs if o.name == name), None)
+        if out is None:
+            raise _fail(func, op, f"no output named '{name}'")
+        if name in stored:
+            raise _fail(func, op, f"output '{name}' is stored twice")
+        if op.operands[0].type != out.type:
+            raise _fail(
+                func, op, f"output '{name}' is {out.type} but the stored value is {op.operands[0].type}"
+            )
+        stored[name] = op
+    for out in func.outputs:
+        if out.name not in stored and not out.optional:
+            raise _fail(func, None, f"output '{out.name}' is never stored")
+
+
+def verify_func(func: Func) -> None:
+    names: set[str] = set()
+    for p in func.params:
+        if p.value.name in names:
+            raise _fail(func, None, f"parameter %{p.value.name} declared twice")
+        names.add(p.value.name)
+    defined: set[int] = {id(p.value) for p in func.params}
+    _verify_ops(func, func.body, defined, names, False)
+    if func.attributes.get("level") == "tile":
+        if func.returns:
+            raise _fail(func, None, "a tile-level function stores its outputs with dma.store; return nothing")
+        _verify_stores(func)
+        return
     if len(func.returns) != len(func.outputs):
         raise _fail(func, None, f"returns {len(func.returns)} values for {len(func.outputs)} outputs")
     for v, out in zip(func.returns, func.outputs):

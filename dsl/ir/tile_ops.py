@@ -1,0 +1,154 @@
+"""Tile-level ops: the tile loop, GM<->UB copies, vector-scalar instructions and pipe sync.
+
+After ``tile``, a function's tensor ops sit inside one ``loop.tiles`` region and mean "this
+op on the current tile". Types stay ``tensor<*, T>``: a tile is a slice of the op-wide range.
+
+    %lr = scalar.load %lr_gm : scalar<f32>           // S pipe, once per core
+    loop.tiles {tile = 5184} do {
+      %g = dma.load %grad {buf = "b1"} : tensor<*, f32>       // MTE2
+      sync.set {event = "MTE2_V", id = "slot"}
+      sync.wait {event = "MTE2_V", id = "slot"}
+      %m = vec.muls %g, %lr {buf = "b2"} : tensor<*, f32>    // V
+      dma.store %m {output = "m_out"}                         // MTE3
+    }
+"""
+
+from __future__ import annotations
+
+from .ops import OpSpec, _arith, _binary, declare
+from .types import ScalarType, TensorType, TypeInferenceError
+
+import numpy as np
+
+PIPES = ("S", "MTE2", "V", "MTE3")
+EVENTS = tuple(f"{a}_{b}" for a in PIPES for b in PIPES if a != b)
+
+
+def _scalar_load(types, attrs):
+    (t,) = types
+    if not isinstance(t, ScalarType):
+        raise TypeInferenceError("scalar.load reads a Scalar input")
+    return t
+
+
+def _dma_load(types, attrs):
+    (t,) = types
+    if not isinstance(t, TensorType):
+        raise TypeInferenceError("dma.load reads a tensor input")
+    return t
+
+
+def _vector_scalar(name: str):
+    arith = _arith(name)
+
+    def infer(types, attrs):
+        if not (isinstance(types[0], TensorType) and isinstance(types[1], ScalarType)):
+            raise TypeInferenceError(f"{name} takes a tile and a scalar")
+        return arith(types, attrs)
+
+    return infer
+
+
+def _check_dup(types, attrs, rtype):
+    if not (
+        isinstance(types[0], ScalarType) and isinstance(rtype, TensorType) and rtype.dtype == types[0].dtype
+    ):
+        raise TypeInferenceError("vec.dup broadcasts a scalar into a tile of the same dtype")
+
+
+def _check_store(types, attrs, rtype):
+    if not isinstance(types[0], TensorType):
+        raise TypeInferenceError("dma.store writes a tile")
+
+
+def _check_sync(types, attrs, rtype):
+    if attrs.get("event") not in EVENTS:
+        raise TypeInferenceError(
+            f"unknown event {attrs.get('event')!r}; events are SRC_DST of S, MTE2, V, MTE3"
+        )
+    i = attrs.get("id")
+    if not (i == "slot" or (isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= 5)):
+        raise TypeInferenceError(f'event id must be 0-5 or "slot", got {i!r}')
+
+
+declare(
+    OpSpec(
+        "scalar.load",
+        1,
+        _scalar_load,
+        lambda a, at, rt: a[0],
+        in_loop=False,
+        doc="%s = scalar.load %lr : scalar<f32>  // GM [1] -> scalar register (S pipe)",
+    )
+)
+declare(
+    OpSpec(
+        "dma.load",
+        1,
+        _dma_load,
+        lambda a, at, rt: a[0],
+        in_loop=True,
+        doc="%t = dma.load %x : tensor<*, f16>  // GM -> UB (MTE2)",
+    )
+)
+declare(
+    OpSpec(
+        "dma.store",
+        1,
+        None,
+        None,
+        attrs=("output",),
+        has_result=False,
+        in_loop=True,
+        check=_check_store,
+        doc='dma.store %t {output = "y"}  // UB -> GM (MTE3)',
+    )
+)
+for _name, _fn in [("adds", np.add), ("muls", np.multiply), ("maxs", np.maximum), ("mins", np.minimum)]:
+    declare(
+        OpSpec(
+            f"vec.{_name}",
+            2,
+            _vector_scalar(f"vec.{_name}"),
+            _binary(_fn),
+            in_loop=True,
+            doc=f"%r = vec.{_name} %t, %s : tensor<*, f32>  // {_name.capitalize()}(dst, t, s, n)",
+        )
+    )
+declare(
+    OpSpec(
+        "vec.dup",
+        1,
+        None,
+        lambda a, at, rt: a[0],
+        check=_check_dup,
+        in_loop=True,
+        doc="%t = vec.dup %s : tensor<*, f32>  // Duplicate(dst, s, n)",
+    )
+)
+declare(
+    OpSpec(
+        "loop.tiles",
+        0,
+        None,
+        None,
+        has_result=False,
+        has_region=True,
+        in_loop=False,
+        check=lambda t, a, r: None,
+        doc="loop.tiles {tile = 4096} do { ... }",
+    )
+)
+for _name in ("set", "wait"):
+    declare(
+        OpSpec(
+            f"sync.{_name}",
+            0,
+            None,
+            None,
+            attrs=("event", "id"),
+            has_result=False,
+            check=_check_sync,
+            doc=f'sync.{_name} {{event = "MTE2_V", id = "slot"}}  // {_name.capitalize()}Flag',
+        )
+    )

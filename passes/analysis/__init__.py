@@ -1,0 +1,1 @@
+"""Pure analyses over tile-level IR (no rewriting)."""

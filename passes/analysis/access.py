@@ -1,0 +1,53 @@
+"""Who touches which tile value, on which pipe: the facts buffer planning and sync insertion use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dsl.ir import Op, TensorType
+
+
+def pipe_of(op: Op) -> str:
+    if op.opname == "dma.load":
+        return "MTE2"
+    if op.opname == "dma.store":
+        return "MTE3"
+    if op.opname.startswith("sync."):
+        return "S"
+    return "V"
+
+
+@dataclass(frozen=True)
+class Access:
+    index: int  # position in the loop body
+    pipe: str
+    value: object  # the tile Value
+    write: bool
+
+
+def tile_values(op: Op) -> list:
+    return [v for v in op.operands if isinstance(v.type, TensorType)]
+
+
+def accesses(body: list[Op]) -> list[Access]:
+    out = []
+    for i, op in enumerate(body):
+        if op.opname.startswith("sync."):
+            continue
+        pipe = pipe_of(op)
+        for v in tile_values(op):
+            if op.opname != "dma.load":
+                out.append(Access(i, pipe, v, False))
+        if op.result is not None and isinstance(op.result.type, TensorType):
+            out.append(Access(i, pipe, op.result, True))
+    return out
+
+
+def stored_values(body: list[Op]) -> set[int]:
+    return {id(op.operands[0]) for op in body if op.opname == "dma.store"}
+
+
+def mte_values(body: list[Op]) -> set[int]:
+    """Values a DMA touches: loaded ones and stored ones."""
+    loaded = {id(op.result) for op in body if op.opname == "dma.load"}
+    return loaded | stored_values(body)

@@ -1,0 +1,110 @@
+"""hoist-scalars: read Scalar inputs once per core, compute scalar-only math once, and use the
+vector-scalar instructions instead of broadcasting a scalar into a tile.
+
+Takes a tile-level function; produces one where (1) each Scalar input is read by one
+``scalar.load`` before the loop, (2) every op whose operands are all scalars is moved out of
+the loop (in order), and (3) tile-scalar arithmetic becomes ``vec.adds/muls/maxs/mins``:
+``t - s`` is ``adds(t, -s)``, ``t / s`` is ``muls(t, 1/s)`` with ``-s`` and ``1/s`` computed
+once; ``s - t`` is ``adds(neg t, s)``; ``s / t`` divides a ``vec.dup`` of s.
+
+    before:  loop.tiles do {
+               %0 = sub %x_t, %s : tensor<*, f32>
+             }
+    after:   %s_s = scalar.load %s : scalar<f32>
+             %1 = neg %s_s : scalar<f32>
+             loop.tiles do {
+               %0 = vec.adds %x_t, %1 : tensor<*, f32>
+             }
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dsl.ir import Func, Module, Namer, Op, ScalarType, TensorType
+
+from .manager import Pass, register
+
+VECTOR_SCALAR = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
+
+
+def _is_scalar(v) -> bool:
+    return isinstance(v.type, ScalarType)
+
+
+def hoist(func: Func) -> None:
+    loop = func.loop()
+    if loop is None:
+        return
+    namer = Namer.of(func)
+    outside: list[Op] = []
+    loads: dict[int, Op] = {}
+    for p in func.params:
+        v = p.value
+        if _is_scalar(v) and any(v in op.operands for op in func.walk()):
+            load = Op("scalar.load", [v], v.type, namer.fresh(f"{v.name}_s"), {}, func.loc)
+            func.replace_all_uses(v, load.result)
+            load.operands = [v]
+            loads[id(v)] = load
+    outside.extend(loads.values())
+
+    inner: list[Op] = []
+    for op in loop.region:
+        if op.result is not None and _is_scalar(op.result) and all(_is_scalar(v) for v in op.operands):
+            outside.append(op)
+        else:
+            inner.append(op)
+
+    rewritten: list[Op] = []
+    for op in inner:
+        rewritten.extend(_vector_scalar(op, outside, namer))
+    loop.region = rewritten
+    func.body = outside + [o for o in func.body if o.opname != "scalar.load" and o not in outside]
+
+
+def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=None) -> Op:
+    t = operands[0].type if operands else None
+    op = Op(name, operands, t, namer.fresh(), attrs or {}, loc)
+    outside.append(op)
+    return op
+
+
+def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
+    if op.opname not in ("add", "sub", "mul", "div", "max", "min") or len(op.operands) != 2:
+        return [op]
+    a, b = op.operands
+    if _is_scalar(a) == _is_scalar(b):
+        return [op]
+    tile_first = isinstance(a.type, TensorType)
+    t, s = (a, b) if tile_first else (b, a)
+    if op.opname in VECTOR_SCALAR:
+        op.opname, op.operands = VECTOR_SCALAR[op.opname], [t, s]
+        return [op]
+    if op.opname == "sub" and tile_first:  # t - s = t + (-s)
+        neg = _scalar_op("neg", [s], outside, namer, op.loc)
+        op.opname, op.operands = "vec.adds", [t, neg.result]
+        return [op]
+    if op.opname == "sub":  # s - t = (-t) + s
+        neg = Op("neg", [t], t.type, namer.fresh(), {}, op.loc)
+        op.opname, op.operands = "vec.adds", [neg.result, s]
+        return [neg, op]
+    if tile_first:  # t / s = t * (1/s)
+        one = Op("const", [], s.type, namer.fresh(), {"value": 1.0}, op.loc)
+        outside.append(one)
+        recip = _scalar_op("div", [one.result, s], outside, namer, op.loc)
+        op.opname, op.operands = "vec.muls", [t, recip.result]
+        return [op]
+    dup = Op("vec.dup", [s], t.type.with_dtype(s.type.dtype), namer.fresh(), {}, op.loc)  # s / t
+    op.operands = [dup.result, t]
+    return [dup, op]
+
+
+@register
+@dataclass(frozen=True)
+class HoistScalarsPass(Pass):
+    name: ClassVar[str] = "hoist-scalars"
+
+    def run(self, module: Module) -> None:
+        for func in module.funcs:
+            hoist(func)

@@ -1,0 +1,113 @@
+"""promote-precision: compute f16/bf16 math in f32, rounding only where the program says so.
+
+Takes tensor-level IR; produces IR whose arithmetic is all f32: each f16/bf16 input is widened
+by a ``cast`` where it enters, every float op is retyped to f32, explicit casts to f16/bf16 keep
+their rounding (followed by a widening cast), and outputs are narrowed once before return. This
+is the DSL's numeric semantics made explicit, so the interpreter's results do not change.
+
+    before:  %0 = mul %x, %s : tensor<*, bf16>
+             return %0
+    after:   %x_f32 = cast %x {from = bf16} : tensor<*, f32>
+             %s_f32 = cast %s {from = bf16} : scalar<f32>
+             %0 = mul %x_f32, %s_f32 : tensor<*, f32>
+             %1 = cast %0 {from = f32} : tensor<*, bf16>
+             return %1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dsl.dtypes import f32
+from dsl.ir import Func, Module, Namer, Op, ScalarType, TensorType
+
+from .manager import Pass, register
+from .rewrite import erase_dead_ops
+
+
+def _narrow(t) -> bool:
+    return isinstance(t, (TensorType, ScalarType)) and t.dtype.is_float and t.dtype.bits == 16
+
+
+def _widened(t):
+    return t.with_dtype(f32)
+
+
+def promote(func: Func) -> None:
+    namer = Namer.of(func)
+    head: list[Op] = []
+    for p in func.params:
+        v = p.value
+        if not _narrow(v.type):
+            continue
+        cast = Op(
+            "cast", [v], _widened(v.type), namer.fresh(f"{v.name}_f32"), {"from": v.type.dtype}, func.loc
+        )
+        func.replace_all_uses(v, cast.result)
+        cast.operands = [v]
+        head.append(cast)
+    body: list[Op] = []
+    for op in func.body:
+        body.append(op)
+        if op.result is None:
+            continue
+        rt = op.result.type
+        if op.opname in ("const", "attr"):
+            if _narrow(rt):
+                op.result.type = _widened(rt)
+            continue
+        if op.opname == "cast":
+            src = op.operands[0].type
+            op.attrs["from"] = src.dtype
+            if src.dtype == rt.dtype:
+                func.replace_all_uses(op.result, op.operands[0])
+                continue
+            if _narrow(rt):  # an explicit rounding the program asked for: keep it, then widen
+                widen = Op("cast", [op.result], _widened(rt), namer.fresh(), {"from": rt.dtype}, op.loc)
+                func.replace_all_uses(op.result, widen.result)
+                widen.operands = [op.result]
+                body.append(widen)
+            continue
+        if op.opname == "none":
+            if _narrow(rt):
+                op.result.type = _widened(rt)
+            continue
+        if op.spec.infer is not None:
+            op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+    func.body = head + body
+    narrowed: dict[tuple[int, str], Op] = {}
+    returns = []
+    for v, out in zip(func.returns, func.outputs):
+        if v.type != out.type and v.owner is not None and v.owner.opname == "none":
+            v.type = out.type
+        elif v.type != out.type:
+            key = (id(v), str(out.type))
+            if key not in narrowed:
+                loc = v.owner.loc if v.owner is not None else func.loc
+                narrowed[key] = Op("cast", [v], out.type, namer.fresh(), {"from": v.type.dtype}, loc)
+            v = narrowed[key].result
+        returns.append(v)
+    func.returns = returns
+    # Narrow each output right after its value is computed, so its copy-out can start early.
+    after: dict[int, list[Op]] = {}
+    for (vid, _), cast in narrowed.items():
+        after.setdefault(vid, []).append(cast)
+    ordered: list[Op] = [c for p in func.params for c in after.get(id(p.value), [])]
+    for op in func.body:
+        ordered.append(op)
+        if op.result is not None:
+            ordered.extend(after.get(id(op.result), []))
+    func.body = ordered
+    erase_dead_ops(func)
+
+
+@register
+@dataclass(frozen=True)
+class PromotePrecisionPass(Pass):
+    name: ClassVar[str] = "promote-precision"
+
+    def run(self, module: Module) -> None:
+        for func in module.funcs:
+            if func.attributes.get("level") != "tile":
+                promote(func)

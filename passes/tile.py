@@ -1,0 +1,89 @@
+"""tile: wrap an elementwise function's tensor work in one tile loop with GM<->UB copies.
+
+Takes specialized tensor-level IR over unshaped (flat) tensors; produces a tile-level function
+(``level = "tile"``): every op runs inside ``loop.tiles`` on the current tile, each tensor input
+is loaded once at the top of the body (``dma.load``, MTE2), and each output is stored right
+after the op that produces it (``dma.store``, MTE3) so copy-out overlaps the remaining math.
+The tile length is chosen later by ``plan-buffers``, once the buffers per element are known.
+
+    before:  %0 = mul %x, %s : tensor<*, f32>
+             return %0
+    after:   loop.tiles do {
+               %x_t = dma.load %x : tensor<*, f32>
+               %0 = mul %x_t, %s : tensor<*, f32>
+               dma.store %0 {output = "y"}
+             }
+             return
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dsl.errors import CompileError
+from dsl.ir import Func, Module, Namer, Op, TensorType
+
+from .manager import Pass, register
+
+
+def check_flat(func: Func) -> None:
+    """The tile loop handles flat elementwise functions; say clearly what is not supported yet."""
+    if func.attributes.get("broadcast"):
+        raise CompileError(
+            f"@{func.name}: broadcast=True operators are not supported by the backend yet", func.loc
+        )
+    for p in func.params:
+        t = p.value.type
+        if isinstance(t, TensorType) and not t.shape.unshaped:
+            raise CompileError(
+                f"input '{p.value.name}' has named dims [{t.shape}]; the backend supports flat elementwise "
+                "operators (unannotated Tensor) so far — row ops and reductions come next",
+                func.loc,
+            )
+
+
+def tile(func: Func) -> None:
+    check_flat(func)
+    namer = Namer.of(func)
+    loads: list[Op] = []
+    for p in func.params:
+        v = p.value
+        if not isinstance(v.type, TensorType) or not any(v in op.operands for op in func.body):
+            continue
+        load = Op("dma.load", [v], v.type, namer.fresh(f"{v.name}_t"), {}, func.loc)
+        func.replace_all_uses(v, load.result)
+        load.operands = [v]
+        loads.append(load)
+    stores_after: dict[int, list[Op]] = {}
+    early: list[Op] = []
+    for value, out in zip(func.returns, func.outputs):
+        if value.owner is not None and value.owner.opname == "none":
+            continue
+        store = Op(
+            "dma.store", [value], None, None, {"output": out.name}, value.owner.loc if value.owner else None
+        )
+        if value.owner is None or value.owner.opname == "dma.load":
+            early.append(store)
+        else:
+            stores_after.setdefault(id(value.owner), []).append(store)
+    inner: list[Op] = list(loads) + early
+    for op in func.body:
+        if op.opname == "none":
+            continue
+        inner.append(op)
+        inner.extend(stores_after.get(id(op), []))
+    func.body = [Op("loop.tiles", [], None, None, {}, func.loc, inner)]
+    func.returns = []
+    func.attributes["level"] = "tile"
+
+
+@register
+@dataclass(frozen=True)
+class TilePass(Pass):
+    name: ClassVar[str] = "tile"
+
+    def run(self, module: Module) -> None:
+        for func in module.funcs:
+            if func.attributes.get("level") != "tile":
+                tile(func)
