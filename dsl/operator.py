@@ -191,20 +191,20 @@ class Operator:
                     raise ArgumentError(f"optional input '{p.value.name}' is required when {why}")
         return func
 
-    # -- backend (issue 4) ----------------------------------------------------------------------
+    # -- backend ------------------------------------------------------------------------------
 
     def compile(self, target: str = "ascend910b", out_dir="build"):
-        from .errors import CompileError
+        """Write the CANN custom-operator project; returns its path (``out_dir/<name>``)."""
+        from backends.ascendc.compile import compile_op
 
-        raise CompileError(
-            "the Ascend C backend is not implemented yet (op.compile lands with the "
-            "elementwise backend); use op.ir() and op.reference() meanwhile"
-        )
+        return compile_op(self, target=target, out_dir=out_dir)
 
     def simulate(self, *arrays, target: str = "ascend910b", cores=None, project=None, **attrs):
-        from .errors import CompileError
+        """Outputs of the generated host tiling + kernel run on the CPU emulator."""
+        from backends.ascendc.simulate import simulate
 
-        raise CompileError("op.simulate needs the Ascend C backend, which is not implemented yet")
+        outs, _ = simulate(self, arrays, attrs, target=target, cores=cores, project=project)
+        return outs
 
 
 def op(fn=None, *, dtypes=(ALL_DTYPES[2],), broadcast: bool = False, name: str | None = None):

@@ -2,9 +2,13 @@
 
 from . import (  # noqa: F401  (registers the passes)
     canonicalize,
+    double_buffer,
+    insert_sync,
+    plan_buffers,
     hoist_scalars,
     promote_precision,
     specialize,
+    split_cores,
     tile,
 )
 from .manager import PASSES, Pass, PassError, PassManager, parse_pipeline, register

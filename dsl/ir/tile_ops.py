@@ -152,3 +152,22 @@ for _name in ("set", "wait"):
             doc=f'sync.{_name} {{event = "MTE2_V", id = "slot"}}  // {_name.capitalize()}Flag',
         )
     )
+
+
+def _check_barrier(types, attrs, rtype):
+    if attrs.get("pipe") not in ("V", "MTE2", "MTE3"):
+        raise TypeInferenceError("sync.barrier orders one pipe: V, MTE2 or MTE3")
+
+
+declare(
+    OpSpec(
+        "sync.barrier",
+        0,
+        None,
+        None,
+        attrs=("pipe",),
+        has_result=False,
+        check=_check_barrier,
+        doc='sync.barrier {pipe = "V"}  // PipeBarrier<PIPE_V>()',
+    )
+)

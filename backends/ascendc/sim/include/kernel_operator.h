@@ -14,3 +14,4 @@
 #include "dslc_sim/vec_cmp.h"
 #include "dslc_sim/vec_reduce.h"
 #include "dslc_sim/kernel_tiling.h"
+#include "dslc_sim/scalar.h"

@@ -1,0 +1,75 @@
+"""``op.simulate``: run the generated (or a user-edited) project on the CPU emulator."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from dsl.errors import ArgumentError, CompileError
+from dsl.ir import TensorType
+
+from .compile import compile_op
+from .sim import simulate_project
+from .targets import get_target
+
+
+def _cache_root() -> Path:
+    root = os.environ.get("DSLC_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "dslc")
+    path = Path(root) / "projects"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def generated_project(op, target: str) -> Path:
+    """The project for (op, target), generated once per Operator object."""
+    cache = op.__dict__.setdefault("_projects", {})
+    path = cache.get(target)
+    if path is None or not path.exists():
+        out = Path(tempfile.mkdtemp(prefix=f"{op.name}.", dir=_cache_root()))
+        path = compile_op(op, target=target, out_dir=out)
+        cache[target] = path
+    return path
+
+
+def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=None, strict: bool = False):
+    tgt = get_target(target)
+    T, inputs, values = op.bind(arrays, attrs)
+    func = op.variant(T, values, inputs)
+    if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
+        raise ArgumentError(f"cores must be a positive integer, got {cores!r}")
+    shape = None
+    for d in op._def.inputs:
+        arr = inputs.get(d.name)
+        if arr is not None and not d.is_scalar:
+            shape = arr.shape
+            break
+    if shape is None:
+        raise ArgumentError(f"{op.name} has no tensor input to take the output shape from")
+    outputs = [(tuple(shape), o.type.dtype.np) for o in func.outputs]
+    if project is None:
+        project = generated_project(op, target)
+    else:
+        project = Path(project)
+        if not (project / "op_kernel" / f"{op.name}.cpp").is_file():
+            raise ArgumentError(f"{project} is not a project of {op.name} (no op_kernel/{op.name}.cpp)")
+    result = simulate_project(
+        project,
+        op.name,
+        inputs=[inputs[name] for name in op.inputs],
+        outputs=outputs,
+        attrs=[values[a.name] for a in op._def.attrs],
+        target=tgt,
+        cores=cores,
+        strict=strict,
+    )
+    outs = []
+    for o, arr, v in zip(func.outputs, result.outputs, func.returns):
+        absent = v.owner is not None and v.owner.opname == "none"
+        outs.append(None if absent else np.asarray(arr))
+    return (outs[0] if len(outs) == 1 else tuple(outs)), result
+
+
+__all__ = ["simulate", "generated_project", "CompileError"]

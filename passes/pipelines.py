@@ -1,0 +1,24 @@
+"""The default pass pipeline per target, as a straight list; each line says why it is where it is."""
+
+from __future__ import annotations
+
+from .manager import Pass, parse_pipeline
+
+
+def elementwise_pipeline(target: str, ub: int) -> list[Pass]:
+    return parse_pipeline(
+        ",".join(
+            [
+                "specialize",  # one function per static-attribute combination (tiling keys)
+                "canonicalize",  # fold and share before widening, so fewer casts appear
+                "promote-precision",  # f16/bf16 math in f32: the DSL's numeric semantics
+                "tile",  # loop over tiles; loads at the top, stores after their producers
+                "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
+                "canonicalize",  # share the hoisted scalars
+                "double-buffer",  # ping-pong slots for what the DMA touches
+                f"plan-buffers{{target={target},ub={ub}}}",  # needs slots; picks the tile length
+                "split-cores",  # host split policy from the narrowest GM tensor
+                "insert-sync",  # last: needs the final buffers and op order
+            ]
+        )
+    )
