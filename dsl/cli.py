@@ -53,8 +53,100 @@ def cmd_opt(args) -> int:
     return 0
 
 
-def cmd_not_ready(args) -> int:
-    raise CompileError(f"'dslc {args.command}' needs the Ascend C backend, which is not implemented yet")
+def cmd_compile(args) -> int:
+    from backends.ascendc.compile import lower
+    from backends.ascendc.explain import func_ledger
+    from backends.ascendc.project import write_project
+    from backends.ascendc.targets import get_target
+
+    from .loader import load_operators, pick_operator
+
+    ops = load_operators(args.file)
+    chosen = [pick_operator(ops, args.op, args.file)] if args.op else list(ops.values())
+    target = get_target(args.target)
+    dump = (lambda s: sys.stderr.write(s)) if args.print_ir_after_all else None
+    for op in chosen:
+        compiled = lower(op, args.target, dump=dump, dump_dir=Path(args.dump_ir) if args.dump_ir else None)
+        path = write_project(Path(args.out), compiled.plan, compiled.files, {})
+        keys = ", ".join(str(v.key) for v in compiled.plan.variants)
+        print(f"dslc: wrote {path} ({len(compiled.plan.variants)} kernel variants, tiling keys {keys})")
+        if args.explain:
+            for v in compiled.plan.variants:
+                print("\n".join(func_ledger(v.func, v.key, target.ub_usable_bytes).lines()))
+    return 0
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(x) for x in text.replace("x", ",").split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"--shape expects comma-separated integers, got '{text}'") from None
+    if any(d < 0 for d in dims):
+        raise UsageError(f"--shape dims must be >= 0, got '{text}'")
+    return dims
+
+
+def cmd_run(args) -> int:
+    import numpy as np
+
+    from backends.ascendc.simulate import simulate
+
+    from .dtypes import dtype_from_name
+    from .loader import load_operators, pick_operator
+    from .precision import compare
+
+    op = pick_operator(load_operators(args.file), args.op, args.file)
+    attrs = parse_attrs(args.attr)
+    dtype = dtype_from_name(args.dtype) if args.dtype else op.dtypes[0]
+    if dtype not in op.dtypes:
+        raise ArgumentError(f"{op.name} is not generated for {dtype}")
+    values = op.check_attrs(attrs)
+    tensors = [d for d in op._def.inputs if not d.is_scalar]
+    shapes = [parse_shape(s) for s in (args.shape or ["4096"])]
+    if len(shapes) not in (1, len(tensors)):
+        raise UsageError(f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)})")
+    variant = op.variant(dtype, values)
+    used = {id(v) for o in variant.walk() for v in o.operands} | {id(v) for v in variant.returns}
+    rng = np.random.default_rng(args.seed)
+    arrays, k = [], 0
+    for d in op._def.inputs:
+        want = d.spec.dtype or dtype
+        p = variant.param(d.name)
+        if d.optional and id(p.value) not in used:
+            arrays.append(None)
+            if not d.is_scalar:
+                k += 1
+            continue
+        shape = (1,) if d.is_scalar else shapes[min(k, len(shapes) - 1)]
+        k += 0 if d.is_scalar else 1
+        if want.is_float:
+            arrays.append(rng.uniform(0.1, 1.0, shape).astype(want.np))
+        elif want.kind == "bool":
+            arrays.append(rng.integers(0, 2, shape).astype(np.bool_))
+        else:
+            arrays.append(rng.integers(0, 8, shape).astype(want.np))
+    ref = op.reference(*arrays, **attrs)
+    outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    ok = True
+    for name, o, r in zip(op.outputs, outs, refs):
+        if r is None:
+            print(f"{name}: not produced by this variant")
+            continue
+        c = compare(o, r)
+        ok &= c.ok
+        print(
+            f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {'ok' if c.ok else 'MISMATCH'}"
+        )
+    cnt = result.counters
+    dma = sum(cnt.get(p, {}).get("dma", 0) for p in ("MTE2", "MTE3"))
+    print(
+        f"tiling key {result.tiling_key}, block dim {result.block_dim}, DMA copies {dma}, "
+        f"UB peak {cnt.get('ub_peak_bytes', 0)} B"
+    )
+    print(f"{op.name}[{dtype}] {'matches' if ok else 'does NOT match'} the reference")
+    return 0 if ok else 1
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,8 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--op")
     comp.add_argument("--dump-ir")
     comp.add_argument("--print-ir-after-all", action="store_true")
-    comp.add_argument("--explain", action="store_true")
-    comp.set_defaults(run=cmd_not_ready)
+    comp.add_argument("--explain", action="store_true", help="print the UB ledger and tile of every variant")
+    comp.set_defaults(run=cmd_compile)
 
     run = sub.add_parser("run", help="simulate on random inputs and compare with the reference")
     run.add_argument("file")
@@ -91,7 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--dtype")
     run.add_argument("--attr", action="append", metavar="K=V")
     run.add_argument("--target", default="ascend910b")
-    run.set_defaults(run=cmd_not_ready)
+    run.add_argument("--cores", type=int)
+    run.add_argument("--seed", type=int, default=0)
+    run.set_defaults(run=cmd_run)
     return p
 
 

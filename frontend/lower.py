@@ -586,7 +586,10 @@ class Lowerer:
 
     def binary(self, op: str, a, b, node: ast.AST):
         if isinstance(a, Weak) and isinstance(b, Weak) and (a.attr or b.attr):
-            a = self.const(a, None, node)
+            # Two weak values (one a run-time attribute): both take T's kind, so `1 - dampening`
+            # stays a T scalar rather than dragging an f16 expression up to f32.
+            is_float = isinstance(a.value, float) or isinstance(b.value, float)
+            a = self.const(Weak(float(a.value) if is_float else a.value, a.attr), None, node)
         if isinstance(a, Weak) and isinstance(b, Weak):
             x, y = a.value, b.value
             if op == "div" and y == 0:

@@ -22,11 +22,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dsl.ir import Func, Module, Namer, Op, ScalarType, TensorType
+from dsl.ir import Func, Module, Namer, Op, ScalarType, Shape, TensorType, Value
 
 from .manager import Pass, register
 
 VECTOR_SCALAR = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
+# What the scalar unit computes once per core; other scalar math runs on a broadcast tile.
+SCALAR_UNIT = {
+    "const",
+    "attr",
+    "cast",
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "neg",
+    "max",
+    "min",
+    "abs",
+    "relu",
+    "reciprocal",
+}
 
 
 def _is_scalar(v) -> bool:
@@ -50,11 +66,28 @@ def hoist(func: Func) -> None:
     outside.extend(loads.values())
 
     inner: list[Op] = []
+    widened: dict[int, Value] = {}  # scalar values the scalar unit cannot compute, now tiles
     for op in loop.region:
-        if op.result is not None and _is_scalar(op.result) and all(_is_scalar(v) for v in op.operands):
+        op.operands = [widened.get(id(v), v) for v in op.operands]
+        scalar_only = (
+            op.result is not None and _is_scalar(op.result) and all(_is_scalar(v) for v in op.operands)
+        )
+        if scalar_only and op.opname in SCALAR_UNIT:
             outside.append(op)
-        else:
-            inner.append(op)
+            continue
+        if scalar_only:  # e.g. sqrt of a scalar: broadcast it and compute on the vector unit
+            if not any(isinstance(v.type, TensorType) for v in op.operands):
+                s = op.operands[0]
+                dup = Op("vec.dup", [s], TensorType(s.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+                inner.append(dup)
+                op.operands = [dup.result] + op.operands[1:]
+            op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+            widened[id(op.result)] = op.result
+        elif (
+            op.result is not None and op.spec.infer is not None and any(id(v) in widened for v in op.operands)
+        ):
+            op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+        inner.append(op)
 
     rewritten: list[Op] = []
     for op in inner:

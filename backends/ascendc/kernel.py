@@ -142,9 +142,9 @@ class KernelEmitter:
             w.line("uint64_t tiles_ = 0;")
 
     def emit_init(self, w: CodeWriter) -> None:
-        args = [f"GM_ADDR {cpp_ident(n)}" for n in self.sig.inputs + self.sig.outputs]
+        args = [f"GM_ADDR {gm_arg(n)}" for n in self.sig.inputs + self.sig.outputs]
         args += ["uint64_t totalLength", "uint64_t smallBlocks", "uint32_t tailCores"]
-        args += [f"{'float' if k == 'float' else 'int64_t'} {cpp_ident(n)}" for n, k in self.sig.attrs]
+        args += [f"{'float' if k == 'float' else 'int64_t'} {field_name(n)}" for n, k in self.sig.attrs]
         with w.block(f"__aicore__ inline void Init({', '.join(args)})"):
             w.line(
                 comment="This core's slice: whole 32-byte blocks, the first tailCores cores take one more."
@@ -185,7 +185,7 @@ class KernelEmitter:
             ctype = p.value.type.dtype.cpp
             self.gm[p.value.name] = f"{name}Gm_"
             self.members.append(f"GlobalTensor<{ctype}> {name}Gm_;")
-            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype}*){name} + offset_, count_);")
+            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype}*){gm_arg(p.value.name)} + offset_, count_);")
         stored = {op.attrs["output"]: op.operands[0] for op in self.loop.region if op.opname == "dma.store"}
         for out in self.func.outputs:
             if out.name not in stored:
@@ -194,7 +194,7 @@ class KernelEmitter:
             ctype = out.type.dtype.cpp
             self.gm[out.name] = f"{name}Gm_"
             self.members.append(f"GlobalTensor<{ctype}> {name}Gm_;")
-            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype}*){name} + offset_, count_);")
+            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype}*){gm_arg(out.name)} + offset_, count_);")
 
     def emit_scalars(self, w: CodeWriter) -> None:
         attrs = {n for n, _ in self.sig.attrs}
@@ -215,7 +215,7 @@ class KernelEmitter:
             p = op.operands[0]
             gm = f"{cpp_ident(p.name)}Gm_"
             self.members.append(f"GlobalTensor<{p.type.dtype.cpp}> {gm};")
-            w.line(f"{gm}.SetGlobalBuffer((__gm__ {p.type.dtype.cpp}*){cpp_ident(p.name)}, 1);")
+            w.line(f"{gm}.SetGlobalBuffer((__gm__ {p.type.dtype.cpp}*){gm_arg(p.name)}, 1);")
             return f"{gm}.GetValue(0)"
         if name == "const":
             value = op.attrs["value"]
@@ -223,12 +223,18 @@ class KernelEmitter:
         if name == "attr":
             if op.attrs["name"] not in attrs:
                 raise _fail(op, f"attribute '{op.attrs['name']}' is not in the tiling data")
-            return f"static_cast<{t.dtype.cpp}>({cpp_ident(op.attrs['name'])})"
+            return f"static_cast<{t.dtype.cpp}>({field_name(op.attrs['name'])})"
         args = [self.scalar(v) for v in op.operands]
         if name in SCALAR_BINARY:
             return f"({args[0]} {SCALAR_BINARY[name]} {args[1]})"
         if name == "neg":
             return f"(-{args[0]})"
+        if name == "reciprocal":
+            return f"({float_literal(1.0) if t.dtype.is_float else '1'} / {args[0]})"
+        if name == "abs":
+            return f"({args[0]} < 0 ? -{args[0]} : {args[0]})"
+        if name == "relu":
+            return f"({args[0]} > 0 ? {args[0]} : {t.dtype.cpp}(0))"
         if name in ("max", "min"):
             cmp = ">" if name == "max" else "<"
             return f"({args[0]} {cmp} {args[1]} ? {args[0]} : {args[1]})"
@@ -350,7 +356,7 @@ class KernelEmitter:
                 f"Adds({dst}, {dst}, 1.0f, n);",
                 f"Reciprocal({dst}, {dst}, n);",
             ]
-            self.chain(w, steps, f"{loc}: sigmoid = 1 / (1 + exp(-x))")
+            self.chain(w, steps, loc, "sigmoid = 1 / (1 + exp(-x))")
         elif name == "tanh":  # 1 - 2 / (exp(2x) + 1)
             src = self.view(args[0])
             steps = [
@@ -361,7 +367,7 @@ class KernelEmitter:
                 f"Muls({dst}, {dst}, -2.0f, n);",
                 f"Adds({dst}, {dst}, 1.0f, n);",
             ]
-            self.chain(w, steps, f"{loc}: tanh = 1 - 2 / (exp(2x) + 1)")
+            self.chain(w, steps, loc, "tanh = 1 - 2 / (exp(2x) + 1)")
         else:
             raise _fail(op, f"'{name}' is not supported by the 910B elementwise backend yet")
 
@@ -370,11 +376,11 @@ class KernelEmitter:
         return float_literal(float(value)) if dt.is_float else f"static_cast<{dt.cpp}>({value})"
 
     @staticmethod
-    def chain(w: CodeWriter, steps: list[str], comment: str) -> None:
-        for k, s in enumerate(steps):
+    def chain(w: CodeWriter, steps: list[str], loc: str | None, formula: str) -> None:
+        for k, step in enumerate(steps):
             if k:
-                w.line("PipeBarrier<PIPE_V>();")
-            w.line(s, comment if k == 0 else None)
+                w.line("PipeBarrier<PIPE_V>();", f"{loc}: next step of {formula}")
+            w.line(step, f"{loc}: {formula}" if k == 0 else loc)
 
 
 def emit_kernel(op_name: str, op_type: str, variants: list[Variant], sig: Signature, header: str) -> str:
@@ -391,13 +397,13 @@ def emit_kernel(op_name: str, op_type: str, variants: list[Variant], sig: Signat
         classes.append((v, cls))
         KernelEmitter(v, sig, cls).emit(w)
         w.line()
-    args = [f"GM_ADDR {cpp_ident(n)}" for n in sig.inputs + sig.outputs] + [
+    args = [f"GM_ADDR {gm_arg(n)}" for n in sig.inputs + sig.outputs] + [
         "GM_ADDR workspace",
         "GM_ADDR tiling",
     ]
     with w.block(f'extern "C" __global__ __aicore__ void {op_name}({", ".join(args)})'):
         w.line("GET_TILING_DATA(tilingData, tiling);")
-        call = [cpp_ident(n) for n in sig.inputs + sig.outputs]
+        call = [gm_arg(n) for n in sig.inputs + sig.outputs]
         call += ["tilingData.totalLength", "tilingData.smallBlocks", "tilingData.tailCores"]
         call += [f"tilingData.{field_name(n)}" for n, _ in sig.attrs]
         for k, (v, cls) in enumerate(classes):
@@ -413,4 +419,10 @@ def emit_kernel(op_name: str, op_type: str, variants: list[Variant], sig: Signat
 
 
 def field_name(attr: str) -> str:
+    """Tiling-data field (and Init argument) of a run-time attribute."""
     return f"attr_{attr}"
+
+
+def gm_arg(name: str) -> str:
+    """Kernel argument of an input or output; the prefix keeps user names clear of ours."""
+    return f"gm_{name}"

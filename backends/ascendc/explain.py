@@ -1,0 +1,74 @@
+"""The UB ledger: every buffer of a kernel variant, the DSL values it holds, its size and slots."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from dsl.ir import Func
+
+
+@dataclass
+class BufferRow:
+    name: str
+    dsl_values: list[str]  # value names with their DSL line
+    bytes_per_elem: int
+    slots: int
+
+    @property
+    def bytes_per_tile_elem(self) -> int:
+        return self.bytes_per_elem * self.slots
+
+
+@dataclass
+class Ledger:
+    func: str
+    tiling_key: int
+    tile_elems: int
+    ub_usable_bytes: int
+    buffers: list[BufferRow]
+
+    @property
+    def ub_used_bytes(self) -> int:
+        return sum(b.bytes_per_tile_elem for b in self.buffers) * self.tile_elems
+
+    def lines(self) -> list[str]:
+        out = [f"@{self.func} (tiling key {self.tiling_key}): tile = {self.tile_elems} elements"]
+        for b in self.buffers:
+            size = b.bytes_per_tile_elem * self.tile_elems
+            out.append(
+                f"  {b.name}: {b.bytes_per_elem} B x {b.slots} slot(s) x {self.tile_elems} = {size:>7} B"
+                f"  {', '.join(b.dsl_values)}"
+            )
+        share = 100.0 * self.ub_used_bytes / self.ub_usable_bytes
+        out.append(f"  total {self.ub_used_bytes} B of {self.ub_usable_bytes} B usable UB ({share:.1f}%)")
+        return out
+
+
+def func_ledger(func: Func, key: int, usable: int) -> Ledger:
+    loop = func.loop()
+    held: dict[str, list[str]] = {}
+    for op in loop.region:
+        if op.result is not None and "buf" in op.attrs:
+            where = f" ({os.path.basename(op.loc.filename)}:{op.loc.line})" if op.loc else ""
+            held.setdefault(op.attrs["buf"], []).append(f"%{op.result.name}{where}")
+    rows = [
+        BufferRow(name, held.get(name, []), b["bytes"], b["slots"])
+        for name, b in func.attributes["buffers"].items()
+    ]
+    return Ledger(func.name, key, loop.attrs["tile"], usable, rows)
+
+
+def ledger(op, dtype, target: str = "ascend910b", **attrs) -> Ledger:
+    """The ledger of the kernel variant ``op`` runs for ``dtype`` and ``attrs``."""
+    from .compile import lower
+    from .targets import get_target
+
+    compiled = lower(op, target)
+    values = op.check_attrs(attrs)
+    static = {a.name: values[a.name] for a in op._def.attrs if a.static}
+    dt = op.func(dtype).attributes["dtype"]
+    for v in compiled.plan.variants:
+        if v.dtype == dt and v.bind == static:
+            return func_ledger(v.func, v.key, get_target(target).ub_usable_bytes)
+    raise KeyError(f"no variant for {dtype} {static}")
