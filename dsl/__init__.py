@@ -19,6 +19,7 @@ from .errors import (
     SimulationError,
     SyncError,
 )
+from . import precision  # noqa: F401  (dsl.precision.compare)
 from .operator import Operator, op
 from .surface import INTRINSICS, Scalar, Tensor
 

@@ -71,8 +71,8 @@ def buffer_accesses(body: list[Op]) -> list[Access]:
 
 
 def dependency_graph(body: list[Op]) -> nx.DiGraph:
-    """Direct dependencies between UB accesses: an edge from the last write (or the reads since
-    it) to each later conflicting access, within one use of a buffer slot ("fwd") and from the
+    """Direct dependencies between UB accesses: an edge from the last write (or, for a write,
+    the reads since it) to each later conflicting access, within one use of a buffer slot ("fwd") and from the
     end of one use of the slot to the next ("carried"). Earlier accesses are ordered before
     these by transitivity, so they need no edge of their own."""
     g = nx.DiGraph()
@@ -82,7 +82,9 @@ def dependency_graph(body: list[Op]) -> nx.DiGraph:
     def sweep(state: dict, kind: str) -> dict:
         for b in acc:
             last, reads = state.get(b.buf, (None, []))
-            deps = (list(reads) if b.write else []) + ([last] if last is not None else [])
+            # A write follows the reads since the last write (they follow that write already);
+            # a read follows the last write.
+            deps = list(reads) if b.write and reads else ([last] if last is not None else [])
             for a in deps:
                 if a.index == b.index or (kind == "carried") != (a.index < 0):
                     continue

@@ -40,12 +40,13 @@ def test_ir_file(path: Path, capsys, monkeypatch):
     assert run, f"{path} has no RUN line"
     cmd = run.group(1)
     dslc_part, _, fc_part = cmd.partition("|")
-    argv = shlex.split(dslc_part)
+    merge_stderr = "2>&1" in dslc_part
+    argv = [a for a in shlex.split(dslc_part) if a != "2>&1"]
     assert argv[0] == "dslc"
     argv = ["-" if a == "%s" else a for a in argv[1:]]
     for i, case in enumerate(_split(text)):
         code, out, err = _run_dslc(argv, case, capsys, monkeypatch)
-        check_input = out if "2>&1" not in fc_part else out + err
+        check_input = out + err if merge_stderr else out
         fc_argv = [a for a in shlex.split(fc_part.replace("2>&1", "")) if a != "%s"]
         with open(path.parent / f".{path.stem}.case{i}.check", "w") as fh:
             fh.write(case)
