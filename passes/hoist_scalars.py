@@ -103,7 +103,20 @@ def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=
     return op
 
 
+def _broadcast_operands(op: Op, namer: Namer) -> list[Op]:
+    """Compare and Select take tiles only: broadcast their scalar operands."""
+    dups = []
+    for k, v in enumerate(op.operands):
+        if _is_scalar(v):
+            dup = Op("vec.dup", [v], TensorType(v.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+            dups.append(dup)
+            op.operands[k] = dup.result
+    return dups + [op]
+
+
 def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
+    if op.opname in ("cmp", "where"):
+        return _broadcast_operands(op, namer)
     if op.opname not in ("add", "sub", "mul", "div", "max", "min") or len(op.operands) != 2:
         return [op]
     a, b = op.operands

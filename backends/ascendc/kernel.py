@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from dsl.dtypes import DType, bf16, f16, f32, i32
+from dsl.dtypes import DType, bf16, bool_, f16, f32, i32
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
@@ -26,6 +26,7 @@ CASTS = {
     (f32, bf16): "CAST_RINT",
     (f32, i32): "CAST_TRUNC",  # toward zero, saturating
     (i32, f32): "CAST_NONE",
+    (f16, bool_): "CAST_TRUNC",  # 0.0/1.0 -> byte 0/1 (half -> uint8)
 }
 BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 VECTOR_SCALAR = {"vec.adds": "Adds", "vec.muls": "Muls", "vec.maxs": "Maxs", "vec.mins": "Mins"}
@@ -56,6 +57,14 @@ class Signature:
     inputs: list[str]
     outputs: list[str]
     attrs: list[tuple[str, str]]  # (name, "float" | "int")
+
+
+CMP_MODES = {"gt": "GT", "ge": "GE", "lt": "LT", "le": "LE", "eq": "EQ", "ne": "NE"}
+
+
+def ctype(dt: DType) -> str:
+    """Element type in kernel code: bools are bytes (uint8_t) in GM and UB."""
+    return "uint8_t" if dt == bool_ else dt.cpp
 
 
 def where(op: Op) -> str | None:
@@ -90,6 +99,7 @@ class KernelEmitter:
         self.scalar_expr: dict[int, str] = {}
         self.bufs_of: dict[int, str] = {}
         self.gm: dict[str, str] = {}
+        self.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
 
     # -- naming ---------------------------------------------------------------------------------
 
@@ -175,6 +185,18 @@ class KernelEmitter:
                     f"pipe_.InitBuffer({name}_, TILE * {b['bytes']} * {b['slots']});",
                     f"{b['bytes']} B x {b['slots']} slot(s): {held}",
                 )
+            if self.has_compare:
+                w.line(
+                    comment="Compare/Select read whole 256-byte repeats, past the tail tile's last element:"
+                )
+                w.line(comment="give every buffer defined contents once, before any copy-in.")
+                for name, b in self.buffers.items():
+                    halves = b["bytes"] * b["slots"]
+                    count = f"TILE * {halves} / 2"
+                    w.line(
+                        f"Duplicate({name}_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));"
+                    )
+                w.line("PipeBarrier<PIPE_ALL>();", "once per core, outside the tile loop")
 
     def emit_gm(self, w: CodeWriter) -> None:
         used = {id(op.operands[0]) for op in self.loop.region if op.opname == "dma.load"}
@@ -182,19 +204,19 @@ class KernelEmitter:
             if id(p.value) not in used:
                 continue
             name = cpp_ident(p.value.name)
-            ctype = p.value.type.dtype.cpp
+            ctype_ = ctype(p.value.type.dtype)
             self.gm[p.value.name] = f"{name}Gm_"
-            self.members.append(f"GlobalTensor<{ctype}> {name}Gm_;")
-            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype}*){gm_arg(p.value.name)} + offset_, count_);")
+            self.members.append(f"GlobalTensor<{ctype_}> {name}Gm_;")
+            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_arg(p.value.name)} + offset_, count_);")
         stored = {op.attrs["output"]: op.operands[0] for op in self.loop.region if op.opname == "dma.store"}
         for out in self.func.outputs:
             if out.name not in stored:
                 continue
             name = cpp_ident(out.name)
-            ctype = out.type.dtype.cpp
+            ctype_ = ctype(out.type.dtype)
             self.gm[out.name] = f"{name}Gm_"
-            self.members.append(f"GlobalTensor<{ctype}> {name}Gm_;")
-            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype}*){gm_arg(out.name)} + offset_, count_);")
+            self.members.append(f"GlobalTensor<{ctype_}> {name}Gm_;")
+            w.line(f"{name}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_arg(out.name)} + offset_, count_);")
 
     def emit_scalars(self, w: CodeWriter) -> None:
         attrs = {n for n, _ in self.sig.attrs}
@@ -284,7 +306,11 @@ class KernelEmitter:
             )
             for buf, dt in views:
                 offset = "[slot * TILE]" if self.buffers[buf]["slots"] > 1 else ""
-                w.line(f"LocalTensor<{dt.cpp}> {buf}_{dt.name} = {buf}_.Get<{dt.cpp}>(){offset};")
+                w.line(f"LocalTensor<{ctype(dt)}> {buf}_{dt.name} = {buf}_.Get<{ctype(dt)}>(){offset};")
+            if self.has_compare:
+                w.line(
+                    "const int32_t nAligned = static_cast<int32_t>((len + 255) / 256 * 256);", "whole repeats"
+                )
             for op in self.loop.region:
                 self.emit_op(w, op)
 
@@ -348,6 +374,13 @@ class KernelEmitter:
             if pair not in CASTS:
                 raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the 910B backend yet")
             w.line(f"Cast({dst}, {self.view(args[0])}, RoundMode::{CASTS[pair]}, n);", loc)
+        elif name == "cmp":
+            a, b = (self.view(x) for x in args)
+            mode = CMP_MODES[op.attrs["pred"]]
+            w.line(f"Compare({dst}, {a}, {b}, CMPMODE::{mode}, nAligned);", f"{loc}: bit mask")
+        elif name == "where":
+            c, a, b = (self.view(x) for x in args)
+            w.line(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", loc)
         elif name == "sigmoid":  # 1 / (1 + exp(-x)): no Sigmoid in the 910B basic API
             src = self.view(args[0])
             steps = [
