@@ -83,7 +83,10 @@ class CompileError(RuntimeError):
 
     def __init__(self, message: str, loc: Loc | None = None):
         self.loc = loc
-        super().__init__(f"{loc}: error: {message}" if loc else message)
+        self.msg = message
+        text = f"{loc}: error: {message}" if loc else message
+        excerpt = format_caret(loc.filename, loc.line, loc.col) if loc and loc.line else ""
+        super().__init__(f"{text}\n{excerpt}" if excerpt else text)
 
 
 class ArgumentError(ValueError):

@@ -371,7 +371,7 @@ class Lowerer:
                     )
                 val = self.expr(name_node)
             elif single and opt_pred is None:
-                oname, val = "y", self.expr(name_node)
+                oname, val = self.default_output_name(), self.expr(name_node)
             else:
                 raise self.err(
                     name_node,
@@ -399,6 +399,11 @@ class Lowerer:
             outputs.append(Output(oname, val.type, optional=opt_pred is not None))
             returns.append(val)
         return outputs, returns
+
+    def default_output_name(self) -> str:
+        """``y``, unless an input or attribute already has that name (OpDef names are unique)."""
+        taken = set(self.input_values) | set(self.attr_by_name)
+        return next(n for n in ("y", "out", "y_out", "result") if n not in taken)
 
     def finish(self, outputs: list[Output], returns: list[Value]) -> Func:
         namer = Namer({p.value.name for p in self.params})

@@ -59,6 +59,19 @@ class Signature:
     attrs: list[tuple[str, str]]  # (name, "float" | "int")
 
 
+# Element types each vector API accepts on Atlas A2 (ascendc-api.md section 5 tables).
+A2_DTYPES = {
+    **{
+        api: {"int16_t", "half", "int32_t", "float"}
+        for api in ("Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins")
+    },
+    **{
+        api: {"half", "float"}
+        for api in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal", "Abs", "Compare", "Select")
+    },
+    "Relu": {"half", "int32_t", "float"},
+    "Duplicate": {"int16_t", "uint16_t", "half", "bfloat16_t", "int32_t", "uint32_t", "float"},
+}
 CMP_MODES = {"gt": "GT", "ge": "GE", "lt": "LT", "le": "LE", "eq": "EQ", "ne": "NE"}
 
 
@@ -354,6 +367,7 @@ class KernelEmitter:
             raise _fail(op, f"scalar op '{name}' inside the tile loop")
         dst = self.view(op.result)
         args = op.operands
+        self.check_dtype(op)
         if name in BINARY:
             a, b = (self.view(x) for x in args)
             w.line(f"{BINARY[name]}({dst}, {a}, {b}, n);", loc)
@@ -403,6 +417,28 @@ class KernelEmitter:
             self.chain(w, steps, loc, "tanh = 1 - 2 / (exp(2x) + 1)")
         else:
             raise _fail(op, f"'{name}' is not supported by the 910B elementwise backend yet")
+
+    def check_dtype(self, op: Op) -> None:
+        api = {
+            **BINARY,
+            **VECTOR_SCALAR,
+            **UNARY,
+            "neg": "Muls",
+            "vec.dup": "Duplicate",
+            "cmp": "Compare",
+            "where": "Select",
+            "sigmoid": "Exp",
+            "tanh": "Exp",
+        }.get(op.opname)
+        if api is None:
+            return
+        dt = (op.operands[0] if op.opname == "cmp" else op.result).type.dtype
+        if ctype(dt) not in A2_DTYPES[api]:
+            raise _fail(
+                op,
+                f"{api} does not take {dt} on {self.v.func.attributes.get('target', 'ascend910b')} "
+                f"(it takes {', '.join(sorted(A2_DTYPES[api]))}); cast to f32 first",
+            )
 
     def typed(self, value, op: Op) -> str:
         dt = op.result.type.dtype

@@ -1,0 +1,136 @@
+"""User-facing backend errors: clear message, the DSL line, no partial project left behind."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dsl
+from dsl import CompileError
+from dsl.cli import main
+
+
+def test_unsupported_vector_dtype_names_the_line(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i8
+
+        @dsl.op(dtypes=(i8,))
+        def add_i8(a: Tensor, b: Tensor):
+            y = a + b
+            return y
+        """)
+    with pytest.raises(CompileError) as e:
+        mod.add_i8.compile(out_dir=tmp_path / "out")
+    assert e.value.loc.line == 7
+    assert "Add does not take i8" in str(e.value) and "y = a + b" in str(e.value)
+    assert not (tmp_path / "out" / "add_i8").exists()
+
+
+def test_row_ops_and_broadcast_are_not_supported_yet(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op
+        def row_sum(x: Tensor[..., "C"]):
+            return dsl.sum(x, axis=-1, keepdims=True)
+
+        @dsl.op(broadcast=True)
+        def badd(a: Tensor, b: Tensor):
+            return a + b
+        """)
+    out = tmp_path / "out"
+    with pytest.raises(CompileError, match=r"input 'x' has named dims \[\.\.\., C\]"):
+        mod.row_sum.compile(out_dir=out)
+    with pytest.raises(CompileError, match="broadcast=True operators are not supported by the backend yet"):
+        mod.badd.compile(out_dir=out)
+    assert not out.exists()
+
+
+def test_regbase_target_is_a_clear_error(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op
+        def twice(x: Tensor):
+            return x * 2
+        """)
+    with pytest.raises(CompileError, match="ascend950"):
+        mod.twice.compile(target="ascend950", out_dir=tmp_path)
+    with pytest.raises(ValueError, match="unknown target 'npu9'"):
+        mod.twice.compile(target="npu9", out_dir=tmp_path)
+
+
+def test_operator_names_must_survive_cann_naming(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op(name="x_1")
+        def f(x: Tensor):
+            return x * 2
+        """)
+    with pytest.raises(CompileError, match="name it 'x1' instead"):
+        mod.f.compile(out_dir=tmp_path)
+
+
+def test_simulate_argument_errors(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar
+
+        @dsl.op
+        def axpy(x: Tensor, y: Tensor, a: Scalar):
+            return x * a + y
+        """)
+    x = np.ones(8, np.float32)
+    with pytest.raises(dsl.ArgumentError, match="same shape"):
+        mod.axpy.simulate(x, np.ones(9, np.float32), 2.0)
+    with pytest.raises(dsl.ArgumentError, match="cores must be a positive integer"):
+        mod.axpy.simulate(x, x, 2.0, cores=0)
+    assert mod.axpy.outputs == ["out"]  # 'y' is an input
+    out = mod.axpy.simulate(x, x, 2.0, cores=3)
+    np.testing.assert_array_equal(out, np.full(8, 3.0, np.float32))
+    empty = np.zeros(0, np.float32)
+    assert mod.axpy.simulate(empty, empty, 2.0).shape == (0,)
+
+
+def test_edited_project_that_breaks_is_reported(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op
+        def twice(x: Tensor):
+            return x * 2
+        """)
+    project = mod.twice.compile(out_dir=tmp_path)
+    kernel = project / "op_kernel" / "twice.cpp"
+    kernel.write_text(kernel.read_text().replace("Muls(", "Mulz(", 1))
+    x = np.ones(40, np.float32)
+    with pytest.raises(dsl.SimulationError, match="failed to compile"):
+        mod.twice.simulate(x, project=project)
+    with pytest.raises(dsl.ArgumentError, match="is not a project of twice"):
+        mod.twice.simulate(x, project=tmp_path / "nowhere")
+
+
+def test_cli_compile_explain_and_run(tmp_path, capsys):
+    from pathlib import Path
+
+    adamw = Path(__file__).resolve().parents[2] / "examples" / "apply_adam_w.py"
+    code = main(["compile", str(adamw), "-o", str(tmp_path), "--explain", "--dump-ir", str(tmp_path / "ir")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "12 kernel variants" in out
+    assert "(tiling key 2000): tile = 5184 elements" in out
+    assert "total 186624 B of 188160 B usable UB (99.2%)" in out
+    assert (tmp_path / "ir" / "apply_adam_w.f32.ir").is_file()
+    code = main(
+        ["run", str(adamw), "--shape", "5000", "--dtype", "f16", "--attr", "maximize=true", "--cores", "4"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "apply_adam_w[f16] matches the reference" in out
+    assert "tiling key 1002, block dim 3" in out  # 5000 f16 elements, >= 2048 per core
