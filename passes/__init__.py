@@ -4,6 +4,7 @@ from . import (  # noqa: F401  (registers the passes)
     canonicalize,
     double_buffer,
     insert_sync,
+    legalize_casts,
     materialize_bools,
     plan_buffers,
     hoist_scalars,

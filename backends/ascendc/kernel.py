@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from dsl.dtypes import DType, bf16, bool_, f16, f32, i32
+from dsl.dtypes import DType, bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
@@ -27,6 +27,10 @@ CASTS = {
     (f32, i32): "CAST_TRUNC",  # toward zero, saturating
     (i32, f32): "CAST_NONE",
     (f16, bool_): "CAST_TRUNC",  # 0.0/1.0 -> byte 0/1 (half -> uint8)
+    (f16, i8): "CAST_TRUNC",  # integral values already clamped by legalize-casts
+    (f16, u8): "CAST_TRUNC",
+    (i8, f16): "CAST_NONE",
+    (u8, f16): "CAST_NONE",
 }
 BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 VECTOR_SCALAR = {"vec.adds": "Adds", "vec.muls": "Muls", "vec.maxs": "Maxs", "vec.mins": "Mins"}

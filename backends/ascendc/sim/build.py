@@ -70,9 +70,7 @@ def _tree_bytes(root: Path, suffixes: tuple[str, ...] | None = None) -> bytes:
 
 @lru_cache(maxsize=1)
 def _emulator_digest() -> str:
-    return _digest(
-        _compiler_id(), " ".join(BASE_FLAGS), _tree_bytes(INCLUDE_DIR), _tree_bytes(SRC_DIR)
-    )
+    return _digest(_compiler_id(), " ".join(BASE_FLAGS), _tree_bytes(INCLUDE_DIR), _tree_bytes(SRC_DIR))
 
 
 def _first_lines(text: str, n: int = ERROR_LINES) -> str:
@@ -87,14 +85,10 @@ def _tmp_name(target: Path) -> Path:
     return Path(name)
 
 
-def _start_compile(
-    src: str, out: Path, flags: list[str], cwd: Path
-) -> tuple[subprocess.Popen, Path, Path]:
+def _start_compile(src: str, out: Path, flags: list[str], cwd: Path) -> tuple[subprocess.Popen, Path, Path]:
     tmp = _tmp_name(out)
     cmd = [CXX, *BASE_FLAGS, *flags, "-c", src, "-o", str(tmp)]
-    proc = subprocess.Popen(
-        cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    )
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return proc, tmp, out
 
 
@@ -120,9 +114,7 @@ def _runtime_objects() -> tuple[Path, Path]:
     jobs = []
     for obj, src in zip(objs, ("runtime.cpp", "harness.cpp")):
         if not obj.exists():
-            jobs.append(
-                _start_compile(str(SRC_DIR / src), obj, ["-isystem", str(INCLUDE_DIR)], SRC_DIR)
-            )
+            jobs.append(_start_compile(str(SRC_DIR / src), obj, ["-isystem", str(INCLUDE_DIR)], SRC_DIR))
     _finish(jobs, "the emulator runtime")
     return objs
 
@@ -145,9 +137,7 @@ class ProjectSources:
         kernel = project_dir / "op_kernel" / f"{op_name}.cpp"
         for f in (host, kernel):
             if not f.is_file():
-                raise BuildError(
-                    f"operator project {project_dir} has no {f.relative_to(project_dir)}"
-                )
+                raise BuildError(f"operator project {project_dir} has no {f.relative_to(project_dir)}")
         tiling = project_dir / "op_host" / f"{op_name}_tiling.h"
         m = re.search(r"\bOP_ADD\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)", host.read_text())
         if not m:
@@ -197,9 +187,7 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
     if not host_o.exists():
         jobs.append(_start_compile(str(src.host_src.relative_to(proj)), host_o, host_flags, proj))
     if not kernel_o.exists():
-        jobs.append(
-            _start_compile(str(src.kernel_src.relative_to(proj)), kernel_o, kernel_flags, proj)
-        )
+        jobs.append(_start_compile(str(src.kernel_src.relative_to(proj)), kernel_o, kernel_flags, proj))
     _finish(jobs, f"operator project {proj.name}")
 
     exe.parent.mkdir(parents=True, exist_ok=True)

@@ -64,9 +64,7 @@ def _attr_line(i: int, value: bool | int | float | str) -> str:
         return f"attr {i} f {float(value)!r}"
     if isinstance(value, str):
         return f"attr {i} s {value.encode().hex() or '-'}"
-    raise errors.ArgumentError(
-        f"attribute {i}: unsupported value {value!r} ({type(value).__name__})"
-    )
+    raise errors.ArgumentError(f"attribute {i}: unsupported value {value!r} ({type(value).__name__})")
 
 
 def _aggregate(blocks: list[dict]) -> dict:

@@ -28,6 +28,4 @@ def ge_code(dtype: np.dtype) -> int:
     try:
         return _GE_CODES[np.dtype(dtype)]
     except KeyError:
-        raise ArgumentError(
-            f"dtype {np.dtype(dtype)} has no ge::DataType in the emulator"
-        ) from None
+        raise ArgumentError(f"dtype {np.dtype(dtype)} has no ge::DataType in the emulator") from None
