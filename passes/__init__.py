@@ -3,6 +3,7 @@
 from . import (  # noqa: F401  (registers the passes)
     canonicalize,
     double_buffer,
+    expand_math,
     insert_sync,
     legalize_casts,
     materialize_bools,

@@ -399,26 +399,6 @@ class KernelEmitter:
         elif name == "where":
             c, a, b = (self.view(x) for x in args)
             w.line(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", loc)
-        elif name == "sigmoid":  # 1 / (1 + exp(-x)): no Sigmoid in the 910B basic API
-            src = self.view(args[0])
-            steps = [
-                f"Muls({dst}, {src}, -1.0f, n);",
-                f"Exp({dst}, {dst}, n);",
-                f"Adds({dst}, {dst}, 1.0f, n);",
-                f"Reciprocal({dst}, {dst}, n);",
-            ]
-            self.chain(w, steps, loc, "sigmoid = 1 / (1 + exp(-x))")
-        elif name == "tanh":  # 1 - 2 / (exp(2x) + 1)
-            src = self.view(args[0])
-            steps = [
-                f"Muls({dst}, {src}, 2.0f, n);",
-                f"Exp({dst}, {dst}, n);",
-                f"Adds({dst}, {dst}, 1.0f, n);",
-                f"Reciprocal({dst}, {dst}, n);",
-                f"Muls({dst}, {dst}, -2.0f, n);",
-                f"Adds({dst}, {dst}, 1.0f, n);",
-            ]
-            self.chain(w, steps, loc, "tanh = 1 - 2 / (exp(2x) + 1)")
         else:
             raise _fail(op, f"'{name}' is not supported by the 910B elementwise backend yet")
 
@@ -431,8 +411,6 @@ class KernelEmitter:
             "vec.dup": "Duplicate",
             "cmp": "Compare",
             "where": "Select",
-            "sigmoid": "Exp",
-            "tanh": "Exp",
         }.get(op.opname)
         if api is None:
             return
@@ -447,13 +425,6 @@ class KernelEmitter:
     def typed(self, value, op: Op) -> str:
         dt = op.result.type.dtype
         return float_literal(float(value)) if dt.is_float else f"static_cast<{dt.cpp}>({value})"
-
-    @staticmethod
-    def chain(w: CodeWriter, steps: list[str], loc: str | None, formula: str) -> None:
-        for k, step in enumerate(steps):
-            if k:
-                w.line("PipeBarrier<PIPE_V>();", f"{loc}: next step of {formula}")
-            w.line(step, f"{loc}: {formula}" if k == 0 else loc)
 
 
 def emit_kernel(op_name: str, op_type: str, variants: list[Variant], sig: Signature, header: str) -> str:
