@@ -4,8 +4,9 @@ vector-scalar instructions instead of broadcasting a scalar into a tile.
 Takes a tile-level function; produces one where (1) each Scalar input is read by one
 ``scalar.load`` before the loop, (2) every op whose operands are all scalars is moved out of
 the loop (in order), and (3) tile-scalar arithmetic becomes ``vec.adds/muls/maxs/mins``:
-``t - s`` is ``adds(t, -s)``, ``t / s`` is ``muls(t, 1/s)`` with ``-s`` and ``1/s`` computed
-once; ``s - t`` is ``adds(neg t, s)``; ``s / t`` divides a ``vec.dup`` of s.
+``t - s`` is ``adds(t, -s)`` with ``-s`` computed once; ``s - t`` is ``adds(neg t, s)``;
+``t / s`` and ``s / t`` divide by / into a ``vec.dup`` of s, since ``t * (1/s)`` rounds
+differently from the division the program asked for.
 
     before:  loop.tiles do {
                %0 = sub %x_t, %s : tensor<*, f32>
@@ -135,12 +136,10 @@ def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
         neg = Op("neg", [t], t.type, namer.fresh(), {}, op.loc)
         op.opname, op.operands = "vec.adds", [neg.result, s]
         return [neg, op]
-    if tile_first:  # t / s = t * (1/s)
-        one = Op("const", [], s.type, namer.fresh(), {"value": 1.0}, op.loc)
-        outside.append(one)
-        recip = _scalar_op("div", [one.result, s], outside, namer, op.loc)
-        op.opname, op.operands = "vec.muls", [t, recip.result]
-        return [op]
+    if tile_first:  # t / s: divide by a broadcast s (t * (1/s) would round differently)
+        dup = Op("vec.dup", [s], t.type.with_dtype(s.type.dtype), namer.fresh(), {}, op.loc)
+        op.operands = [t, dup.result]
+        return [dup, op]
     dup = Op("vec.dup", [s], t.type.with_dtype(s.type.dtype), namer.fresh(), {}, op.loc)  # s / t
     op.operands = [dup.result, t]
     return [dup, op]
