@@ -84,7 +84,8 @@ def ctype(dt: DType) -> str:
     return "uint8_t" if dt == bool_ else dt.cpp
 
 
-def where(op: Op) -> str | None:
+def where(op) -> str | None:
+    """``file.py:LINE`` of an op (or function) for the generated statement's comment."""
     if op.loc is None:
         return None
     return f"{os.path.basename(op.loc.filename)}:{op.loc.line}"
@@ -211,9 +212,12 @@ class KernelEmitter:
                     halves = b["bytes"] * b["slots"]
                     count = f"TILE * {halves} / 2"
                     w.line(
-                        f"Duplicate({name}_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));"
+                        f"Duplicate({name}_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));",
+                        f"{where(self.func)}: zero-fill {name}",
                     )
-                w.line("PipeBarrier<PIPE_ALL>();", "once per core, outside the tile loop")
+                w.line(
+                    "PipeBarrier<PIPE_ALL>();", f"{where(self.func)}: once per core, outside the tile loop"
+                )
 
     def emit_gm(self, w: CodeWriter) -> None:
         used = {id(op.operands[0]) for op in self.loop.region if op.opname == "dma.load"}
