@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.dtypes import bool_, f32
-from dsl.ir import Func, Module, Namer, Op, ScalarType, TensorType
+from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
-from .manager import Pass, register
+from .manager import FunctionPass, register
 
 TANH_SMALL = 0.1
 TANH_POLY = (1.0, -1.0 / 3.0, 2.0 / 15.0, -17.0 / 315.0)  # coefficients of x, x^3, x^5, x^7
@@ -67,10 +67,9 @@ def expand(func: Func) -> None:
 
 @register
 @dataclass(frozen=True)
-class ExpandMathPass(Pass):
+class ExpandMathPass(FunctionPass):
+    level: ClassVar[str] = "tensor"
     name: ClassVar[str] = "expand-math"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            if func.attributes.get("level") != "tile":
-                expand(func)
+    def run_on(self, func) -> None:
+        expand(func)

@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dsl.ir import Func, Module, Namer, Op, ScalarType, Shape, TensorType, Value
+from dsl.ir import Func, Namer, Op, ScalarType, Shape, TensorType, Value
 
-from .manager import Pass, register
+from .manager import FunctionPass, register
 
 VECTOR_SCALAR = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
 # What the scalar unit computes once per core; other scalar math runs on a broadcast tile.
@@ -147,9 +147,9 @@ def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
 
 @register
 @dataclass(frozen=True)
-class HoistScalarsPass(Pass):
+class HoistScalarsPass(FunctionPass):
+    level: ClassVar[str] = "tile"
     name: ClassVar[str] = "hoist-scalars"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            hoist(func)
+    def run_on(self, func) -> None:
+        hoist(func)

@@ -41,10 +41,10 @@ from typing import ClassVar
 
 import networkx as nx
 
-from dsl.ir import Func, Module, Op, TensorType
+from dsl.ir import Func, Op, TensorType
 
 from .analysis.access import pipe_of
-from .manager import Pass, register
+from .manager import FunctionPass, register
 
 
 @dataclass(frozen=True)
@@ -183,9 +183,9 @@ def insert(func: Func) -> None:
 
 @register
 @dataclass(frozen=True)
-class InsertSyncPass(Pass):
+class InsertSyncPass(FunctionPass):
+    level: ClassVar[str] = "tile"
     name: ClassVar[str] = "insert-sync"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            insert(func)
+    def run_on(self, func) -> None:
+        insert(func)

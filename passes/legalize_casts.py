@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.dtypes import bool_, f16, f32, i8, i32, u8
-from dsl.ir import Func, Module, Namer, Op, ScalarType
+from dsl.ir import Func, Namer, Op, ScalarType
 
-from .manager import Pass, register
+from .manager import FunctionPass, register
 
 RANGES = {i8: (-128.0, 127.0), u8: (0.0, 255.0)}
 
@@ -64,10 +64,9 @@ def legalize(func: Func) -> None:
 
 @register
 @dataclass(frozen=True)
-class LegalizeCastsPass(Pass):
+class LegalizeCastsPass(FunctionPass):
+    level: ClassVar[str] = "tensor"
     name: ClassVar[str] = "legalize-casts"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            if func.attributes.get("level") != "tile":
-                legalize(func)
+    def run_on(self, func) -> None:
+        legalize(func)

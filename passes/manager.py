@@ -36,6 +36,25 @@ class Pass:
         return self.name + ("{" + ",".join(opts) + "}" if opts else "")
 
 
+@dataclass(frozen=True)
+class FunctionPass(Pass):
+    """A pass that rewrites each function of one IR level on its own.
+
+    ``level`` is "tensor" (before ``tile``), "tile" (after it) or "any".
+    """
+
+    level: ClassVar[str] = "any"
+
+    def run(self, module: Module) -> None:
+        for func in module.funcs:
+            at_tile = func.attributes.get("level") == "tile"
+            if self.level == "any" or (self.level == "tile") == at_tile:
+                self.run_on(func)
+
+    def run_on(self, func) -> None:
+        raise NotImplementedError
+
+
 PASSES: dict[str, type[Pass]] = {}
 
 

@@ -21,9 +21,9 @@ from typing import ClassVar
 
 from dsl.dtypes import bool_, f16
 from dsl.errors import CompileError
-from dsl.ir import Func, Module, Namer, Op, ScalarType, TensorType
+from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
-from .manager import Pass, register
+from .manager import FunctionPass, register
 
 
 def materialize(func: Func) -> None:
@@ -59,10 +59,9 @@ def materialize(func: Func) -> None:
 
 @register
 @dataclass(frozen=True)
-class MaterializeBoolsPass(Pass):
+class MaterializeBoolsPass(FunctionPass):
+    level: ClassVar[str] = "tensor"
     name: ClassVar[str] = "materialize-bools"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            if func.attributes.get("level") != "tile":
-                materialize(func)
+    def run_on(self, func) -> None:
+        materialize(func)

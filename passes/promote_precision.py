@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.dtypes import f32
-from dsl.ir import Func, Module, Namer, Op, ScalarType, TensorType
+from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
-from .manager import Pass, register
+from .manager import FunctionPass, register
 from .rewrite import erase_dead_ops
 
 
@@ -104,10 +104,9 @@ def promote(func: Func) -> None:
 
 @register
 @dataclass(frozen=True)
-class PromotePrecisionPass(Pass):
+class PromotePrecisionPass(FunctionPass):
+    level: ClassVar[str] = "tensor"
     name: ClassVar[str] = "promote-precision"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            if func.attributes.get("level") != "tile":
-                promote(func)
+    def run_on(self, func) -> None:
+        promote(func)

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.errors import CompileError
-from dsl.ir import Func, Module, Namer, Op, TensorType
+from dsl.ir import Func, Namer, Op, TensorType
 
-from .manager import Pass, register
+from .manager import FunctionPass, register
 
 
 def check_flat(func: Func) -> None:
@@ -80,10 +80,9 @@ def tile(func: Func) -> None:
 
 @register
 @dataclass(frozen=True)
-class TilePass(Pass):
+class TilePass(FunctionPass):
+    level: ClassVar[str] = "tensor"
     name: ClassVar[str] = "tile"
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            if func.attributes.get("level") != "tile":
-                tile(func)
+    def run_on(self, func) -> None:
+        tile(func)
