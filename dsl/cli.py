@@ -66,7 +66,13 @@ def cmd_compile(args) -> int:
     target = get_target(args.target)
     dump = (lambda s: sys.stderr.write(s)) if args.print_ir_after_all else None
     for op in chosen:
-        compiled = lower(op, args.target, dump=dump, dump_dir=Path(args.dump_ir) if args.dump_ir else None)
+        compiled = lower(
+            op,
+            args.target,
+            dump=dump,
+            dump_dir=Path(args.dump_ir) if args.dump_ir else None,
+            verify_each=args.verify_each,
+        )
         path = write_project(Path(args.out), compiled.plan, compiled.files, {})
         keys = ", ".join(str(v.key) for v in compiled.plan.variants)
         print(f"dslc: wrote {path} ({len(compiled.plan.variants)} kernel variants, tiling keys {keys})")
@@ -90,6 +96,7 @@ def cmd_run(args) -> int:
     import numpy as np
 
     from backends.ascendc.simulate import simulate
+    from backends.ascendc.verify import random_inputs
 
     from .dtypes import dtype_from_name
     from .loader import load_operators, pick_operator
@@ -105,26 +112,7 @@ def cmd_run(args) -> int:
     shapes = [parse_shape(s) for s in (args.shape or ["4096"])]
     if len(shapes) not in (1, len(tensors)):
         raise UsageError(f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)})")
-    variant = op.variant(dtype, values)
-    used = {id(v) for o in variant.walk() for v in o.operands} | {id(v) for v in variant.returns}
-    rng = np.random.default_rng(args.seed)
-    arrays, k = [], 0
-    for d in op._def.inputs:
-        want = d.spec.dtype or dtype
-        p = variant.param(d.name)
-        if d.optional and id(p.value) not in used:
-            arrays.append(None)
-            if not d.is_scalar:
-                k += 1
-            continue
-        shape = (1,) if d.is_scalar else shapes[min(k, len(shapes) - 1)]
-        k += 0 if d.is_scalar else 1
-        if want.is_float:
-            arrays.append(rng.uniform(0.1, 1.0, shape).astype(want.np))
-        elif want.kind == "bool":
-            arrays.append(rng.integers(0, 2, shape).astype(np.bool_))
-        else:
-            arrays.append(rng.integers(0, 8, shape).astype(want.np))
+    arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
     ref = op.reference(*arrays, **attrs)
     outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
     refs = ref if isinstance(ref, tuple) else (ref,)
@@ -174,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--dump-ir")
     comp.add_argument("--print-ir-after-all", action="store_true")
     comp.add_argument("--explain", action="store_true", help="print the UB ledger and tile of every variant")
+    comp.add_argument(
+        "--verify-each",
+        action="store_true",
+        help="interpret the IR after every pass on random inputs and compare with the reference",
+    )
     comp.set_defaults(run=cmd_compile)
 
     run = sub.add_parser("run", help="simulate on random inputs and compare with the reference")

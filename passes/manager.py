@@ -98,6 +98,7 @@ class PassManager:
     passes: list[Pass]
     verify_each: bool = True
     print_after_all: Callable[[str], None] | None = None
+    after_each: Callable[[Pass, Module], None] | None = None  # e.g. a numeric check
 
     def run(self, module: Module) -> Module:
         if self.verify_each:
@@ -110,4 +111,6 @@ class PassManager:
                 self.print_after_all(
                     f"// -----// IR Dump After {p.spelling()} //----- //\n" + print_module(module)
                 )
+            if self.after_each is not None:
+                self.after_each(p, module)
         return module

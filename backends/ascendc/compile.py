@@ -16,6 +16,7 @@ from .kernel import Signature, Variant, emit_kernel
 from .names import check_attr_name, op_type
 from .project import project_files, write_project
 from .targets import get_target
+from .verify import PassNumericCheck
 
 MAX_STATIC_KEYS = 1000
 
@@ -28,8 +29,13 @@ class Compiled:
 
 
 def lower(
-    op, target: str = "ascend910b", dump: Callable[[str], None] | None = None, dump_dir: Path | None = None
+    op,
+    target: str = "ascend910b",
+    dump: Callable[[str], None] | None = None,
+    dump_dir: Path | None = None,
+    verify_each: bool = False,
 ) -> Compiled:
+    """Run the pipeline for every dtype and emit the project's sources (in memory)."""
     tgt = get_target(target)
     if tgt.regbase:
         raise CompileError(f"target '{target}' (RegBase) is not supported by the backend yet; use ascend910b")
@@ -47,7 +53,10 @@ def lower(
         module = Module([func])
         dumps: list[str] = []
         sink = dumps.append if (dump or dump_dir) else None
-        PassManager(elementwise_pipeline(target, tgt.ub_usable_bytes), print_after_all=sink).run(module)
+        check = PassNumericCheck(op, dt) if verify_each else None
+        PassManager(
+            elementwise_pipeline(target, tgt.ub_usable_bytes), print_after_all=sink, after_each=check
+        ).run(module)
         if dump is not None:
             for d in dumps:
                 dump(d)
