@@ -117,6 +117,12 @@ class KernelEmitter:
         self.scalar_expr: dict[int, str] = {}
         self.bufs_of: dict[int, str] = {}
         self.gm: dict[str, str] = {}
+        stored = {id(op.operands[0]) for op in self.loop.region if op.opname == "dma.store"}
+        self.dma_buffers = {
+            op.attrs["buf"]
+            for op in self.loop.region
+            if "buf" in op.attrs and (op.opname == "dma.load" or id(op.result) in stored)
+        }
         self.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
 
     # -- naming ---------------------------------------------------------------------------------
@@ -161,8 +167,14 @@ class KernelEmitter:
                 "elements per 32-byte block of the narrowest GM tensor",
             )
             w.line("TPipe pipe_;")
-            for name in self.buffers:
-                w.line(f"TBuf<TPosition::VECCALC> {name}_;")
+            for name, b in self.buffers.items():
+                # DataCopyPad moves GM <-> VECIN/VECOUT on A2 (DataCopyPad docs, "GM->VECIN/VECOUT",
+                # "VECIN/VECOUT->GM"); vector-only scratch is VECCALC.
+                position = "VECIN" if b["slots"] > 1 else "VECCALC"
+                w.line(
+                    f"TBuf<TPosition::{position}> {name}_;",
+                    "copied to/from GM" if b["slots"] > 1 else "vector scratch",
+                )
             for m in self.members:
                 w.line(m)
             w.line("uint64_t offset_ = 0;")
