@@ -137,6 +137,30 @@ def cmd_run(args) -> int:
     return 0 if ok else 1
 
 
+def cmd_profile(args) -> int:
+    import numpy as np
+
+    from backends.ascendc.profile import profile
+    from backends.ascendc.verify import random_inputs
+
+    from .dtypes import dtype_from_name
+    from .loader import load_operators, pick_operator
+
+    op = pick_operator(load_operators(args.file), args.op, args.file)
+    attrs = parse_attrs(args.attr)
+    dtype = dtype_from_name(args.dtype) if args.dtype else op.dtypes[0]
+    if dtype not in op.dtypes:
+        raise ArgumentError(f"{op.name} is not generated for {dtype}")
+    values = op.check_attrs(attrs)
+    shapes = [parse_shape(s) for s in (args.shape or ["1048576"])]
+    arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
+    report = profile(op, arrays, attrs, target=args.target, cores=args.cores)
+    print(report)
+    if args.trace:
+        print(f"trace written to {report.save_trace(args.trace)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dslc", description="Compile @dsl.op Python operators to Ascend C.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -179,6 +203,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cores", type=int)
     run.add_argument("--seed", type=int, default=0)
     run.set_defaults(run=cmd_run)
+
+    prof = sub.add_parser("profile", help="the performance model's report (and a Perfetto trace)")
+    prof.add_argument("file")
+    prof.add_argument("--op")
+    prof.add_argument("--shape", action="append")
+    prof.add_argument("--dtype")
+    prof.add_argument("--attr", action="append", metavar="K=V")
+    prof.add_argument("--target", default="ascend910b")
+    prof.add_argument("--cores", type=int)
+    prof.add_argument("--seed", type=int, default=0)
+    prof.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
+    prof.set_defaults(run=cmd_profile)
     return p
 
 

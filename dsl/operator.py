@@ -206,6 +206,13 @@ class Operator:
         outs, _ = simulate(self, arrays, attrs, target=target, cores=cores, project=project)
         return outs
 
+    def profile(self, *arrays, target: str = "ascend910b", cores=None, **attrs):
+        """A modelled performance report (predicted and roofline time, DMA, bytes, UB, syncs) of
+        the generated kernel on these inputs; ``.save_trace(path)`` writes a Perfetto trace."""
+        from backends.ascendc.profile import profile
+
+        return profile(self, arrays, attrs, target=target, cores=cores)
+
 
 def op(fn=None, *, dtypes=(ALL_DTYPES[2],), broadcast: bool = False, name: str | None = None):
     """Decorator: ``@dsl.op(dtypes=(f16, f32), broadcast=False, name=None)``."""
