@@ -8,7 +8,6 @@ from dsl.dtypes import DType
 from dsl.ir import AttrDecl, Func, ScalarType, TensorType
 
 from .kernel import Signature, Variant, field_name
-from .names import cpp_ident
 from .writer import CodeWriter
 
 

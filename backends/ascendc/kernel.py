@@ -139,7 +139,6 @@ class KernelEmitter:
     # -- class ----------------------------------------------------------------------------------
 
     def emit(self, w: CodeWriter) -> None:
-        f = self.func
         desc = ", ".join(
             [f"T = {self.v.dtype}"]
             + [f"{k} = {str(x).lower() if isinstance(x, bool) else x}" for k, x in self.v.bind.items()]

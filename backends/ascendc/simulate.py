@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 
 from dsl.errors import ArgumentError, CompileError
-from dsl.ir import TensorType
 
 from .compile import compile_op
 from .sim import simulate_project

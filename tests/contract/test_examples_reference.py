@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import pathlib
-import re
 import sys
 import zlib
 
@@ -310,9 +309,7 @@ def _qaln_call(op, data, mode, with_zp, **attrs):
 @pytest.mark.parametrize("tname", DTYPE_NAMES)
 def test_qaln_reference(qaln, tname, mode, with_zp, additional_output, epsilon, shape):
     t = _dt(tname)
-    rng = np.random.default_rng(
-        _seed("qaln", tname, mode, with_zp, additional_output, epsilon, shape)
-    )
+    rng = np.random.default_rng(_seed("qaln", tname, mode, with_zp, additional_output, epsilon, shape))
     data = _qaln_data(rng, t, shape, mode)
     attrs = dict(additional_output=additional_output)
     if epsilon is not None:
@@ -450,9 +447,7 @@ def test_qaln_rejects_wrong_pinned_dtype(qaln):
 def test_qaln_rejects_literal_value(qaln):
     d = _qaln_small(dsl.f32)
     with pytest.raises((ValueError, TypeError), match=r"quant_mode|div"):
-        qaln.reference(
-            d["x1"], d["x2"], d["gamma"], d["beta"], d["bias"], d["scale_row"], quant_mode="div"
-        )
+        qaln.reference(d["x1"], d["x2"], d["gamma"], d["beta"], d["bias"], d["scale_row"], quant_mode="div")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -490,9 +485,7 @@ def _greater_data(rng, t, shape, ties):
 
 
 @pytest.mark.parametrize("ties", [True, False], ids=["ties", "spread"])
-@pytest.mark.parametrize(
-    "shapes", GREATER_SHAPES, ids=lambda s: f"{s[0]}-vs-{s[1]}".replace(" ", "")
-)
+@pytest.mark.parametrize("shapes", GREATER_SHAPES, ids=lambda s: f"{s[0]}-vs-{s[1]}".replace(" ", ""))
 @pytest.mark.parametrize("tname", GREATER_DTYPES)
 def test_greater_reference(greater, tname, shapes, ties):
     t = _dt(tname)

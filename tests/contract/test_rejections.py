@@ -294,7 +294,7 @@ CASES = [
     ),
     Case(
         "return_inside_if",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, *, flag: bool = False):
             if flag:
@@ -458,7 +458,7 @@ CASES = [
     ),
     Case(
         "builtin_max",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return max(a, b)  #!
@@ -469,7 +469,7 @@ CASES = [
     ),
     Case(
         "wrong_arity",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return dsl.sqrt(a, b)  #!
@@ -537,7 +537,7 @@ CASES = [
     # --- operators ----------------------------------------------------------------------------
     Case(
         "pow_tensor_exponent",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, p: Tensor):
             return x ** p  #!
@@ -559,7 +559,7 @@ CASES = [
     ),
     Case(
         "matmul",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return a @ b  #!
@@ -570,7 +570,7 @@ CASES = [
     ),
     Case(
         "modulo",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return a % b  #!
@@ -581,7 +581,7 @@ CASES = [
     ),
     Case(
         "floordiv",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return a // b  #!
@@ -592,7 +592,7 @@ CASES = [
     ),
     Case(
         "bitwise_and",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return a & b  #!
@@ -603,7 +603,7 @@ CASES = [
     ),
     Case(
         "bitwise_or",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return a | b  #!
@@ -614,7 +614,7 @@ CASES = [
     ),
     Case(
         "chained_comparison",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor, c: Tensor):
             return a < b < c  #!
@@ -625,7 +625,7 @@ CASES = [
     ),
     Case(
         "is_comparison",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             return dsl.where(a is b, a, b)  #!
@@ -636,7 +636,7 @@ CASES = [
     ),
     Case(
         "and_on_tensors",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor, b: Tensor):
             m = a and b  #!
@@ -676,7 +676,7 @@ CASES = [
     ),
     Case(
         "if_on_float_attr",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, *, alpha: float = 1.0):
             if alpha:  #!
@@ -691,7 +691,7 @@ CASES = [
     ),
     Case(
         "bool_attr_as_number",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, *, flag: bool = False):
             return x * flag  #!
@@ -702,7 +702,7 @@ CASES = [
     ),
     Case(
         "literal_value_not_a_choice",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, *, mode: Literal["a", "b"] = "a"):
             if mode == "c":  #!
@@ -718,7 +718,7 @@ CASES = [
     # --- shapes and optional inputs -----------------------------------------------------------
     Case(
         "reduction_axis_0",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor["R", "C"]):
             s = dsl.sum(x, axis=0, keepdims=True)  #!
@@ -730,7 +730,7 @@ CASES = [
     ),
     Case(
         "mismatched_symbolic_dims",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(a: Tensor["R", "C"], b: Tensor["R", "K"]):
             return a + b  #!
@@ -741,7 +741,7 @@ CASES = [
     ),
     Case(
         "unguarded_optional_input",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, bias: Tensor | None = None):
             return x + bias  #!
@@ -775,7 +775,7 @@ CASES = [
     ),
     Case(
         "attr_without_default",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def bad(x: Tensor, *, alpha: float):  #!
             return x * alpha
@@ -840,7 +840,7 @@ ACCEPTED = [
     ),
     (
         "not_or_and_static_conditions",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def ok(x: Tensor, *, a: bool = False, b: bool = True, mode: Literal["p", "q"] = "p"):
             if not a:
@@ -855,7 +855,7 @@ ACCEPTED = [
     ),
     (
         "dtype_attribute_and_powers",
-        f"""
+        """
         @dsl.op(dtypes=(f16, f32, bf16))
         def ok(x: Tensor, s: Scalar[f32], q: Tensor[i8]):
             w = dsl.cast(q, f32) * s
@@ -866,7 +866,7 @@ ACCEPTED = [
     ),
     (
         "parenthesized_return_tuple",
-        f"""
+        """
         @dsl.op(dtypes=(f32,))
         def ok(x: Tensor[..., "C"], g: Tensor["C"]):
             a = x * g
@@ -920,11 +920,7 @@ def test_case_positions_are_ast_nodes(case):
     starts exactly at the expected line and column."""
     tree = ast.parse(case.text)
     line, col, _ = case.position
-    starts = {
-        (type(n).__name__, n.lineno, n.col_offset + 1)
-        for n in ast.walk(tree)
-        if hasattr(n, "lineno")
-    }
+    starts = {(type(n).__name__, n.lineno, n.col_offset + 1) for n in ast.walk(tree) if hasattr(n, "lineno")}
     assert (case.node, line, col) in starts, sorted(s for s in starts if s[1] == line)
 
 
@@ -948,9 +944,7 @@ def test_rejected(case, dsl, tmp_path):
     assert "^" in rendered, rendered
 
 
-@pytest.mark.parametrize(
-    "case_id,decorator,pattern", BAD_DECORATORS, ids=[b[0] for b in BAD_DECORATORS]
-)
+@pytest.mark.parametrize("case_id,decorator,pattern", BAD_DECORATORS, ids=[b[0] for b in BAD_DECORATORS])
 def test_bad_decorator_arguments(case_id, decorator, pattern, dsl, tmp_path):
     text = PREAMBLE + f"{decorator}\ndef bad(x: Tensor):\n    return x\n"
     path = _write(tmp_path, f"bad_{case_id}", text)

@@ -10,9 +10,7 @@ from dsl import Tensor, f16, bf16, f32
 
 
 @dsl.op(dtypes=(f16, f32, bf16))
-def binary_mode(
-    a: Tensor, b: Tensor, *, mode: Literal["add", "mul", "max"] = "add", negate: bool = False
-):
+def binary_mode(a: Tensor, b: Tensor, *, mode: Literal["add", "mul", "max"] = "add", negate: bool = False):
     if mode == "add":
         y = a + b
     elif mode == "mul":

@@ -69,9 +69,7 @@ def _cases():
         for tname in dtypes:
             for ai, attrs in enumerate(mod.ATTRS):
                 for shape in mod.SHAPES:
-                    yield pytest.param(
-                        stem, tname, ai, shape, id=f"{stem}-{tname}-a{ai}-{_shape_id(shape)}"
-                    )
+                    yield pytest.param(stem, tname, ai, shape, id=f"{stem}-{tname}-a{ai}-{_shape_id(shape)}")
 
 
 def _accepted(fn, attrs):
@@ -110,10 +108,7 @@ def _declared_signature(path):
             ast.unparse(d).startswith("dsl.op") for d in node.decorator_list
         ):
             inputs = [a.arg for a in node.args.posonlyargs + node.args.args]
-            attrs = {
-                a.arg: ast.literal_eval(d)
-                for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)
-            }
+            attrs = {a.arg: ast.literal_eval(d) for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults)}
             return node.name, inputs, attrs
     raise AssertionError(f"{path}: no @dsl.op function")
 

@@ -29,7 +29,6 @@ difference shows as a small absolute error, hence the atol. A case picks its cla
 from __future__ import annotations
 
 import importlib.util
-import itertools
 import sys
 import zlib
 from dataclasses import dataclass, field

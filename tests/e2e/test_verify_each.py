@@ -60,8 +60,7 @@ def test_generated_kernels_need_no_auto_sync(write_module):
 
     from backends.ascendc.simulate import simulate
 
-    mod = write_module(
-        """
+    mod = write_module("""
         import dsl
         from dsl import Tensor, Scalar, f16
 
@@ -69,8 +68,7 @@ def test_generated_kernels_need_no_auto_sync(write_module):
         def chain(x: Tensor, y: Tensor, s: Scalar, *, k: float = 0.5):
             t = dsl.exp(x * s) - y / s
             return dsl.where(t > k, dsl.sigmoid(t), dsl.tanh(y))
-        """
-    )
+        """)
     rng = np.random.default_rng(3)
     x, y = (rng.uniform(-1, 1, 20000).astype(np.float16) for _ in range(2))
     out, result = simulate(mod.chain, (x, y, 0.75), {}, cores=2, strict=True)

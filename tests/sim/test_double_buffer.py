@@ -13,9 +13,7 @@ from dsl.errors import SimulationError
 from .conftest import KERNELS, T950, make_project, run
 
 SOURCE = (KERNELS / "double_buffer.cpp").read_text()
-FLAG_LINES = [
-    i for i, line in enumerate(SOURCE.splitlines()) if re.search(r"\b(SetFlag|WaitFlag)<", line)
-]
+FLAG_LINES = [i for i, line in enumerate(SOURCE.splitlines()) if re.search(r"\b(SetFlag|WaitFlag)<", line)]
 
 
 def _inputs(rng, n):
@@ -34,9 +32,7 @@ def test_double_buffer_equals_numpy(projects, rng, strict):
 
 def test_double_buffer_on_950(projects, rng):
     x, y = _inputs(rng, 2048)
-    res = run(
-        projects("double_buffer"), x, y, tile=512, blocks=2, alpha=-3.0, target=T950, strict=True
-    )
+    res = run(projects("double_buffer"), x, y, tile=512, blocks=2, alpha=-3.0, target=T950, strict=True)
     assert np.array_equal(res.outputs[0], x * np.float32(-3.0) + y)
 
 

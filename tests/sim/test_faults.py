@@ -127,9 +127,7 @@ def _run(projects, rng, name, key, opts):
     return x, y, run(projects(name), x, y, key=key, alpha=1.5, **opts)
 
 
-@pytest.mark.parametrize(
-    "name,bug,fix,err,fragments,opts", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES]
-)
+@pytest.mark.parametrize("name,bug,fix,err,fragments,opts", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_fault_is_reported(projects, rng, name, bug, fix, err, fragments, opts):
     with pytest.raises(err) as info:
         _run(projects, rng, name, bug, opts)
@@ -139,9 +137,7 @@ def test_fault_is_reported(projects, rng, name, bug, fix, err, fragments, opts):
         assert frag in msg, f"{frag!r} not in:\n{msg}"
 
 
-@pytest.mark.parametrize(
-    "name,bug,fix,err,fragments,opts", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES]
-)
+@pytest.mark.parametrize("name,bug,fix,err,fragments,opts", CASES, ids=[f"{c[0]}-{c[2]}" for c in CASES])
 def test_corrected_twin_passes(projects, rng, name, bug, fix, err, fragments, opts):
     x, y, res = _run(projects, rng, name, fix, opts)
     got = res.outputs[0]
