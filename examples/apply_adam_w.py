@@ -16,7 +16,7 @@ Run ``python examples/apply_adam_w.py`` to evaluate the reference interpreter on
 """
 
 import dsl
-from dsl import Tensor, Scalar, f16, bf16, f32
+from dsl import Tensor, Scalar, f16, bf16, f32, i8, i32, u8, bool_  # noqa: F401 (as in DESIGN.md)
 
 # Kept byte-for-byte as in DESIGN.md section 2.
 # fmt: off
