@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 from dsl.errors import ArgumentError, CompileError
 
-from .compile import compile_op
+from .compile import lower
+from .project import write_project
 from .sim import simulate_project
 from .targets import get_target
 
@@ -23,13 +24,25 @@ def _cache_root() -> Path:
 
 
 def generated_project(op, target: str) -> Path:
-    """The project for (op, target), generated once per Operator object."""
+    """The project for (op, target): content-addressed in the cache, so repeated runs and
+    processes share one copy per distinct source and the cache does not grow per call."""
     cache = op.__dict__.setdefault("_projects", {})
     path = cache.get(target)
-    if path is None or not path.exists():
-        out = Path(tempfile.mkdtemp(prefix=f"{op.name}.", dir=_cache_root()))
-        path = compile_op(op, target=target, out_dir=out)
-        cache[target] = path
+    if path is not None and path.exists():
+        return path
+    compiled = lower(op, target)
+    digest = hashlib.sha256(
+        "\0".join(f"{k}\0{v}" for k, v in sorted(compiled.files.items())).encode()
+    ).hexdigest()[:20]
+    out = _cache_root() / f"{op.name}-{digest}"
+    path = out / op.name
+    if not (path / "op_kernel" / f"{op.name}.cpp").is_file():
+        try:
+            write_project(out, compiled.plan, compiled.files, {})
+        except OSError:
+            if not path.is_dir():  # another process may have written the same project first
+                raise
+    cache[target] = path
     return path
 
 
