@@ -69,6 +69,10 @@ def simplify(func: Func) -> bool:
             func.replace_all_uses(op.result, b)
             changed = True
     for op in func.body:
+        if op.opname == "cast" and _is_exact_round_trip(op):
+            func.replace_all_uses(op.result, op.operands[0].owner.operands[0])
+            changed = True
+    for op in func.body:
         if op.opname == "neg" and op.operands[0].owner is not None and op.operands[0].owner.opname == "neg":
             inner = op.operands[0].owner.operands[0]
             if inner.type == op.result.type:
@@ -80,6 +84,21 @@ def simplify(func: Func) -> bool:
 def _key(op: Op):
     attrs = tuple(sorted((k, repr(v)) for k, v in op.attrs.items()))
     return (op.opname, tuple(id(v) for v in op.operands), attrs, str(op.result.type))
+
+
+def _is_exact_round_trip(op: Op) -> bool:
+    """cast(cast(x: T -> wider) -> T) is x when the first cast is exact (float widening)."""
+    inner = op.operands[0].owner
+    if inner is None or inner.opname != "cast":
+        return False
+    src, mid, dst = inner.operands[0].type.dtype, inner.result.type.dtype, op.result.type.dtype
+    return (
+        src == dst
+        and src.is_float
+        and mid.is_float
+        and mid.bits > src.bits
+        and inner.operands[0].type == op.result.type
+    )
 
 
 def eliminate_common_subexpressions(func: Func) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -13,12 +14,16 @@ from passes.pipelines import elementwise_pipeline
 
 from .host import HostPlan, host_source, tiling_header
 from .kernel import Signature, Variant, emit_kernel
-from .names import check_attr_name, op_type
+from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
 from .targets import get_target
 from .verify import PassNumericCheck
 
 MAX_STATIC_KEYS = 1000
+
+
+class BuiltinNameWarning(UserWarning):
+    """The generated OpType is also a CANN built-in operator's name."""
 
 
 @dataclass
@@ -41,6 +46,13 @@ def lower(
         raise CompileError(f"target '{target}' (RegBase) is not supported by the backend yet; use ascend910b")
     name = op.name
     camel = op_type(name)
+    if camel in CANN_BUILTIN_OPS:
+        warnings.warn(
+            f"operator type {camel} has the name of a CANN built-in operator; installing it as a custom "
+            f"operator clashes with the built-in one (choose another with @dsl.op(name='{name}_custom'))",
+            BuiltinNameWarning,
+            stacklevel=3,
+        )
     for a in op._def.attrs:
         check_attr_name(a.name)
     funcs: dict = {}

@@ -461,6 +461,10 @@ def emit_kernel(op_name: str, op_type: str, variants: list[Variant], sig: Signat
         "GM_ADDR tiling",
     ]
     with w.block(f'extern "C" __global__ __aicore__ void {op_name}({", ".join(args)})'):
+        w.line(
+            "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);",
+            "vector cores only: GetBlockIdx() is the AIV index",
+        )
         w.line("GET_TILING_DATA(tilingData, tiling);")
         call = [gm_arg(n) for n in sig.inputs + sig.outputs]
         call += ["tilingData.totalLength", "tilingData.smallBlocks", "tilingData.tailCores"]

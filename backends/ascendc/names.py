@@ -18,6 +18,14 @@ CPP_KEYWORDS = frozenset(
 )
 # OpDef attribute names the framework reserves (asc-devkit OpDef/Attr.md).
 RESERVED_ATTRS = frozenset({"options", "src", "op_type", "soc_version", "name", "type", "dtype"})
+# Some CANN built-in OpTypes. A custom operator must not reuse one (OpDef guide, "算子原型定义");
+# dslc warns so the user can pick @dsl.op(name=...). Not exhaustive.
+CANN_BUILTIN_OPS = frozenset(
+    """Abs Add AddLayerNorm Adds ApplyAdam ApplyAdamW Axpy Cast ClipByValue Div Equal Exp FakeQuantPerTensorAffine
+    Gelu Greater GreaterEqual IsClose LayerNorm LeakyRelu Lerp Less LessEqual Log Maximum Minimum Mul Muls Neg
+    NotEqual QuantizeAddLayerNorm RealDiv Reciprocal Relu RmsNorm Round Rsqrt Sigmoid Silu SoftmaxV2 Softplus Sqrt
+    Sub Swish Tanh Threshold""".split()
+)
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
 

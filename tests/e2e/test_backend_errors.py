@@ -134,3 +134,20 @@ def test_cli_compile_explain_and_run(tmp_path, capsys):
     assert code == 0, out
     assert "apply_adam_w[f16] matches the reference" in out
     assert "tiling key 1002, block dim 3" in out  # 5000 f16 elements, >= 2048 per core
+
+
+def test_builtin_operator_names_warn(write_module, tmp_path):
+    from backends.ascendc.compile import BuiltinNameWarning
+
+    mod = write_module(
+        """
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op
+        def threshold(x: Tensor, *, t: float = 0.0):
+            return dsl.maximum(x, t)
+        """
+    )
+    with pytest.warns(BuiltinNameWarning, match="Threshold has the name of a CANN built-in operator"):
+        mod.threshold.compile(out_dir=tmp_path)
