@@ -92,15 +92,14 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return dims
 
 
-def cmd_run(args) -> int:
+def random_call(args, default_shape: str):
+    """(op, dtype, attrs, arrays): the operator a run/profile command names, with random inputs."""
     import numpy as np
 
-    from backends.ascendc.simulate import simulate
     from backends.ascendc.verify import random_inputs
 
     from .dtypes import dtype_from_name
     from .loader import load_operators, pick_operator
-    from .precision import compare
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
     attrs = parse_attrs(args.attr)
@@ -109,10 +108,19 @@ def cmd_run(args) -> int:
         raise ArgumentError(f"{op.name} is not generated for {dtype}")
     values = op.check_attrs(attrs)
     tensors = [d for d in op._def.inputs if not d.is_scalar]
-    shapes = [parse_shape(s) for s in (args.shape or ["4096"])]
+    shapes = [parse_shape(s) for s in (args.shape or [default_shape])]
     if len(shapes) not in (1, len(tensors)):
         raise UsageError(f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)})")
     arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
+    return op, dtype, attrs, arrays
+
+
+def cmd_run(args) -> int:
+    from backends.ascendc.simulate import simulate
+
+    from .precision import compare
+
+    op, dtype, attrs, arrays = random_call(args, "4096")
     ref = op.reference(*arrays, **attrs)
     outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
     refs = ref if isinstance(ref, tuple) else (ref,)
@@ -124,9 +132,8 @@ def cmd_run(args) -> int:
             continue
         c = compare(o, r)
         ok &= c.ok
-        print(
-            f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {'ok' if c.ok else 'MISMATCH'}"
-        )
+        verdict = "ok" if c.ok else "MISMATCH"
+        print(f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {verdict}")
     cnt = result.counters
     dma = sum(cnt.get(p, {}).get("dma", 0) for p in ("MTE2", "MTE3"))
     print(
@@ -138,22 +145,9 @@ def cmd_run(args) -> int:
 
 
 def cmd_profile(args) -> int:
-    import numpy as np
-
     from backends.ascendc.profile import profile
-    from backends.ascendc.verify import random_inputs
 
-    from .dtypes import dtype_from_name
-    from .loader import load_operators, pick_operator
-
-    op = pick_operator(load_operators(args.file), args.op, args.file)
-    attrs = parse_attrs(args.attr)
-    dtype = dtype_from_name(args.dtype) if args.dtype else op.dtypes[0]
-    if dtype not in op.dtypes:
-        raise ArgumentError(f"{op.name} is not generated for {dtype}")
-    values = op.check_attrs(attrs)
-    shapes = [parse_shape(s) for s in (args.shape or ["1048576"])]
-    arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
+    op, _, attrs, arrays = random_call(args, "1048576")
     report = profile(op, arrays, attrs, target=args.target, cores=args.cores)
     print(report)
     if args.trace:
