@@ -90,3 +90,13 @@ def test_console_script_is_installed():
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("func @apply_adam_w(")
+
+
+def test_run_and_profile_usage_errors(capsys):
+    silu = ROOT / "examples" / "silu.py"
+    code, _, err = run(["run", str(silu), "--shape", "4,a"], capsys)
+    assert code == 2 and "--shape expects comma-separated integers" in err
+    code, _, err = run(["run", str(silu), "--shape", "4", "--shape", "5"], capsys)
+    assert code == 2 and "one --shape for all tensor inputs" in err
+    code, _, err = run(["profile", str(silu), "--dtype", "i8"], capsys)
+    assert code == 1 and "not generated for i8" in err
