@@ -42,12 +42,14 @@ def compare(out: np.ndarray, ref: np.ndarray, rtol: float | None = None) -> Comp
     if out.size == 0:
         return Comparison(True, 0.0, 0.0)
     o64, r64 = out.astype(np.float64), ref.astype(np.float64)
+    both_nan = np.isnan(o64) & np.isnan(r64)
     with np.errstate(all="ignore"):
-        diff = np.where(np.isnan(o64) & np.isnan(r64), 0.0, np.abs(o64 - r64))
-        diff = np.where((o64 == r64), 0.0, diff)
+        diff = np.where(both_nan | (o64 == r64), 0.0, np.abs(o64 - r64))
+        diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number never matches
         rel = diff / np.maximum(np.abs(r64), np.finfo(np.float32).tiny)
-    max_abs = float(np.nanmax(diff)) if diff.size else 0.0
-    max_rel = float(np.nanmax(rel)) if rel.size else 0.0
+        rel = np.where(np.isnan(rel), np.inf, rel)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    max_rel = float(rel.max()) if rel.size else 0.0
     if out.dtype == np.float32:
         tol = rtol if rtol is not None else F32_RTOL
         ok = bool(

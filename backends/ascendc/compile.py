@@ -39,14 +39,15 @@ def lower(
     dump: Callable[[str], None] | None = None,
     dump_dir: Path | None = None,
     verify_each: bool = False,
+    warn_builtin: bool = True,
 ) -> Compiled:
     """Run the pipeline for every dtype and emit the project's sources (in memory)."""
     tgt = get_target(target)
-    if tgt.regbase:
-        raise CompileError(f"target '{target}' (RegBase) is not supported by the backend yet; use ascend910b")
+    # On ascend950 the MemBase (LocalTensor) API runs through vector-function emulation, so the
+    # same kernels are valid there (ascendc-api.md section 7); the RegBase path comes later.
     name = op.name
     camel = op_type(name)
-    if camel in CANN_BUILTIN_OPS:
+    if warn_builtin and camel in CANN_BUILTIN_OPS:
         warnings.warn(
             f"operator type {camel} has the name of a CANN built-in operator; installing it as a custom "
             f"operator clashes with the built-in one (choose another with @dsl.op(name='{name}_custom'))",

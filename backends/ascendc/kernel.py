@@ -433,7 +433,7 @@ class KernelEmitter:
         if ctype(dt) not in A2_DTYPES[api]:
             raise _fail(
                 op,
-                f"{api} does not take {dt} on {self.v.func.attributes.get('target', 'ascend910b')} "
+                f"{api} does not take {dt} in the A2 vector API dslc targets "
                 f"(it takes {', '.join(sorted(A2_DTYPES[api]))}); cast to f32 first",
             )
 

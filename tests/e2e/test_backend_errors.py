@@ -48,19 +48,22 @@ def test_row_ops_and_broadcast_are_not_supported_yet(write_module, tmp_path):
     assert not out.exists()
 
 
-def test_regbase_target_is_a_clear_error(write_module, tmp_path):
+def test_ascend950_uses_the_membase_kernels(write_module, tmp_path):
     mod = write_module("""
         import dsl
-        from dsl import Tensor
+        from dsl import Tensor, f16, bf16
 
-        @dsl.op
-        def twice(x: Tensor):
-            return x * 2
+        @dsl.op(dtypes=(f16, bf16))
+        def twice_relu(x: Tensor):
+            return dsl.relu(x * 2)
         """)
-    with pytest.raises(CompileError, match="ascend950"):
-        mod.twice.compile(target="ascend950", out_dir=tmp_path)
+    project = mod.twice_relu.compile(target="ascend950", out_dir=tmp_path)
+    assert 'AddConfig("ascend950")' in (project / "op_host" / "twice_relu.cpp").read_text()
+    x = np.linspace(-3, 3, 70001).astype(np.float16)
+    out = mod.twice_relu.simulate(x, target="ascend950")  # 64 cores, 248 KiB UB
+    assert dsl.precision.compare(out, mod.twice_relu.reference(x)).ok
     with pytest.raises(ValueError, match="unknown target 'npu9'"):
-        mod.twice.compile(target="npu9", out_dir=tmp_path)
+        mod.twice_relu.compile(target="npu9", out_dir=tmp_path)
 
 
 def test_operator_names_must_survive_cann_naming(write_module, tmp_path):
@@ -139,15 +142,13 @@ def test_cli_compile_explain_and_run(tmp_path, capsys):
 def test_builtin_operator_names_warn(write_module, tmp_path):
     from backends.ascendc.compile import BuiltinNameWarning
 
-    mod = write_module(
-        """
+    mod = write_module("""
         import dsl
         from dsl import Tensor
 
         @dsl.op
         def threshold(x: Tensor, *, t: float = 0.0):
             return dsl.maximum(x, t)
-        """
-    )
+        """)
     with pytest.warns(BuiltinNameWarning, match="Threshold has the name of a CANN built-in operator"):
         mod.threshold.compile(out_dir=tmp_path)
