@@ -65,21 +65,27 @@ def cmd_compile(args) -> int:
     chosen = [pick_operator(ops, args.op, args.file)] if args.op else list(ops.values())
     target = get_target(args.target)
     dump = (lambda s: sys.stderr.write(s)) if args.print_ir_after_all else None
+    failed = 0
     for op in chosen:
-        compiled = lower(
-            op,
-            args.target,
-            dump=dump,
-            dump_dir=Path(args.dump_ir) if args.dump_ir else None,
-            verify_each=args.verify_each,
-        )
-        path = write_project(Path(args.out), compiled.plan, compiled.files, {})
+        try:
+            compiled = lower(
+                op,
+                args.target,
+                dump=dump,
+                dump_dir=Path(args.dump_ir) if args.dump_ir else None,
+                verify_each=args.verify_each,
+            )
+            path = write_project(Path(args.out), compiled.plan, compiled.files, {})
+        except CompileError as e:  # report it and go on with the file's other operators
+            print(f"dslc: {e}", file=sys.stderr)
+            failed += 1
+            continue
         keys = ", ".join(str(v.key) for v in compiled.plan.variants)
         print(f"dslc: wrote {path} ({len(compiled.plan.variants)} kernel variants, tiling keys {keys})")
         if args.explain:
             for v in compiled.plan.variants:
                 print("\n".join(func_ledger(v.func, v.key, target.ub_usable_bytes).lines()))
-    return 0
+    return 1 if failed else 0
 
 
 def parse_shape(text: str) -> tuple[int, ...]:

@@ -100,3 +100,16 @@ def test_run_and_profile_usage_errors(capsys):
     assert code == 2 and "one --shape for all tensor inputs" in err
     code, _, err = run(["profile", str(silu), "--dtype", "i8"], capsys)
     assert code == 1 and "not generated for i8" in err
+
+
+def test_compile_goes_on_past_an_unsupported_operator(tmp_path, capsys):
+    src = tmp_path / "multi.py"
+    src.write_text(
+        "import dsl\nfrom dsl import Tensor\n\n@dsl.op\ndef good_one(x: Tensor):\n    return x * 2\n\n"
+        '@dsl.op\ndef row_one(x: Tensor[..., "C"]):\n    return dsl.sum(x, axis=-1)\n\n'
+        "@dsl.op\ndef good_two(x: Tensor):\n    return x + 1\n"
+    )
+    code, out, err = run(["compile", str(src), "-o", str(tmp_path / "out")], capsys)
+    assert code == 1
+    assert f"{src}:9:1: error: input 'x' has named dims" in err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["good_one", "good_two"]
