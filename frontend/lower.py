@@ -221,6 +221,13 @@ class Lowerer:
             raise self.err(node, "a dtype is not a value; use it as dsl.cast(x, dtype)")
         raise AssertionError(x)
 
+    @staticmethod
+    def float_if_either(a: "Weak", b: "Weak") -> "Weak":
+        """``a`` as a float when either weak value is one, so two weak values share a kind."""
+        if isinstance(a.value, float) or isinstance(b.value, float):
+            return Weak(float(a.value), a.attr)
+        return a
+
     def pair(self, a, b, node) -> tuple[Value, Value]:
         if isinstance(a, Weak) and not isinstance(b, Weak):
             b = self.value(b, node)
@@ -593,8 +600,7 @@ class Lowerer:
         if isinstance(a, Weak) and isinstance(b, Weak) and (a.attr or b.attr):
             # Two weak values (one a run-time attribute): both take T's kind, so `1 - dampening`
             # stays a T scalar rather than dragging an f16 expression up to f32.
-            is_float = isinstance(a.value, float) or isinstance(b.value, float)
-            a = self.const(Weak(float(a.value) if is_float else a.value, a.attr), None, node)
+            a = self.const(self.float_if_either(a, b), None, node)
         if isinstance(a, Weak) and isinstance(b, Weak):
             x, y = a.value, b.value
             if op == "div" and y == 0:
@@ -663,7 +669,11 @@ class Lowerer:
             raise self.err(node, "only > >= < <= == != comparisons are allowed ('is'/'in' are not)")
         a, b = self.expr(node.left), self.expr(node.comparators[0])
         if isinstance(a, Weak) and isinstance(b, Weak):
-            raise self.err(node, "comparing two constants or attributes is not a value; compare a tensor")
+            if not (a.attr or b.attr):
+                raise self.err(
+                    node, "comparing two constants is not a value; compare a tensor or an attribute"
+                )
+            a = self.const(self.float_if_either(a, b), None, node)
         a, b = self.pair(a, b, node)
         return self.emit("cmp", [a, b], node, {"pred": op})
 
@@ -746,7 +756,7 @@ class Lowerer:
             c = self.value(self.expr(node.args[0]), node.args[0])
             a, b = self.expr(node.args[1]), self.expr(node.args[2])
             if isinstance(a, Weak) and isinstance(b, Weak):
-                a = self.const(a, None, node.args[1])
+                a = self.const(self.float_if_either(a, b), None, node.args[1])
             a, b = self.pair(a, b, node)
             return self.emit("where", [c, a, b], node)
         if name == "cast":

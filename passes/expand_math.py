@@ -30,7 +30,7 @@ def expand(func: Func) -> None:
     namer = Namer.of(func)
     body: list[Op] = []
     for op in func.body:
-        if op.opname not in ("sigmoid", "tanh") or not isinstance(op.result.type, TensorType):
+        if op.opname not in ("sigmoid", "tanh"):
             body.append(op)
             continue
         x, t, loc = op.operands[0], op.result.type, op.loc

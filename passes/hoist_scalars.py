@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from dsl.dtypes import f32
 from dsl.ir import Func, Namer, Op, ScalarType, Shape, TensorType, Value
 
 from .manager import FunctionPass, register
@@ -88,6 +89,7 @@ def hoist(func: Func) -> None:
             op.result is not None and op.spec.infer is not None and any(id(v) in widened for v in op.operands)
         ):
             op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+            widened[id(op.result)] = op.result
         inner.append(op)
 
     rewritten: list[Op] = []
@@ -104,20 +106,39 @@ def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=
     return op
 
 
-def _broadcast_operands(op: Op, namer: Namer) -> list[Op]:
-    """Compare and Select take tiles only: broadcast their scalar operands."""
-    dups = []
+def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
+    """Compare and Select take tiles only: broadcast their scalar operands. A scalar condition
+    of ``where`` becomes 1.0/0.0 on the scalar unit and a mask from comparing its broadcast."""
+    ops: list[Op] = []
+
+    def dup(v):
+        d = Op("vec.dup", [v], TensorType(v.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+        ops.append(d)
+        return d.result
+
+    if op.opname == "where" and _is_scalar(op.operands[0]):
+        cond = op.operands[0]
+        one = Op("const", [], ScalarType(f32), namer.fresh(), {"value": 1.0}, op.loc)
+        zero = Op("const", [], ScalarType(f32), namer.fresh(), {"value": 0.0}, op.loc)
+        flag = Op("where", [cond, one.result, zero.result], ScalarType(f32), namer.fresh(), {}, op.loc)
+        outside.extend([one, zero, flag])
+        mask_type = TensorType(cond.type.dtype, Shape.star())
+        mask = Op(
+            "cmp", [dup(flag.result), dup(zero.result)], mask_type, namer.fresh(), {"pred": "ne"}, op.loc
+        )
+        ops.append(mask)
+        op.operands[0] = mask.result
     for k, v in enumerate(op.operands):
         if _is_scalar(v):
-            dup = Op("vec.dup", [v], TensorType(v.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
-            dups.append(dup)
-            op.operands[k] = dup.result
-    return dups + [op]
+            op.operands[k] = dup(v)
+    if op.opname == "where":
+        op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+    return ops + [op]
 
 
 def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
     if op.opname in ("cmp", "where"):
-        return _broadcast_operands(op, namer)
+        return _broadcast_operands(op, outside, namer)
     if op.opname not in ("add", "sub", "mul", "div", "max", "min") or len(op.operands) != 2:
         return [op]
     a, b = op.operands

@@ -285,6 +285,11 @@ class KernelEmitter:
             return f"(-{args[0]})"
         if name == "reciprocal":
             return f"({float_literal(1.0) if t.dtype.is_float else '1'} / {args[0]})"
+        if name == "cmp":
+            sym = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "eq": "==", "ne": "!="}[op.attrs["pred"]]
+            return f"({args[0]} {sym} {args[1]})"
+        if name == "where":
+            return f"({args[0]} ? {args[1]} : {args[2]})"
         if name == "abs":
             return f"({args[0]} < 0 ? -{args[0]} : {args[0]})"
         if name == "relu":
@@ -412,6 +417,12 @@ class KernelEmitter:
             mode = CMP_MODES[op.attrs["pred"]]
             w.line(f"Compare({dst}, {a}, {b}, CMPMODE::{mode}, nAligned);", f"{loc}: bit mask")
         elif name == "where":
+            if args[1].type.dtype != args[2].type.dtype:
+                raise _fail(
+                    op,
+                    f"dsl.where branches must share a dtype on the vector unit "
+                    f"({args[1].type.dtype} vs {args[2].type.dtype}); cast one of them",
+                )
             c, a, b = (self.view(x) for x in args)
             w.line(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", loc)
         else:
