@@ -7,11 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import black
+
 from dsl.errors import CompileError
 from dsl.ir import Func, Module, print_module
 from passes import PassManager
 from passes.pipelines import elementwise_pipeline
 
+from .golden_script import GOLDEN_PY
 from .host import HostPlan, host_source, tiling_header
 from .kernel import Signature, Variant, emit_kernel
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
@@ -100,7 +103,21 @@ def lower(
     )
     kernel = emit_kernel(name, camel, variants, sig, header)
     files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
+    files.update(golden_files(op, plan))
     return Compiled(plan, modules, files)
+
+
+def golden_files(op, plan: HostPlan) -> dict[str, str]:
+    """The DSL source and a script that makes golden data from it (for checks on a real NPU)."""
+    src = Path(op._def.source.filename)
+    try:
+        text = src.read_text()
+    except OSError:
+        return {}
+    source_name = f"{plan.op_name}_dsl.py"
+    script = GOLDEN_PY.format(op_type=plan.op_type, op_name=plan.op_name, source_name=source_name)
+    script = black.format_str(script, mode=black.Mode(line_length=110))  # generated Python is black-formatted
+    return {f"golden/{source_name}": text, "golden/golden.py": script}
 
 
 def compile_op(op, target: str = "ascend910b", out_dir="build", **kwargs) -> Path:

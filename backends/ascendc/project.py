@@ -145,6 +145,13 @@ copy only the three sources over its stubs (`<SoC>` is your chip, e.g. `Ascend91
 The top-level CMakeLists.txt here only compiles the host sources for a quick syntax check
 against an installed CANN (`ASCEND_HOME_PATH`).
 
+## Checking on an NPU
+
+`golden/golden.py gen --shape 4096 --dtype f16 -o data` writes random inputs and the reference
+outputs of dslc's interpreter (it loads the DSL source copied to `golden/`); run the built
+operator on `data/input_*.bin`, write its outputs as `data/output_<name>.bin`, then
+`golden/golden.py compare data` checks them under dslc's precision standard.
+
 ## Checking without an NPU
 
 `op.simulate(*arrays, project="<this directory>")` runs these exact sources (edits included)
