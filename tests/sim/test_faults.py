@@ -26,16 +26,17 @@ def _x(rng, n=N, dtype=np.float32):
 
 # name, bug key, fixed key, error, message fragments, run options
 CASES = [
-    ("ub_capacity", 0, 1, MemoryFaultError, ["UB over capacity", "TBuf#0", "188160"], {}),
+    ("ub_capacity", 0, 1, MemoryFaultError, ["UB over capacity", "TBuf<VECCALC>#0", "188160"], {}),
     ("datacopy_len", 0, 1, MemoryFaultError, ["not a multiple of 32 B", "DataCopyPad"], {"n": 7}),
-    ("datacopy_align", 0, 1, MemoryFaultError, ["not 32-byte aligned", "TBuf#0"], {}),
+    ("datacopy_align", 0, 1, MemoryFaultError, ["not 32-byte aligned", "TBuf<VECCALC>#0"], {}),
+    ("pad_position", 0, 1, UnsupportedError, ["TBuf<TPosition::VECCALC>", "GM <-> VECIN/VECOUT"], {}),
     ("gm_oob", 0, 1, MemoryFaultError, ["out of bounds of input 0 'x'", "32 B past the end"], {}),
     (
         "race_mte2_v",
         0,
         1,
         RaceError,
-        ["MTE2 DataCopy(GM->UB)", "V Muls", "HardEvent::MTE2_V", "TBuf#0"],
+        ["MTE2 DataCopy(GM->UB)", "V Muls", "HardEvent::MTE2_V", "TBuf<VECCALC>#0"],
         {},
     ),
     ("race_v_mte3", 0, 1, RaceError, ["V Muls", "MTE3 DataCopy(UB->GM)", "HardEvent::V_MTE3"], {}),
@@ -75,7 +76,7 @@ CASES = [
         ["SetFlag<HardEvent::MTE2_MTE3>(2) while the flag set at", "still pending"],
         {},
     ),
-    ("uninit", 0, 1, MemoryFaultError, ["nothing has written", "TBuf#1"], {}),
+    ("uninit", 0, 1, MemoryFaultError, ["nothing has written", "TBuf<VECCALC>#1"], {}),
     (
         "bf16_add",
         0,

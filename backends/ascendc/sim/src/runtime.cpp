@@ -423,6 +423,7 @@ int ub_alloc(uint32_t& cursor, uint32_t bytes, const char* kind, int slot, Loc l
 }
 
 uint32_t ub_buf_start(int buf) { return S().bufs.at(buf).start; }
+const char* ub_buf_kind(int buf) { return S().bufs.at(buf).kind; }
 uint32_t ub_buf_bytes(int buf) { return S().bufs.at(buf).bytes; }
 
 void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what, Loc loc) {

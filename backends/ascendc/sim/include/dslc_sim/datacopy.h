@@ -2,6 +2,7 @@
 // (ascendc-api.md s4; asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运/).
 #pragma once
 #include <algorithm>
+#include <cstring>
 
 #include "sync.h"
 
@@ -165,12 +166,26 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>&
     DataCopy(dst, src, DataCopyParams(1, static_cast<uint16_t>(count * sizeof(T) / 32), 0, 0), loc);
 }
 
+namespace detail {
+// DataCopyPad moves GM <-> VECIN/VECOUT on Atlas A2 (DataCopyPad docs, "GM->VECIN/VECOUT",
+// "VECIN/VECOUT->GM"); arch 3510 also accepts VECCALC (ascendc-api.md section 4).
+inline void check_pad_position(int buf, const char* api, dslc::Loc loc) {
+    if (dslc::npu_arch() != 2201) return;
+    const char* kind = dslc::ub_buf_kind(buf);
+    if (std::strcmp(kind, "TBuf<VECCALC>") == 0)
+        dslc::fault(dslc::F_UNSUPPORTED, loc,
+                    "%s on a TBuf<TPosition::VECCALC>: Atlas A2 copies GM <-> VECIN/VECOUT only; declare the "
+                    "buffer TBuf<TPosition::VECIN> (or VECOUT)", api);
+}
+}  // namespace detail
+
 // ---- DataCopyPad: GM -> UB (MTE2) ----
 template <typename T>
 __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
                                    const DataCopyPadExtParams<T>& pad, dslc::Loc loc = {}) {
     const char* api = "DataCopyPad(GM->UB)";
     detail::check_block_count(api, p.blockCount, loc);
+    detail::check_pad_position(dst.buf(), api, loc);
     if (p.blockLen % sizeof(T) != 0)
         dslc::fault(dslc::F_MEMORY, loc, "%s: blockLen %u B is not a multiple of sizeof(%s) (blockLen is in bytes)",
                     api, p.blockLen, dslc::dtype_name(dslc::DTypeOf<T>::value));
@@ -222,6 +237,7 @@ __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor
                                    dslc::Loc loc = {}) {
     const char* api = "DataCopyPad(UB->GM)";
     detail::check_block_count(api, p.blockCount, loc);
+    detail::check_pad_position(src.buf(), api, loc);
     if (p.blockLen % sizeof(T) != 0)
         dslc::fault(dslc::F_MEMORY, loc, "%s: blockLen %u B is not a multiple of sizeof(%s) (blockLen is in bytes)",
                     api, p.blockLen, dslc::dtype_name(dslc::DTypeOf<T>::value));

@@ -71,6 +71,7 @@ void check_cast(DType src, DType dst, int mode, Loc loc);
 // Allocates `bytes` (rounded to 32 B) at the TPipe cursor; faults past capacity.
 int ub_alloc(uint32_t& cursor, uint32_t bytes, const char* kind, int slot, Loc loc);
 uint32_t ub_buf_start(int buf);
+const char* ub_buf_kind(int buf);
 uint32_t ub_buf_bytes(int buf);
 // Checks that [addr, addr+bytes) lies inside buffer `buf` (and is 32-B aligned if asked).
 void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what,

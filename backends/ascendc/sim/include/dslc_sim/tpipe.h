@@ -9,6 +9,15 @@
 namespace AscendC {
 
 namespace detail {
+// Buffer kinds carry the TPosition so DataCopyPad can check its documented paths.
+inline const char* tbuf_kind(TPosition pos) {
+    switch (pos) {
+        case TPosition::VECIN: return "TBuf<VECIN>";
+        case TPosition::VECOUT: return "TBuf<VECOUT>";
+        case TPosition::VECCALC: return "TBuf<VECCALC>";
+        default: return "TBuf";
+    }
+}
 constexpr dslc::Pipe producer_pipe(TPosition p) { return p == TPosition::VECIN ? dslc::P_MTE2 : dslc::P_V; }
 constexpr dslc::Pipe consumer_pipe(TPosition p) { return p == TPosition::VECOUT ? dslc::P_MTE3 : dslc::P_V; }
 constexpr int kMaxQueSlots = 8;
@@ -144,7 +153,7 @@ public:
         return true;
     }
     template <TPosition bufPos> __aicore__ inline bool InitBuffer(TBuf<bufPos>& buf, uint32_t len, dslc::Loc loc = {}) {
-        buf.buf_ = dslc::ub_alloc(cursor_, len, "TBuf", -1, loc);
+        buf.buf_ = dslc::ub_alloc(cursor_, len, detail::tbuf_kind(bufPos), -1, loc);
         return true;
     }
     __aicore__ inline void Reset() { cursor_ = 0; }
