@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 
-from dsl.errors import ArgumentError, CompileError
+from dsl.errors import ArgumentError, CompileError, SimulationError
 
 from .compile import lower
 from .project import write_project
@@ -46,6 +47,27 @@ def generated_project(op, target: str) -> Path:
     return path
 
 
+_CPP_LINE = re.compile(r"op_kernel/(\w+)\.cpp:(\d+)")
+_DSL_NOTE = re.compile(r"//\s*([\w.-]+\.py:\d+)")
+
+
+def with_dsl_lines(message: str, project: Path, op_name: str) -> str:
+    """Append the DSL lines the faulting kernel lines implement (from their ``// file.py:N``)."""
+    kernel = project / "op_kernel" / f"{op_name}.cpp"
+    try:
+        lines = kernel.read_text().splitlines()
+    except OSError:
+        return message
+    found = []
+    for name, num in dict.fromkeys(_CPP_LINE.findall(message)):
+        k = int(num) - 1
+        if name == op_name and 0 <= k < len(lines):
+            m = _DSL_NOTE.search(lines[k])
+            if m:
+                found.append(f"{m.group(1)} (op_kernel/{name}.cpp:{num})")
+    return message + ("\n  DSL line(s): " + ", ".join(found) if found else "")
+
+
 def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=None, strict: bool = False):
     tgt = get_target(target)
     T, inputs, values = op.bind(arrays, attrs)
@@ -67,16 +89,19 @@ def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=
         project = Path(project)
         if not (project / "op_kernel" / f"{op.name}.cpp").is_file():
             raise ArgumentError(f"{project} is not a project of {op.name} (no op_kernel/{op.name}.cpp)")
-    result = simulate_project(
-        project,
-        op.name,
-        inputs=[inputs[name] for name in op.inputs],
-        outputs=outputs,
-        attrs=[values[a.name] for a in op._def.attrs],
-        target=tgt,
-        cores=cores,
-        strict=strict,
-    )
+    try:
+        result = simulate_project(
+            project,
+            op.name,
+            inputs=[inputs[name] for name in op.inputs],
+            outputs=outputs,
+            attrs=[values[a.name] for a in op._def.attrs],
+            target=tgt,
+            cores=cores,
+            strict=strict,
+        )
+    except SimulationError as e:
+        raise type(e)(with_dsl_lines(str(e), project, op.name)) from None
     outs = []
     for o, arr, v in zip(func.outputs, result.outputs, func.returns):
         absent = v.owner is not None and v.owner.opname == "none"

@@ -152,3 +152,25 @@ def test_builtin_operator_names_warn(write_module, tmp_path):
         """)
     with pytest.warns(BuiltinNameWarning, match="Threshold has the name of a CANN built-in operator"):
         mod.threshold.compile(out_dir=tmp_path)
+
+
+def test_emulator_faults_name_the_dsl_line(write_module, tmp_path):
+    mod = write_module(
+        """
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op
+        def twice(x: Tensor):
+            y = x * 2
+            return y
+        """
+    )
+    project = mod.twice.compile(out_dir=tmp_path)
+    kernel = project / "op_kernel" / "twice.cpp"
+    lines = kernel.read_text().splitlines()
+    wait = next(i for i, line in enumerate(lines) if "WaitFlag<HardEvent::MTE2_V>(slot)" in line)
+    kernel.write_text("\n".join(lines[:wait] + lines[wait + 1 :]) + "\n")
+    with pytest.raises(dsl.RaceError) as e:
+        mod.twice.simulate(np.ones(64, np.float32), project=project)
+    assert "DSL line(s): " in str(e.value) and ".py:7 (op_kernel/twice.cpp:" in str(e.value)
