@@ -19,7 +19,7 @@ LEAVES = ["a", "b", "c", "s", "alpha", "0.5", "2"]
 def expressions(draw, depth=0):
     if depth >= 3 or draw(st.integers(0, 3)) == 0:
         return draw(st.sampled_from(LEAVES))
-    kind = draw(st.sampled_from(["bin", "bin", "bin", "max", "unary", "where"]))
+    kind = draw(st.sampled_from(["bin", "bin", "bin", "max", "unary", "where", "div"]))
     a = draw(expressions(depth=depth + 1))
     if kind == "bin":
         b = draw(expressions(depth=depth + 1))
@@ -28,7 +28,10 @@ def expressions(draw, depth=0):
         b = draw(expressions(depth=depth + 1))
         return f"dsl.{draw(st.sampled_from(['maximum', 'minimum']))}({a}, {b})"
     if kind == "unary":
-        return f"dsl.{draw(st.sampled_from(['abs', 'relu', 'exp', 'sigmoid']))}({a})"
+        fn = draw(st.sampled_from(["abs", "relu", "exp", "sigmoid", "tanh", "round", "sqrt"]))
+        return f"dsl.sqrt(dsl.abs({a}))" if fn == "sqrt" else f"dsl.{fn}({a})"
+    if kind == "div":
+        return f"({a} / {draw(st.sampled_from(['s', 'alpha', '4', '(dsl.abs(b) + 1)']))})"
     b = draw(expressions(depth=depth + 1))
     return f"dsl.where((a + {a}) > {b}, {a}, {b})"
 
@@ -36,8 +39,7 @@ def expressions(draw, depth=0):
 def _check(write_module, exprs, dtype_name, n, cores, seed):
     body = "\n    ".join(f"y{i} = a + ({e})" for i, e in enumerate(exprs))
     outs = ", ".join(f"y{i}" for i in range(len(exprs)))
-    mod = write_module(
-        f"""
+    mod = write_module(f"""
 import dsl
 from dsl import Tensor, Scalar, f16, f32, bf16
 
@@ -45,8 +47,7 @@ from dsl import Tensor, Scalar, f16, f32, bf16
 def prog(a: Tensor, b: Tensor, c: Tensor, s: Scalar, *, alpha: float = 0.75):
     {body}
     return {outs}
-"""
-    )
+""")
     rng = np.random.default_rng(seed)
     dt = dsl.dtypes.dtype_from_name(dtype_name).np
     a, b, c = (rng.uniform(-2, 2, n).astype(dt) for _ in range(3))
@@ -57,10 +58,17 @@ def prog(a: Tensor, b: Tensor, c: Tensor, s: Scalar, *, alpha: float = 0.75):
     gots = got if isinstance(got, tuple) else (got,)
     for r, g in zip(refs, gots):
         cmp = dsl.precision.compare(g, r, rtol=2e-4)
-        assert cmp.ok, f"{exprs} [{dtype_name}, n={n}, cores={cores}]: max abs {cmp.max_abs}, rel {cmp.max_rel}"
+        assert (
+            cmp.ok
+        ), f"{exprs} [{dtype_name}, n={n}, cores={cores}]: max abs {cmp.max_abs}, rel {cmp.max_rel}"
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(
     exprs=st.lists(expressions(), min_size=1, max_size=3),
     dtype=st.sampled_from(["f32", "f16", "bf16"]),
