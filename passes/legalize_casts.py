@@ -6,7 +6,10 @@ half (ascendc-api.md, Cast table). Takes tensor-level IR after promote-precision
 * f32 -> i8/u8:  truncate to i32, back to f32 (exact below 2^24), clamp to the target range
   (the DSL saturates), to f16 (exact for these integers), then to i8/u8;
 * i8/u8 -> f32:  through f16;
-* f32 -> bool:   ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes).
+* f32 -> bool:   ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes);
+* comparisons of integer tensors (A2's Compare takes half/float): i8/u8 compare exactly as f16;
+  i32 compares its f32 roundings (rounding is monotonic, so unequal roundings order correctly)
+  and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0.
 
     before:  %q = cast %x {from = f32} : tensor<*, i8>
     after:   %0 = cast %x {from = f32} : tensor<*, i32>
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.dtypes import bool_, f16, f32, i8, i32, u8
-from dsl.ir import Func, Namer, Op, ScalarType
+from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
 from .manager import FunctionPass, register
 
@@ -33,6 +36,9 @@ def legalize(func: Func) -> None:
     namer = Namer.of(func)
     body: list[Op] = []
     for op in func.body:
+        if op.opname == "cmp" and _integer_tile_compare(op):
+            body.extend(_legalize_compare(op, namer))
+            continue
         if op.opname != "cast":
             body.append(op)
             continue
@@ -60,6 +66,55 @@ def legalize(func: Func) -> None:
             op.opname, op.operands, op.attrs = "cmp", [x, zero], {"pred": "ne"}
         body.append(op)
     func.body = body
+
+
+def _integer_tile_compare(op: Op) -> bool:
+    a, b = op.operands
+    return any(isinstance(v.type, TensorType) for v in op.operands) and a.type.dtype.is_int
+
+
+def _legalize_compare(op: Op, namer: Namer) -> list[Op]:
+    out: list[Op] = []
+    loc, pred = op.loc, op.attrs["pred"]
+    a, b = op.operands
+    mask_type = op.result.type
+
+    def make(name, operands, rtype, attrs=None):
+        new = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
+        out.append(new)
+        return new.result
+
+    def cast(v, dt):
+        return make("cast", [v], v.type.with_dtype(dt), {"from": v.type.dtype})
+
+    def const(value, dt):
+        return make("const", [], ScalarType(dt), {"value": value})
+
+    if a.type.dtype.bits == 8:  # i8/u8 are exact in f16
+        op.operands = [cast(a, f16), cast(b, f16)]
+        out.append(op)
+        return out
+    fa, fb = cast(a, f32), cast(b, f32)
+    rounded = make("cmp", [fa, fb], mask_type, {"pred": pred})
+    tie = make("cmp", [fa, fb], mask_type, {"pred": "eq"})
+    diff = cast(make("sub", [a, b], _combined(a, b)), f32)
+    exact = make("cmp", [diff, const(0.0, f32)], mask_type, {"pred": pred})
+    one, zero = const(1.0, f16), const(0.0, f16)
+    value_type = mask_type.with_dtype(f16)
+    chosen = make(
+        "where",
+        [tie, make("where", [exact, one, zero], value_type), make("where", [rounded, one, zero], value_type)],
+        value_type,
+    )
+    op.operands, op.attrs = [chosen, const(0.5, f16)], {"pred": "gt"}
+    out.append(op)
+    return out
+
+
+def _combined(a, b):
+    from dsl.ir.types import combine
+
+    return combine([a.type, b.type], a.type.dtype)
 
 
 @register

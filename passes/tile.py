@@ -29,10 +29,6 @@ from .manager import FunctionPass, register
 
 def check_flat(func: Func) -> None:
     """The tile loop handles flat elementwise functions; say clearly what is not supported yet."""
-    if func.attributes.get("broadcast"):
-        raise CompileError(
-            f"@{func.name}: broadcast=True operators are not supported by the backend yet", func.loc
-        )
     for p in func.params:
         t = p.value.type
         if isinstance(t, TensorType) and not t.shape.unshaped:

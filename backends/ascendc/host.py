@@ -119,11 +119,18 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             if not p.optional:
                 cond = f"{var} == nullptr || !({var}->GetStorageShape() == shape)"
             with w.block(f"if ({cond})"):
-                _fail(
-                    w,
-                    f"{plan.op_type}: input '{p.value.name}' must have the shape of input "
-                    f"'{params[first].value.name}'",
-                )
+                if func0.attributes.get("broadcast"):
+                    message = (
+                        f"{plan.op_type}: input '{p.value.name}' has another shape than input "
+                        f"'{params[first].value.name}'; this kernel handles broadcast=True inputs of equal "
+                        "shapes only (broadcasting between different shapes is not supported yet)"
+                    )
+                else:
+                    message = (
+                        f"{plan.op_type}: input '{p.value.name}' must have the shape of input "
+                        f"'{params[first].value.name}'"
+                    )
+                _fail(w, message)
         for i, p in scalars:
             get = "GetOptionalInputShape" if p.optional else "GetInputShape"
             var = f"shape{i}"

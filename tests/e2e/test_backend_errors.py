@@ -27,7 +27,7 @@ def test_unsupported_vector_dtype_names_the_line(write_module, tmp_path):
     assert not (tmp_path / "out" / "add_i8").exists()
 
 
-def test_row_ops_and_broadcast_are_not_supported_yet(write_module, tmp_path):
+def test_row_ops_are_not_supported_yet_and_broadcast_needs_equal_shapes(write_module, tmp_path):
     mod = write_module("""
         import dsl
         from dsl import Tensor
@@ -43,9 +43,13 @@ def test_row_ops_and_broadcast_are_not_supported_yet(write_module, tmp_path):
     out = tmp_path / "out"
     with pytest.raises(CompileError, match=r"input 'x' has named dims \[\.\.\., C\]"):
         mod.row_sum.compile(out_dir=out)
-    with pytest.raises(CompileError, match="broadcast=True operators are not supported by the backend yet"):
-        mod.badd.compile(out_dir=out)
     assert not out.exists()
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_array_equal(mod.badd.simulate(a, a), a + a)
+    with pytest.raises(
+        dsl.SimulationError, match="broadcasting between different shapes is not supported yet"
+    ):
+        mod.badd.simulate(a, a[0])
 
 
 def test_ascend950_uses_the_membase_kernels(write_module, tmp_path):
@@ -155,8 +159,7 @@ def test_builtin_operator_names_warn(write_module, tmp_path):
 
 
 def test_emulator_faults_name_the_dsl_line(write_module, tmp_path):
-    mod = write_module(
-        """
+    mod = write_module("""
         import dsl
         from dsl import Tensor
 
@@ -164,8 +167,7 @@ def test_emulator_faults_name_the_dsl_line(write_module, tmp_path):
         def twice(x: Tensor):
             y = x * 2
             return y
-        """
-    )
+        """)
     project = mod.twice.compile(out_dir=tmp_path)
     kernel = project / "op_kernel" / "twice.cpp"
     lines = kernel.read_text().splitlines()
