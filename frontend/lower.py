@@ -191,11 +191,14 @@ class Lowerer:
     def const(self, w: Weak, like: DType | None, node: ast.AST) -> Value:
         v = w.value
         if like is None:
-            dtype = (
-                (self.T if self.T.is_float else f32)
-                if isinstance(v, float)
-                else (self.T if self.T.is_int else i32)
-            )
+            # A number with nothing to take a type from takes T (so `dsl.where(c, 2, 3)` in a
+            # float op is float); a float number in an integer op is f32.
+            if self.T == bool_:
+                dtype = f32 if isinstance(v, float) else i32
+            elif isinstance(v, float) and not self.T.is_float:
+                dtype = f32
+            else:
+                dtype = self.T
         elif like == bool_:
             raise self.err(node, "numbers cannot be combined with bool values; use dsl.where(cond, a, b)")
         elif isinstance(v, float) and not like.is_float:
