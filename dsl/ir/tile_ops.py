@@ -67,8 +67,8 @@ def _check_sync(types, attrs, rtype):
             f"unknown event {attrs.get('event')!r}; events are SRC_DST of S, MTE2, V, MTE3"
         )
     i = attrs.get("id")
-    if not (i == "slot" or (isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= 5)):
-        raise TypeInferenceError(f'event id must be 0-5 or "slot", got {i!r}')
+    if not (i in ("slot", "slot+2") or (isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= 5)):
+        raise TypeInferenceError(f'event id must be 0-5, "slot" (tile & 1) or "slot+2", got {i!r}')
 
 
 declare(
