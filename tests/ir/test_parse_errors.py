@@ -74,3 +74,13 @@ def test_verifier_reports_use_before_def_after_a_bad_rewrite():
     f.body.reverse()
     with pytest.raises(VerifyError, match="used before it is defined"):
         verify_module(m)
+
+
+def test_sync_event_ids():
+    ok = GOOD_HEAD.replace("{\n", 'attributes {level = "tile"} {\n') + (
+        '  loop.tiles do {\n    sync.set {event = "V_MTE2", id = "slot+2"}\n    sync.wait {event = "V_MTE2", id = "slot"}\n'
+        "  }\n  return\n}\n"
+    )
+    verify_module(parse_module(ok.replace("-> (y: tensor<*, f32>)", "-> ()")))
+    with pytest.raises(VerifyError, match="event id must be 0-5"):
+        verify_module(parse_module(ok.replace("-> (y: tensor<*, f32>)", "-> ()").replace('"slot+2"', "6")))
