@@ -119,6 +119,36 @@ def _runtime_objects() -> tuple[Path, Path]:
     return objs
 
 
+# What CANN's kernel build defines DTYPE_<NAME> as, per element type (asc-devkit
+# cmake/asc/fwk_modules/util/ascendc_impl_build.py DTYPE_MAP).
+DTYPE_SPELLING = {
+    "float16": "half",
+    "float32": "float",
+    "bfloat16": "bfloat16_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int32_t",
+    "int64": "int64_t",
+    "uint8": "uint8_t",
+    "bool": "bool",
+}
+
+
+def dtype_macros(src: "ProjectSources", inputs: list, outputs: list) -> dict[str, str]:
+    """``DTYPE_<NAME>`` for each present input and each output: the name is the upper-cased IR
+    name, an output named like an input gets ``_REF`` (ascendc_impl_build.py)."""
+    names_in, names_out = src.io_names()
+    macros = {}
+    for name, dt in zip(names_in, inputs):
+        if dt is not None and str(dt) in DTYPE_SPELLING:
+            macros[f"DTYPE_{name.upper()}"] = DTYPE_SPELLING[str(dt)]
+    for name, dt in zip(names_out, outputs):
+        suffix = "_REF" if name in names_in else ""
+        if str(dt) in DTYPE_SPELLING:
+            macros[f"DTYPE_{name.upper()}{suffix}"] = DTYPE_SPELLING[str(dt)]
+    return macros
+
+
 @dataclass(frozen=True)
 class ProjectSources:
     project_dir: Path
@@ -146,6 +176,13 @@ class ProjectSources:
             project_dir, op_name, m.group(1), host, tiling if tiling.is_file() else None, kernel
         )
 
+    def io_names(self) -> tuple[list[str], list[str]]:
+        """Input and output names in OpDef order (from the host's OpDef)."""
+        text = self.host_src.read_text()
+        ins = re.findall(r"\bInput\(\s*\"([^\"]+)\"", text)
+        outs = re.findall(r"\bOutput\(\s*\"([^\"]+)\"", text)
+        return ins, outs
+
 
 def _glue_source(op_name: str, n_args: int) -> str:
     params = ", ".join(["uint8_t*"] * n_args)
@@ -157,8 +194,13 @@ def _glue_source(op_name: str, n_args: int) -> str:
     )
 
 
-def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
-    """Returns the path of the emulator executable for this project, compiling what is stale."""
+def build_project(
+    src: ProjectSources, npu_arch: int, n_args: int, dtype_macros: dict[str, str] | None = None
+) -> Path:
+    """Returns the path of the emulator executable for this project, compiling what is stale.
+
+    ``dtype_macros`` are the ``DTYPE_<NAME>`` definitions CANN's op build gives the kernel of
+    one dtype combination (each combination is its own binary there, and here)."""
     runtime_o, harness_o = _runtime_objects()
     proj = src.project_dir
     host_bytes = _tree_bytes(proj / "op_host", (".h", ".hpp", ".cpp", ".cc"))
@@ -167,6 +209,7 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
     gen = ["-isystem", str(INCLUDE_DIR), *GENERATED_FLAGS, "-Iop_host", "-Iop_kernel"]
     host_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}"]
     kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}"]
+    kernel_flags += [f"-D{k}={v}" for k, v in sorted((dtype_macros or {}).items())]
     if src.tiling_header is not None:
         rel = src.tiling_header.relative_to(proj)
         kernel_flags += ["-include", str(rel), "-include", "dslc_sim/tiling_default.h"]

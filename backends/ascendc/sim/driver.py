@@ -19,7 +19,7 @@ import numpy as np
 from backends.ascendc.targets import Target
 from dsl import errors
 
-from .build import ProjectSources, build_project
+from .build import ProjectSources, build_project, dtype_macros
 from .dtypes import ge_code
 
 PIPES = ("S", "V", "MTE2", "MTE3")
@@ -102,7 +102,12 @@ def simulate_project(
     if cores < 1:
         raise errors.ArgumentError(f"cores must be >= 1, got {cores}")
     src = ProjectSources.find(Path(project_dir), op_name)
-    exe = build_project(src, target.npu_arch, len(inputs) + len(outputs) + 2)
+    macros = dtype_macros(
+        src,
+        [None if a is None else np.asarray(a).dtype for a in inputs],
+        [np.dtype(dt) for _, dt in outputs],
+    )
+    exe = build_project(src, target.npu_arch, len(inputs) + len(outputs) + 2, macros)
 
     with tempfile.TemporaryDirectory(prefix="dslc-sim-", dir=_shm_dir()) as tmp:
         tmpdir = Path(tmp)

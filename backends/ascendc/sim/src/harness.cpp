@@ -284,6 +284,20 @@ void run(const Request& req, Result& res) {
                                         shape_str(ctx.outputs_[i].shape.GetOriginShape()));
     }
 
+    if (op.infer_dtype_) {
+        gert::InferDataTypeContext dctx;
+        for (const auto& s : ctx.inputs_) dctx.in_.push_back(s.present ? s.desc.dtype_ : ge::DT_UNDEFINED);
+        dctx.attrs_ = &ctx.attrs_;
+        if (op.infer_dtype_(&dctx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferDataType returned GRAPH_FAILED");
+        for (size_t i = 0; i < ctx.outputs_.size(); i++) {
+            ge::DataType got = i < dctx.out_.size() ? dctx.out_[i] : ge::DT_UNDEFINED;
+            if (got != ctx.outputs_[i].desc.dtype_)
+                host_fault(F_INFER, "InferDataType gives output " + std::to_string(i) + " ('" + op.outputs_[i].name_ +
+                                        "') dtype " + std::to_string(static_cast<int>(got)) + " but the caller allocated " +
+                                        std::to_string(static_cast<int>(ctx.outputs_[i].desc.dtype_)));
+        }
+    }
+
     if (!op.aicore_.tiling_) host_fault(dslc::F_TILING, "OpDef " + op.type_ + " has no AICore().SetTiling(...)");
     std::vector<uint8_t> tiling(64 * 1024, 0);
     ctx.raw_.data_ = tiling.data();

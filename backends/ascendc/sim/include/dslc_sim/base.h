@@ -57,4 +57,12 @@ __aicore__ inline void InitSocState() {}
 template <typename T> __aicore__ inline T CeilDivision(T a, T b) { return (a + b - 1) / b; }
 __aicore__ inline constexpr uint32_t GetVecLen() { return 256; }
 
+// Type traits of the kernel library (impl/basic_api/utils/kernel_utils_ceil_oom_que.h).
+template <typename T, typename U> struct IsSameType {
+    static constexpr bool value = false;
+};
+template <typename T> struct IsSameType<T, T> {
+    static constexpr bool value = true;
+};
+
 }  // namespace AscendC

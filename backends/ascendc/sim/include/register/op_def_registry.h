@@ -26,18 +26,25 @@ struct TensorSlot {
     Tensor tensor;
 };
 
+// Index conventions as in metadef's contexts: GetInputShape/GetInputDesc/GetInputTensor take the
+// instance index (absent optional inputs are skipped), GetRequired*/GetOptional* the IR index.
 class TilingContext {
 public:
-    const StorageShape* GetInputShape(size_t i) const { return Present(inputs_, i) ? &inputs_[i].shape : nullptr; }
-    const StorageShape* GetOptionalInputShape(size_t i) const { return GetInputShape(i); }
+    const StorageShape* GetInputShape(size_t i) const { return IrPresent(Ir(i)) ? &inputs_[Ir(i)].shape : nullptr; }
+    const StorageShape* GetRequiredInputShape(size_t i) const { return IrPresent(i) ? &inputs_[i].shape : nullptr; }
+    const StorageShape* GetOptionalInputShape(size_t i) const { return GetRequiredInputShape(i); }
     const StorageShape* GetOutputShape(size_t i) const { return Present(outputs_, i) ? &outputs_[i].shape : nullptr; }
-    const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return Present(inputs_, i) ? &inputs_[i].desc : nullptr; }
-    const CompileTimeTensorDesc* GetOptionalInputDesc(size_t i) const { return GetInputDesc(i); }
+    const CompileTimeTensorDesc* GetInputDesc(size_t i) const { return IrPresent(Ir(i)) ? &inputs_[Ir(i)].desc : nullptr; }
+    const CompileTimeTensorDesc* GetRequiredInputDesc(size_t i) const {
+        return IrPresent(i) ? &inputs_[i].desc : nullptr;
+    }
+    const CompileTimeTensorDesc* GetOptionalInputDesc(size_t i) const { return GetRequiredInputDesc(i); }
     const CompileTimeTensorDesc* GetOutputDesc(size_t i) const {
         return Present(outputs_, i) ? &outputs_[i].desc : nullptr;
     }
-    const Tensor* GetInputTensor(size_t i) const { return Present(inputs_, i) ? &inputs_[i].tensor : nullptr; }
-    const Tensor* GetOptionalInputTensor(size_t i) const { return GetInputTensor(i); }
+    const Tensor* GetInputTensor(size_t i) const { return IrPresent(Ir(i)) ? &inputs_[Ir(i)].tensor : nullptr; }
+    const Tensor* GetRequiredInputTensor(size_t i) const { return IrPresent(i) ? &inputs_[i].tensor : nullptr; }
+    const Tensor* GetOptionalInputTensor(size_t i) const { return GetRequiredInputTensor(i); }
     const RuntimeAttrs* GetAttrs() const { return &attrs_; }
     fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
     ge::graphStatus SetBlockDim(uint32_t n) {
@@ -86,12 +93,25 @@ public:
 
 private:
     static bool Present(const std::vector<TensorSlot>& v, size_t i) { return i < v.size() && v[i].present; }
+    bool IrPresent(size_t i) const { return Present(inputs_, i); }
+    // The IR index of the i-th present input.
+    size_t Ir(size_t instance) const {
+        for (size_t k = 0; k < inputs_.size(); k++)
+            if (inputs_[k].present && instance-- == 0) return k;
+        return inputs_.size();
+    }
 };
 
 class InferShapeContext {
 public:
-    const Shape* GetInputShape(size_t i) const { return i < in_.size() && in_present_[i] ? &in_[i] : nullptr; }
-    const Shape* GetOptionalInputShape(size_t i) const { return GetInputShape(i); }
+    const Shape* GetInputShape(size_t i) const { return GetRequiredInputShape(Ir(i)); }
+    const Shape* GetRequiredInputShape(size_t i) const { return i < in_.size() && in_present_[i] ? &in_[i] : nullptr; }
+    const Shape* GetOptionalInputShape(size_t i) const { return GetRequiredInputShape(i); }
+    size_t Ir(size_t instance) const {
+        for (size_t k = 0; k < in_.size(); k++)
+            if (in_present_[k] && instance-- == 0) return k;
+        return in_.size();
+    }
     Shape* GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
     const Tensor* GetInputTensor(size_t i) const { return i < tensors_.size() && in_present_[i] ? &tensors_[i] : nullptr; }
     const RuntimeAttrs* GetAttrs() const { return attrs_; }
@@ -105,6 +125,7 @@ public:
 class InferDataTypeContext {
 public:
     ge::DataType GetInputDataType(size_t i) const { return i < in_.size() ? in_[i] : ge::DT_UNDEFINED; }
+    ge::DataType GetRequiredInputDataType(size_t i) const { return GetInputDataType(i); }
     ge::DataType GetOptionalInputDataType(size_t i) const { return GetInputDataType(i); }
     ge::graphStatus SetOutputDataType(size_t i, ge::DataType dt) {
         if (i >= out_.size()) out_.resize(i + 1, ge::DT_UNDEFINED);
