@@ -80,8 +80,12 @@ def cmd_compile(args) -> int:
             print(f"dslc: {e}", file=sys.stderr)
             failed += 1
             continue
-        keys = ", ".join(str(v.key) for v in compiled.plan.variants)
-        print(f"dslc: wrote {path} ({len(compiled.plan.variants)} kernel variants, tiling keys {keys})")
+        plan = compiled.plan
+        keys = ", ".join(str(k) for k in sorted({v.key for v in plan.variants}))
+        dtypes = ", ".join(str(d) for d in plan.dtypes)
+        print(
+            f"dslc: wrote {path} ({len(plan.variants)} kernel variants: T in {dtypes} x tiling keys {keys})"
+        )
         if args.explain:
             for v in compiled.plan.variants:
                 print("\n".join(func_ledger(v.func, v.key, target.ub_usable_bytes).lines()))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from .manager import Pass, parse_pipeline
 
 
-def elementwise_pipeline(target: str, ub: int) -> list[Pass]:
+def elementwise_pipeline(ub: int) -> list[Pass]:
+    """The elementwise pipeline; ``ub`` is the target's usable UB in bytes."""
     return parse_pipeline(
         ",".join(
             [
@@ -19,7 +20,7 @@ def elementwise_pipeline(target: str, ub: int) -> list[Pass]:
                 "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
                 "canonicalize",  # share the hoisted scalars
                 "double-buffer",  # ping-pong slots for what the DMA touches
-                f"plan-buffers{{target={target},ub={ub}}}",  # needs slots; picks the tile length
+                f"plan-buffers{{ub={ub}}}",  # needs slots; picks the tile length
                 "split-cores",  # host split policy from the narrowest GM tensor
                 "insert-sync",  # last: needs the final buffers and op order
             ]

@@ -27,12 +27,11 @@ from typing import ClassVar
 
 import networkx as nx
 
-from backends.ascendc.targets import get_target
 from dsl.errors import CompileError
 from dsl.ir import Func, Module, TensorType
 
 from .analysis.access import stored_values
-from .manager import Pass, register
+from .manager import Pass, PassError, register
 
 
 def _in_place_ok(op, operand) -> bool:
@@ -141,10 +140,10 @@ def plan(func: Func, usable: int) -> None:
 @dataclass(frozen=True)
 class PlanBuffersPass(Pass):
     name: ClassVar[str] = "plan-buffers"
-    target: str = "ascend910b"
-    ub: int = 0  # override the target's usable UB (bytes), e.g. for tests
+    ub: int = 0  # the target's usable UB in bytes; the pipeline passes it (passes never import a backend)
 
     def run(self, module: Module) -> None:
-        usable = self.ub or get_target(self.target).ub_usable_bytes
+        if self.ub <= 0:
+            raise PassError("plan-buffers needs the usable UB size: plan-buffers{ub=188160}")
         for func in module.funcs:
-            plan(func, usable)
+            plan(func, self.ub)

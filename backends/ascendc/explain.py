@@ -27,13 +27,16 @@ class Ledger:
     tile_elems: int
     ub_usable_bytes: int
     buffers: list[BufferRow]
+    dtype: str = ""
 
     @property
     def ub_used_bytes(self) -> int:
         return sum(b.bytes_per_tile_elem for b in self.buffers) * self.tile_elems
 
     def lines(self) -> list[str]:
-        out = [f"@{self.func} (tiling key {self.tiling_key}): tile = {self.tile_elems} elements"]
+        out = [
+            f"@{self.func} (T = {self.dtype}, tiling key {self.tiling_key}): tile = {self.tile_elems} elements"
+        ]
         for b in self.buffers:
             size = b.bytes_per_tile_elem * self.tile_elems
             out.append(
@@ -56,7 +59,7 @@ def func_ledger(func: Func, key: int, usable: int) -> Ledger:
         BufferRow(name, held.get(name, []), b["bytes"], b["slots"])
         for name, b in func.attributes["buffers"].items()
     ]
-    return Ledger(func.name, key, loop.attrs["tile"], usable, rows)
+    return Ledger(func.name, key, loop.attrs["tile"], usable, rows, str(func.attributes.get("dtype", "")))
 
 
 def ledger(op, dtype, target: str = "ascend910b", **attrs) -> Ledger:

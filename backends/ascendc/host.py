@@ -1,4 +1,11 @@
-"""Host emitter: tiling data header and op_host/<op>.cpp (TilingFunc, InferShape, OpDef)."""
+"""Host emitter: the tiling data header and op_host/<op>.cpp (TilingFunc, InferShape,
+InferDataType, OpDef), written the way CANN's own operators are.
+
+The inputs, static attributes and outputs are tables the functions loop over, so the checks are
+written once whatever the operator's arity; errors go through the logging/check macros CANN ops
+use (``OP_LOGE``, ``OP_CHECK_IF``, ``OP_CHECK_NULL_WITH_CONTEXT``), from ``op_common/log/log.h``
+where the toolkit has it on the include path (9.1+) and defined the same way otherwise.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,16 @@ from dataclasses import dataclass
 from dsl.dtypes import DType
 from dsl.ir import AttrDecl, Func, ScalarType, TensorType
 
-from .kernel import Signature, Variant, field_name
+from .cann import spelling
+from .kernel import Signature, Variant, field_name, float_literal
 from .writer import CodeWriter
+
+TILING_FIELDS = (
+    ("uint64_t", "totalLength", "elements of the flat range"),
+    ("uint64_t", "smallBlocks", "32-byte blocks every used core gets"),
+    ("uint32_t", "tailCores", "the first tailCores cores get one block more"),
+    ("uint32_t", "usedCores", "block dim"),
+)
 
 
 @dataclass
@@ -21,25 +36,47 @@ class HostPlan:
     variants: list[Variant]
     sig: Signature
     target: str
-    min_per_core: dict[int, int]  # key -> elements a core should at least get
-    granule: dict[int, int]
+    min_per_core: dict[tuple, int]  # (dtype, key) -> elements a core should at least get
+    granule: dict[tuple, int]  # (dtype, key) -> elements per 32-byte block
+    cann: str = "8.5"
+
+    @property
+    def func0(self) -> Func:
+        return self.funcs[self.dtypes[0]]
+
+    def t_input(self) -> int | None:
+        """IR index of the input whose dtype is the op's T (the first unpinned required one)."""
+        return next((i for i, p in enumerate(self.func0.params) if not p.pinned and not p.optional), None)
+
+    def shape_input(self) -> int | None:
+        """IR index of the required tensor input every other tensor's shape is checked against."""
+        return next(
+            (
+                i
+                for i, p in enumerate(self.func0.params)
+                if isinstance(p.value.type, TensorType) and not p.optional
+            ),
+            None,
+        )
+
+
+def _comment_header(w: CodeWriter, header: str) -> None:
+    for line in header.splitlines():
+        w.line(comment=line)
 
 
 def tiling_header(plan: HostPlan, header: str) -> str:
     guard = f"{plan.op_name.upper()}_TILING_H"
     w = CodeWriter()
-    for line in header.splitlines():
-        w.line(comment=line)
+    _comment_header(w, header)
     w.line(f"#ifndef {guard}")
     w.line(f"#define {guard}")
     w.line('#include "register/tilingdata_base.h"')
     w.line()
     w.line("namespace optiling {")
     w.line(f"BEGIN_TILING_DATA_DEF({plan.op_type}TilingData)")
-    w.line("TILING_DATA_FIELD_DEF(uint64_t, totalLength);", "elements of the flat range")
-    w.line("TILING_DATA_FIELD_DEF(uint64_t, smallBlocks);", "32-byte blocks every used core gets")
-    w.line("TILING_DATA_FIELD_DEF(uint32_t, tailCores);", "the first tailCores cores get one block more")
-    w.line("TILING_DATA_FIELD_DEF(uint32_t, usedCores);", "block dim")
+    for ctype, name, why in TILING_FIELDS:
+        w.line(f"TILING_DATA_FIELD_DEF({ctype}, {name});", why)
     for name, kind in plan.sig.attrs:
         ctype = "float" if kind == "float" else "int64_t"
         w.line(f"TILING_DATA_FIELD_DEF({ctype}, {field_name(name)});", f"attribute {name}")
@@ -51,14 +88,40 @@ def tiling_header(plan: HostPlan, header: str) -> str:
     return w.text()
 
 
-def _static_index(plan: HostPlan) -> list[tuple[int, AttrDecl]]:
-    return [(i, a) for i, a in enumerate(plan.attr_decls) if a.static]
+LOG_MACROS = r"""#if defined(__has_include)
+#if __has_include("op_common/log/log.h")
+#include "op_common/log/log.h"  // CANN 9.1+: OP_LOGE, OP_CHECK_IF, OP_CHECK_NULL_WITH_CONTEXT
+#endif
+#endif
+// Toolkits that install log.h outside the include path (8.x, 9.0 pkg_inc) get the same macros
+// here, logging to stderr.
+#ifndef OP_LOGE
+#define OP_LOGE(opName, fmt, ...) std::fprintf(stderr, "[ERROR] %s: " fmt "\n", opName, ##__VA_ARGS__)
+#endif
+#ifndef OP_CHECK_IF
+#define OP_CHECK_IF(condition, log, returnExpr) \
+    do {                                        \
+        if (condition) {                        \
+            log;                                \
+            returnExpr;                         \
+        }                                       \
+    } while (0)
+#endif
+#ifndef OP_CHECK_NULL_WITH_CONTEXT
+#define OP_CHECK_NULL_WITH_CONTEXT(context, ptr)                                  \
+    do {                                                                          \
+        if ((ptr) == nullptr) {                                                   \
+            OP_LOGE((context)->GetNodeName(), "%s is nullptr", #ptr);             \
+            return ge::GRAPH_FAILED;                                              \
+        }                                                                         \
+    } while (0)
+#endif"""
 
 
 def host_source(plan: HostPlan, header: str) -> str:
     w = CodeWriter()
-    for line in header.splitlines():
-        w.line(comment=line)
+    _comment_header(w, header)
+    w.line("#include <cstdint>")
     w.line("#include <cstdio>")
     w.line("#include <cstring>")
     w.line()
@@ -66,12 +129,19 @@ def host_source(plan: HostPlan, header: str) -> str:
     w.line('#include "register/op_def_registry.h"')
     w.line('#include "tiling/platform/platform_ascendc.h"')
     w.line()
+    for line in LOG_MACROS.splitlines():
+        w.lines.append(line)
+    w.line()
     w.line("namespace optiling {")
+    w.line("namespace {")
+    emit_tables(w, plan)
+    w.line("}  // namespace")
+    w.line()
     emit_tiling_func(w, plan)
     w.line("}  // namespace optiling")
     w.line()
     w.line("namespace ge {")
-    emit_infer_shape(w, plan)
+    emit_infer(w, plan)
     w.line("}  // namespace ge")
     w.line()
     w.line("namespace ops {")
@@ -80,128 +150,180 @@ def host_source(plan: HostPlan, header: str) -> str:
     return w.text()
 
 
-def _fail(w: CodeWriter, message: str, *args: str) -> None:
-    fmt = f'std::printf("{w_escape(message)}\\n"{"".join(", " + a for a in args)});'
-    w.line(fmt)
-    w.line("return ge::GRAPH_FAILED;")
-
-
 def w_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def _static(plan: HostPlan) -> list[tuple[int, AttrDecl]]:
+    return [(i, a) for i, a in enumerate(plan.attr_decls) if a.static]
+
+
+def _key_mask(keys: list[int]) -> str:
+    mask = 0
+    for k in keys:
+        mask |= 1 << k
+    return f"0x{mask:x}ULL"
+
+
+def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
+    func0 = plan.func0
+    w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";')
+    w.line()
+    w.line(comment="The inputs in IR order: tensors share one shape, Scalars hold one element; an")
+    w.line(comment="optional input is required by the tiling keys in neededByKeys (bit k: key k).")
+    with w.block("struct InputSpec", "};"):
+        w.line("const char* name;")
+        w.line("bool scalar;")
+        w.line("bool optional;")
+        w.line("ge::DataType pinned;", "DT_UNDEFINED: the op's element type T")
+        w.line("uint64_t neededByKeys;")
+    with w.block("constexpr InputSpec INPUTS[] =", "};"):
+        for p in func0.params:
+            scalar = "true" if isinstance(p.value.type, ScalarType) else "false"
+            optional = "true" if p.optional else "false"
+            pinned = f"ge::{p.value.type.dtype.ge}" if p.pinned else "ge::DT_UNDEFINED"
+            needed = _key_mask(_keys_reading(plan, p.value.name)) if p.optional else "0"
+            w.line(f'{{"{w_escape(p.value.name)}", {scalar}, {optional}, {pinned}, {needed}}},')
+    w.line()
+    statics = _static(plan)
+    if statics:
+        w.line(comment="Static attributes: the tiling key is their mixed-radix index (bool: 0/1, string:")
+        w.line(comment="the position of its value in choices).")
+        for _, a in statics:
+            if a.kind == "literal":
+                choices = ", ".join(f'"{w_escape(c)}"' for c in a.choices)
+                w.line(f"constexpr const char* {a.name.upper()}_CHOICES[] = {{{choices}}};")
+        with w.block("struct StaticAttr", "};"):
+            w.line("const char* name;")
+            w.line("size_t index;", "position among the op's attributes")
+            w.line("const char* const* choices;", "nullptr: a bool attribute")
+            w.line("size_t count;")
+        with w.block("constexpr StaticAttr STATIC_ATTRS[] =", "};"):
+            for i, a in statics:
+                if a.kind == "bool":
+                    w.line(f'{{"{a.name}", {i}, nullptr, 2}},')
+                else:
+                    w.line(f'{{"{a.name}", {i}, {a.name.upper()}_CHOICES, {len(a.choices)}}},')
+        w.line()
+        with w.block("bool TilingKeyOf(const gert::RuntimeAttrs* attrs, uint64_t& key)"):
+            w.line("uint64_t radix = 1;")
+            w.line("key = 0;")
+            with w.block("for (const StaticAttr& a : STATIC_ATTRS)"):
+                w.line("int64_t choice = -1;")
+                with w.block("if (a.choices == nullptr)"):
+                    w.line("const bool* value = attrs->GetAttrPointer<bool>(a.index);")
+                    w.line("choice = value == nullptr ? -1 : (*value ? 1 : 0);")
+                with w.block("else"):
+                    w.line("const char* value = attrs->GetStr(a.index);")
+                    w.line("for (size_t c = 0; value != nullptr && c < a.count; ++c) {")
+                    w.line("    if (std::strcmp(value, a.choices[c]) == 0) choice = static_cast<int64_t>(c);")
+                    w.line("}")
+                w.line(
+                    'OP_CHECK_IF(choice < 0, OP_LOGE(OP_TYPE, "attribute %s is missing or not one of its '
+                    'choices", a.name), return false);'
+                )
+                w.line("key += static_cast<uint64_t>(choice) * radix;")
+                w.line("radix *= a.count;")
+            w.line("return true;")
+        w.line()
+    w.line(comment="Core split per element type and key: elements per 32-byte block of the narrowest")
+    w.line(comment="GM tensor, and the fewest elements worth a core (split-cores).")
+    with w.block("struct SplitSpec", "};"):
+        w.line("ge::DataType dtype;")
+        w.line("uint64_t key;")
+        w.line("uint64_t granule;")
+        w.line("uint64_t minPerCore;")
+    with w.block("constexpr SplitSpec SPLITS[] =", "};"):
+        for v in plan.variants:
+            k = (v.dtype, v.key)
+            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}}},")
+
+
+def _keys_reading(plan: HostPlan, name: str) -> list[int]:
+    return sorted({v.key for v in plan.variants if v.dtype == plan.dtypes[0] and _reads(v.func, name)})
+
+
+def _reads(func: Func, name: str) -> bool:
+    return any(v.name == name and v.owner is None for op in func.walk() for v in op.operands)
+
+
 def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
-    func0 = plan.funcs[plan.dtypes[0]]
-    params = func0.params
-    tensors = [(i, p) for i, p in enumerate(params) if isinstance(p.value.type, TensorType)]
-    scalars = [(i, p) for i, p in enumerate(params) if isinstance(p.value.type, ScalarType)]
-    first = next(i for i, p in tensors if not p.optional) if any(not p.optional for _, p in tensors) else None
+    t_index, shape_index = plan.t_input(), plan.shape_input()
+    broadcast = plan.func0.attributes.get("broadcast")
     with w.block("static ge::graphStatus TilingFunc(gert::TilingContext* context)"):
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, context->GetPlatformInfo());")
         w.line("auto plat = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());")
         w.line("const uint32_t coreNum = plat.GetCoreNumAiv();")
-        w.line()
-        w.line(comment="Inputs: every tensor has one shape (flat elementwise op); Scalars have one element.")
-        if first is None:
-            _fail(w, f"{plan.op_type}: no required tensor input to take the shape from")
-        else:
-            w.line(f"const gert::StorageShape* shape0 = context->GetInputShape({first});")
-            with w.block("if (shape0 == nullptr)"):
-                _fail(w, f"{plan.op_type}: input '{params[first].value.name}' has no shape")
-            w.line("const gert::Shape& shape = shape0->GetStorageShape();")
-            w.line("const uint64_t totalLength = static_cast<uint64_t>(shape.GetShapeSize());")
-        for i, p in tensors:
-            if i == first:
-                continue
-            get = "GetOptionalInputShape" if p.optional else "GetInputShape"
-            var = f"shape{i}"
-            w.line(f"const gert::StorageShape* {var} = context->{get}({i});")
-            cond = f"{var} != nullptr && !({var}->GetStorageShape() == shape)"
-            if not p.optional:
-                cond = f"{var} == nullptr || !({var}->GetStorageShape() == shape)"
-            with w.block(f"if ({cond})"):
-                if func0.attributes.get("broadcast"):
-                    message = (
-                        f"{plan.op_type}: input '{p.value.name}' has another shape than input "
-                        f"'{params[first].value.name}'; this kernel handles broadcast=True inputs of equal "
-                        "shapes only (broadcasting between different shapes is not supported yet)"
-                    )
-                else:
-                    message = (
-                        f"{plan.op_type}: input '{p.value.name}' must have the shape of input "
-                        f"'{params[first].value.name}'"
-                    )
-                _fail(w, message)
-        for i, p in scalars:
-            get = "GetOptionalInputShape" if p.optional else "GetInputShape"
-            var = f"shape{i}"
-            w.line(f"const gert::StorageShape* {var} = context->{get}({i});")
-            cond = f"{var} == nullptr || {var}->GetStorageShape().GetShapeSize() != 1"
-            if p.optional:
-                cond = f"{var} != nullptr && {var}->GetStorageShape().GetShapeSize() != 1"
-            with w.block(f"if ({cond})"):
-                _fail(w, f"{plan.op_type}: Scalar input '{p.value.name}' must have shape [1]")
-        w.line()
-        w.line(comment="T: the element type of the unpinned inputs, one of the op's dtypes.")
-        unpinned = [i for i, p in enumerate(params) if not p.pinned and not p.optional]
-        w.line(
-            f"const ge::DataType dtype = context->GetInputDesc({unpinned[0] if unpinned else 0})->GetDataType();"
-        )
-        w.line("uint32_t dtypeCode = 0;")
-        for k, dt in enumerate(plan.dtypes):
-            w.line(f"if (dtype == ge::{dt.ge}) dtypeCode = {k + 1};")
-        with w.block("if (dtypeCode == 0)"):
-            _fail(w, f"{plan.op_type}: unsupported dtype %d", "static_cast<int>(dtype)")
-        for i, p in enumerate(params):
-            if p.optional or i == (unpinned[0] if unpinned else 0):
-                continue
-            want = f"ge::{p.value.type.dtype.ge}" if p.pinned else "dtype"
-            with w.block(f"if (context->GetInputDesc({i})->GetDataType() != {want})"):
-                _fail(w, f"{plan.op_type}: input '{p.value.name}' has the wrong dtype")
-        w.line()
         w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
-        with w.block("if (attrs == nullptr)"):
-            _fail(w, f"{plan.op_type}: no attributes")
-        w.line("uint64_t staticKey = 0;")
-        stride = 1
-        for i, a in _static_index(plan):
-            if a.kind == "bool":
-                w.line(f"const bool* {a.name}Attr = attrs->GetAttrPointer<bool>({i});")
-                with w.block(f"if ({a.name}Attr == nullptr)"):
-                    _fail(w, f"{plan.op_type}: attribute '{a.name}' is missing")
-                w.line(f"staticKey += (*{a.name}Attr ? 1 : 0) * {stride};")
-                stride *= 2
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+        w.line("uint64_t tilingKey = 0;")
+        if _static(plan):
+            w.line("OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);")
+        w.line()
+        if t_index is None or shape_index is None:
+            what = "tensor" if shape_index is None else "unpinned"
+            w.line(f'OP_LOGE(OP_TYPE, "the op has no required {what} input");')
+            w.line("return ge::GRAPH_FAILED;")
+            return
+        w.line(comment="T: the element type of the first unpinned input; every tensor has its shape.")
+        w.line(f"const gert::CompileTimeTensorDesc* tDesc = context->GetRequiredInputDesc({t_index});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, tDesc);")
+        w.line("const ge::DataType dtype = tDesc->GetDataType();")
+        w.line(f"const gert::StorageShape* first = context->GetRequiredInputShape({shape_index});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, first);")
+        w.line("const gert::Shape& shape = first->GetStorageShape();")
+        with w.block("for (size_t i = 0; i < sizeof(INPUTS) / sizeof(INPUTS[0]); ++i)"):
+            w.line("const InputSpec& in = INPUTS[i];")
+            w.line(
+                "const gert::StorageShape* s = in.optional ? context->GetOptionalInputShape(i) : "
+                "context->GetRequiredInputShape(i);"
+            )
+            with w.block("if (s == nullptr)"):
+                w.line("const bool needed = !in.optional || ((in.neededByKeys >> tilingKey) & 1) != 0;")
+                w.line(
+                    'OP_CHECK_IF(needed, OP_LOGE(OP_TYPE, "input %s is missing (the attributes need it)", '
+                    "in.name), return ge::GRAPH_FAILED);"
+                )
+                w.line("continue;")
+            w.line(
+                "const gert::CompileTimeTensorDesc* desc = in.optional ? context->GetOptionalInputDesc(i) : "
+                "context->GetRequiredInputDesc(i);"
+            )
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, desc);")
+            w.line("const ge::DataType want = in.pinned == ge::DT_UNDEFINED ? dtype : in.pinned;")
+            w.line(
+                'OP_CHECK_IF(desc->GetDataType() != want, OP_LOGE(OP_TYPE, "input %s has dtype %d, expected %d", '
+                "in.name, static_cast<int>(desc->GetDataType()), static_cast<int>(want)), return ge::GRAPH_FAILED);"
+            )
+            w.line("const gert::Shape& inShape = s->GetStorageShape();")
+            w.line(
+                'OP_CHECK_IF(in.scalar && inShape.GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input %s must '
+                'have shape [1]", in.name), return ge::GRAPH_FAILED);'
+            )
+            if broadcast:
+                message = (
+                    "input %s has another shape than input %s; this kernel handles broadcast=True inputs of "
+                    "equal shapes only (broadcasting between different shapes is not supported yet)"
+                )
             else:
-                w.line(f"const char* {a.name}Attr = attrs->GetStr({i});")
-                w.line(f"int64_t {a.name}Choice = -1;")
-                for c, choice in enumerate(a.choices):
-                    w.line(
-                        f'if ({a.name}Attr != nullptr && std::strcmp({a.name}Attr, "{w_escape(choice)}") == 0) '
-                        f"{a.name}Choice = {c};"
-                    )
-                with w.block(f"if ({a.name}Choice < 0)"):
-                    _fail(w, f"{plan.op_type}: attribute '{a.name}' must be one of {', '.join(a.choices)}")
-                w.line(f"staticKey += static_cast<uint64_t>({a.name}Choice) * {stride};")
-                stride *= len(a.choices)
-        w.line("const uint64_t tilingKey = dtypeCode * 1000 + staticKey;")
-        emit_required_optionals(w, plan)
+                message = "input %s must have the shape of input %s"
+            first_name = w_escape(plan.func0.params[shape_index].value.name)
+            w.line(
+                f'OP_CHECK_IF(!in.scalar && !(inShape == shape), OP_LOGE(OP_TYPE, "{message}", in.name, '
+                f'"{first_name}"), return ge::GRAPH_FAILED);'
+            )
         w.line()
         w.line(comment="Core split (split-cores): whole 32-byte blocks, remainder blocks to the first cores.")
-        w.line("uint64_t granule = 0;")
-        w.line("uint64_t minPerCore = 0;")
-        w.line("switch (tilingKey) {")
-        for v in plan.variants:
-            w.line(
-                f"    case {v.key}: granule = {plan.granule[v.key]}; minPerCore = {plan.min_per_core[v.key]}; break;"
-            )
-        w.line("    default:")
-        w.level += 2
-        _fail(
-            w, f"{plan.op_type}: no kernel for tiling key %llu", "static_cast<unsigned long long>(tilingKey)"
+        w.line("const SplitSpec* split = nullptr;")
+        with w.block("for (const SplitSpec& s : SPLITS)"):
+            w.line("if (s.dtype == dtype && s.key == tilingKey) split = &s;")
+        w.line(
+            'OP_CHECK_IF(split == nullptr, OP_LOGE(OP_TYPE, "no kernel for dtype %d and tiling key %llu", '
+            "static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), return ge::GRAPH_FAILED);"
         )
-        w.level -= 2
-        w.line("}")
-        w.line("const uint64_t blocks = (totalLength + granule - 1) / granule;")
-        w.line("uint64_t usedCores = (totalLength + minPerCore - 1) / minPerCore;")
+        w.line("const uint64_t totalLength = static_cast<uint64_t>(shape.GetShapeSize());")
+        w.line("const uint64_t blocks = (totalLength + split->granule - 1) / split->granule;")
+        w.line("uint64_t usedCores = (totalLength + split->minPerCore - 1) / split->minPerCore;")
         w.line("if (usedCores > coreNum) usedCores = coreNum;")
         w.line(
             "if (usedCores == 0) usedCores = 1;", "an empty input still launches one core, which does nothing"
@@ -216,15 +338,15 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             if a.static:
                 continue
             ctype = "float" if a.kind == "float" else "int64_t"
-            var = f"{a.name}Value"
+            var = field_name(a.name)
             w.line(f"const {ctype}* {var} = attrs->GetAttrPointer<{ctype}>({i});")
-            with w.block(f"if ({var} == nullptr)"):
-                _fail(w, f"{plan.op_type}: attribute '{a.name}' is missing")
-            w.line(f"tiling.set_{field_name(a.name)}(*{var});")
-        w.line("context->SetBlockDim(static_cast<uint32_t>(usedCores));", "CANN 9.x: SetSimdNumBlocks")
+            w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, {var});")
+            w.line(f"tiling.set_{var}(*{var});")
+        w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
         w.line("context->SetTilingKey(tilingKey);")
         w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
-        w.line("workspace[0] = plat.GetLibApiWorkSpaceSize();", "no user workspace: system reserve only")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
+        w.line("workspace[0] = plat.GetLibApiWorkSpaceSize();", "no user workspace: the system reserve only")
         w.line(
             "tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());"
         )
@@ -232,42 +354,36 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("return ge::GRAPH_SUCCESS;")
 
 
-def emit_required_optionals(w: CodeWriter, plan: HostPlan) -> None:
-    """A variant that reads an optional input rejects a call without it."""
-    func0 = plan.funcs[plan.dtypes[0]]
-    for i, p in enumerate(func0.params):
-        if not p.optional:
-            continue
-        keys = sorted(
-            v.key % 1000 for v in plan.variants if v.dtype == plan.dtypes[0] and _reads(v.func, p.value.name)
-        )
-        if not keys:
-            continue
-        cond = " || ".join(f"staticKey == {k}" for k in keys)
-        get = "GetOptionalInputShape" if isinstance(p.value.type, TensorType) else "GetOptionalInputShape"
-        with w.block(f"if (({cond}) && context->{get}({i}) == nullptr)"):
-            _fail(w, f"{plan.op_type}: optional input '{p.value.name}' is required by the chosen attributes")
-
-
-def _reads(func: Func, name: str) -> bool:
-    return any(v.name == name and v.owner is None for op in func.walk() for v in op.operands)
-
-
-def emit_infer_shape(w: CodeWriter, plan: HostPlan) -> None:
-    func0 = plan.funcs[plan.dtypes[0]]
-    first = next(
-        (i for i, p in enumerate(func0.params) if isinstance(p.value.type, TensorType) and not p.optional), 0
-    )
+def emit_infer(w: CodeWriter, plan: HostPlan) -> None:
+    func0 = plan.func0
+    shape_index = plan.shape_input() or 0
+    t_index = plan.t_input()
+    w.line(comment="Every output has the shape of the inputs.")
     with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
-        w.line(f"const gert::Shape* shape = context->GetInputShape({first});")
-        with w.block("if (shape == nullptr)"):
-            w.line("return GRAPH_FAILED;")
-        for k in range(len(func0.outputs)):
-            w.line(f"gert::Shape* out{k} = context->GetOutputShape({k});")
-            with w.block(f"if (out{k} == nullptr)"):
-                w.line("return GRAPH_FAILED;")
-            w.line(f"*out{k} = *shape;")
+        w.line(f"const gert::Shape* shape = context->GetRequiredInputShape({shape_index});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, shape);")
+        with w.block(f"for (size_t i = 0; i < {len(func0.outputs)}; ++i)"):
+            w.line("gert::Shape* out = context->GetOutputShape(i);")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, out);")
+            w.line("*out = *shape;")
         w.line("return GRAPH_SUCCESS;")
+    w.line()
+    pinned = [None if _follows_t(plan, k) else o.type.dtype for k, o in enumerate(func0.outputs)]
+    w.line(comment="Outputs have the inputs' element type T, or the type the op fixes (bool, i8, ...).")
+    with w.block("static graphStatus InferDataType(gert::InferDataTypeContext* context)"):
+        if t_index is not None and None in pinned:
+            w.line(f"const DataType dtype = context->GetRequiredInputDataType({t_index});")
+        types = ", ".join("dtype" if p is None else p.ge for p in pinned)
+        if t_index is None:
+            types = types.replace("dtype", "DT_UNDEFINED")
+        w.line(f"const DataType outputs[] = {{{types}}};")
+        with w.block(f"for (size_t i = 0; i < {len(pinned)}; ++i)"):
+            w.line("if (context->SetOutputDataType(i, outputs[i]) != GRAPH_SUCCESS) return GRAPH_FAILED;")
+        w.line("return GRAPH_SUCCESS;")
+
+
+def _follows_t(plan: HostPlan, k: int) -> bool:
+    return all(plan.funcs[d].outputs[k].type.dtype == d for d in plan.dtypes)
 
 
 def _dtype_list(dts: list[DType]) -> str:
@@ -277,7 +393,7 @@ def _dtype_list(dts: list[DType]) -> str:
 def emit_opdef(w: CodeWriter, plan: HostPlan) -> None:
     n = len(plan.dtypes)
     formats = "{" + ", ".join(["ge::FORMAT_ND"] * n) + "}"
-    func0 = plan.funcs[plan.dtypes[0]]
+    func0 = plan.func0
     with w.block(f"class {plan.op_type} : public OpDef", "};"):
         w.level -= 1
         w.line("public:")
@@ -301,11 +417,9 @@ def emit_opdef(w: CodeWriter, plan: HostPlan) -> None:
                 elif a.kind == "literal":
                     w.line(f'this->Attr("{a.name}").AttrType(OPTIONAL).String("{w_escape(a.default)}");')
                 elif a.kind == "float":
-                    from .kernel import float_literal
-
                     w.line(f'this->Attr("{a.name}").AttrType(OPTIONAL).Float({float_literal(a.default)});')
                 else:
                     w.line(f'this->Attr("{a.name}").AttrType(OPTIONAL).Int({int(a.default)});')
-            w.line("this->SetInferShape(ge::InferShape);")
+            w.line("this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);")
             w.line(f'this->AICore().SetTiling(optiling::TilingFunc).AddConfig("{plan.target}");')
     w.line(f"OP_ADD({plan.op_type});")

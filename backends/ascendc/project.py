@@ -122,10 +122,13 @@ def project_readme(plan: HostPlan) -> str:
 |---|---|
 | `op_host/{plan.op_name}_tiling.h` | tiling data (CANN 8.x macro style, also accepted by 9.x) |
 | `op_host/{plan.op_name}.cpp` | `TilingFunc` (shape/dtype checks, core split, tiling key), `InferShape`, `OpDef` |
-| `op_kernel/{plan.op_name}.cpp` | the kernel: one class per tiling key, `TILING_KEY_IS` dispatch |
+| `op_kernel/{plan.op_name}.cpp` | the kernel: one class template over the element type T and the static attributes; `TILING_KEY_IS` picks the attributes, CANN's per-dtype build defines T |
 | `{plan.op_type}.json` | the operator description msopgen takes |
 
 ## Tiling keys ({plan.target})
+
+The tiling key is the static attributes' index; the element type T is not in the key (CANN
+builds one binary per dtype combination of the json and defines `DTYPE_<INPUT>` for it).
 
 | key | T | static attributes | tile (elements) | UB bytes per element |
 |---|---|---|---|---|

@@ -49,6 +49,7 @@ def generated_project(op, target: str) -> Path:
 
 _CPP_LINE = re.compile(r"op_kernel/(\w+)\.cpp:(\d+)")
 _DSL_NOTE = re.compile(r"//\s*([\w.-]+\.py:\d+)")
+_METHOD = re.compile(r"__aicore__\s+inline\b")
 
 
 def with_dsl_lines(message: str, project: Path, op_name: str) -> str:
@@ -61,10 +62,16 @@ def with_dsl_lines(message: str, project: Path, op_name: str) -> str:
     found = []
     for name, num in dict.fromkeys(_CPP_LINE.findall(message)):
         k = int(num) - 1
-        if name == op_name and 0 <= k < len(lines):
-            m = _DSL_NOTE.search(lines[k])
+        if name != op_name or not 0 <= k < len(lines):
+            continue
+        # The source map heads each group of statements: the nearest one above, in the same method.
+        for i in range(k, -1, -1):
+            m = _DSL_NOTE.search(lines[i])
             if m:
                 found.append(f"{m.group(1)} (op_kernel/{name}.cpp:{num})")
+                break
+            if _METHOD.search(lines[i]):
+                break
     return message + ("\n  DSL line(s): " + ", ".join(found) if found else "")
 
 

@@ -120,6 +120,24 @@ def _explained_by_block_above(lines: list[str], first: int) -> bool:
     return i >= 0 and lines[i].strip().startswith("//")
 
 
+def _source_map_above(lines, first, pattern) -> bool:
+    """The nearest source-map comment above ``first`` within its method names the DSL line (one
+    comment heads each group of statements from one DSL line)."""
+    for i in range(first, -1, -1):
+        if pattern.search(lines[i]):
+            return True
+        if METHOD_RE.search(lines[i]):
+            return False
+    return False
+
+
+def _paired_wait(lines, first) -> bool:
+    """A WaitFlag right after the SetFlag of the same event and id: the SetFlag's comment covers it."""
+    prev = lines[first - 1].split("//", 1)[0].strip() if first > 0 else ""
+    here = lines[first].split("//", 1)[0].strip()
+    return here.startswith("WaitFlag") and prev == "SetFlag" + here[len("WaitFlag") :]
+
+
 def _has_comment(lines, first, last, may_be_above, pattern=None) -> bool:
     span = lines[first : last + 1]
     if may_be_above and first > 0 and lines[first - 1].strip().startswith("//"):
@@ -181,7 +199,7 @@ def test_every_sync_is_explained(projects, stem):
     bare = [
         f"{path.name}:{a + 1}: {lines[a].strip()}"
         for a, b in spans
-        if not _has_comment(lines, a, b, SYNC_COMMENT_MAY_BE_ABOVE)
+        if not _has_comment(lines, a, b, SYNC_COMMENT_MAY_BE_ABOVE) and not _paired_wait(lines, a)
     ]
     assert not bare, "SetFlag/WaitFlag without a comment naming what it protects:\n" + "\n".join(bare)
 
@@ -200,7 +218,7 @@ def test_kernel_statements_carry_source_map(projects, stem):
     unmapped = [
         f"{path.name}:{a + 1}: {lines[a].strip()}"
         for a, b in _statement_spans(lines, COMPUTE_CALL_RE)
-        if not _has_comment(lines, a, b, SOURCE_MAP_COMMENT_MAY_BE_ABOVE, pattern)
+        if not _source_map_above(lines, a, pattern)
         and not (_method_at(lines, a) in SETUP_METHODS and _explained_by_block_above(lines, a))
     ]
     assert not unmapped, f"compute statements without '// {stem}.py:<line>':\n" + "\n".join(unmapped)

@@ -24,7 +24,7 @@ def test_profile_report_fields_and_trace(write_module, tmp_path):
     n = 1 << 18
     x, y = np.ones(n, np.float32), np.ones(n, np.float32)
     p = mod.axpy.profile(x, y, 2.0, cores=8)
-    assert p.block_dim == 8 and p.tiling_key == 1000  # dtypes=(f32,): dtype code 1
+    assert p.block_dim == 8 and p.tiling_key == 0  # no static attributes: key 0
     assert p.bytes == {"gm_to_ub": 2 * 4 * n, "ub_to_gm": 4 * n}
     assert p.dma["MTE2"] > 0 and p.dma["MTE3"] > 0 and p.sync_count > 0
     assert p.predicted_us > p.roofline_us > 0  # 8 of 48 cores cannot reach the chip's HBM bandwidth

@@ -1,0 +1,87 @@
+"""Facts about the Ascend C vector API the kernel emitter relies on, in one place.
+
+Sources: shared/reference/ascendc-api.md section 5 (signatures, A2 dtype tables, the Cast
+table), asc-devkit 9.1 docs ``docs/zh/api/SIMD-API/基础API/Memory矢量计算``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from dsl.dtypes import DType, bf16, bool_, f16, f32, i8, i32, u8
+
+# Cast pairs and the RoundMode each uses on 910B (ascendc-api.md section 5, Cast table).
+CASTS = {
+    (f16, f32): "CAST_NONE",
+    (bf16, f32): "CAST_NONE",
+    (f32, f16): "CAST_RINT",  # round half to even, as the DSL stores
+    (f32, bf16): "CAST_RINT",
+    (f32, i32): "CAST_TRUNC",  # toward zero, saturating
+    (i32, f32): "CAST_NONE",
+    (f16, bool_): "CAST_TRUNC",  # 0.0/1.0 -> byte 0/1 (half -> uint8)
+    (f16, i8): "CAST_TRUNC",  # integral values already clamped by legalize-casts
+    (f16, u8): "CAST_TRUNC",
+    (i8, f16): "CAST_NONE",
+    (u8, f16): "CAST_NONE",
+}
+BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
+VECTOR_SCALAR = {"vec.adds": "Adds", "vec.muls": "Muls", "vec.maxs": "Maxs", "vec.mins": "Mins"}
+UNARY = {
+    "abs": "Abs",
+    "relu": "Relu",
+    "sqrt": "Sqrt",
+    "exp": "Exp",
+    "log": "Ln",
+    "reciprocal": "Reciprocal",
+    "rsqrt": "Rsqrt",
+}
+CMP_MODES = {"gt": "GT", "ge": "GE", "lt": "LT", "le": "LE", "eq": "EQ", "ne": "NE"}
+SCALAR_BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+SCALAR_CMP = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "eq": "==", "ne": "!="}
+
+# Element types each vector API accepts on Atlas A2 (ascendc-api.md section 5 tables).
+A2_DTYPES = {
+    **{
+        api: {"int16_t", "half", "int32_t", "float"}
+        for api in ("Add", "Sub", "Mul", "Max", "Min", "Adds", "Muls", "Maxs", "Mins")
+    },
+    **{
+        api: {"half", "float"}
+        for api in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal", "Abs", "Compare", "Select")
+    },
+    "Relu": {"half", "int32_t", "float"},
+    "Duplicate": {"int16_t", "uint16_t", "half", "bfloat16_t", "int32_t", "uint32_t", "float"},
+}
+
+# The API each tile-level op becomes, for the dtype check.
+OP_API = {
+    **BINARY,
+    **VECTOR_SCALAR,
+    **UNARY,
+    "neg": "Muls",
+    "vec.dup": "Duplicate",
+    "cmp": "Compare",
+    "where": "Select",
+}
+
+
+def ctype(dt: DType) -> str:
+    """Element type in kernel code: bools are bytes (uint8_t) in GM and UB."""
+    return "uint8_t" if dt == bool_ else dt.cpp
+
+
+def float_literal(v: float) -> str:
+    if math.isnan(v):
+        return '__builtin_nanf("")'
+    if math.isinf(v):
+        return "__builtin_huge_valf()" if v > 0 else "(-__builtin_huge_valf())"
+    r = repr(float(v))
+    return (r if any(c in r for c in ".en") else r + ".0") + "f"
+
+
+def typed_literal(value, dt: DType) -> str:
+    if dt == f32:
+        return float_literal(float(value))
+    if dt.is_float:
+        return f"static_cast<{dt.cpp}>({float_literal(float(value))})"
+    return f"static_cast<{dt.cpp}>({int(value)})"

@@ -1,0 +1,82 @@
+"""C++ names in the generated kernel, derived from the DSL's names.
+
+Tile values become ``LocalTensor`` views named after what they hold (``mOut``, ``gradF32``,
+``denom``); a scalar computed once per core becomes a member named after its expression
+(``lrTimesWeightDecay_``); numbers never become names.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Names the kernel itself uses; a user name that would clash gets a suffix.
+RESERVED = frozenset(
+    """t n len slot nAligned TILE GRANULE T tiling workspace pipe offset count tiles op Run Init
+    Process ProcessTile SetCoreSlice LoadScalar ToF32""".split()
+)
+_WORDS = {0: "zero", 1: "one", 2: "two", 3: "three", 4: "four", 10: "ten", 0.5: "half"}
+
+
+def camel(name: str) -> str:
+    """``m_out`` -> ``mOut``, ``beta1_power`` -> ``beta1Power``, ``grad_f32`` -> ``gradF32``."""
+    parts = [p for p in name.split("_") if p]
+    if not parts:
+        return name
+    head, rest = parts[0], parts[1:]
+    return head[:1].lower() + head[1:] + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+def pascal(name: str) -> str:
+    c = camel(name)
+    return c[:1].upper() + c[1:]
+
+
+def is_user_name(name: str) -> bool:
+    """SSA names the user wrote (or derived from user names); numbers are anonymous."""
+    return not name.isdigit()
+
+
+def literal_word(value) -> str:
+    v = float(value)
+    if v in _WORDS:
+        return _WORDS[v]
+    if v.is_integer() and abs(v) < 1000:
+        return ("minus" if v < 0 else "") + str(int(abs(v)))
+    return "c" + re.sub(r"[^0-9a-zA-Z]", "p", repr(v).lstrip("-"))
+
+
+_OP_WORDS = {"add": "Plus", "sub": "Minus", "mul": "Times", "div": "Over", "max": "Max", "min": "Min"}
+MAX_NAME = 28
+
+
+def expression_name(opname: str, operand_names: list[str]) -> str | None:
+    """A readable name for a scalar computed from named operands, or None when too long."""
+    if opname in _OP_WORDS and len(operand_names) == 2:
+        a, b = operand_names
+        name = a + _OP_WORDS[opname] + b[:1].upper() + b[1:]
+    elif opname == "neg" and operand_names:
+        name = "neg" + operand_names[0][:1].upper() + operand_names[0][1:]
+    elif opname == "reciprocal" and operand_names:
+        name = "inv" + operand_names[0][:1].upper() + operand_names[0][1:]
+    elif opname == "cast" and operand_names:
+        name = operand_names[0]
+    else:
+        return None
+    return name if len(name) <= MAX_NAME else None
+
+
+class NameTable:
+    """Unique C++ names: the first holder of a name keeps it, later ones get a number."""
+
+    def __init__(self, taken: set[str] | None = None):
+        self.taken = set(RESERVED) | set(taken or ())
+
+    def claim(self, name: str) -> str:
+        if name not in self.taken:
+            self.taken.add(name)
+            return name
+        k = 2
+        while f"{name}{k}" in self.taken:
+            k += 1
+        self.taken.add(f"{name}{k}")
+        return f"{name}{k}"

@@ -1,0 +1,709 @@
+"""Assemble op_kernel/<op>.cpp: helpers, the kernel class template, and the entry.
+
+Sections of the class (Init's GM views, scalars and buffers; Process's pre-issued and drained
+flags; the per-tile views and body) are merged across variants one by one; whatever differs is
+guarded by ``if constexpr`` on the template parameters. Per-variant numbers (the tile length,
+buffer sizes) become ``constexpr`` conditional expressions.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import re
+from dataclasses import dataclass
+from typing import Hashable
+
+from dsl.dtypes import DType
+from dsl.ir import AttrDecl
+
+from ..cann import spelling
+from ..writer import CodeWriter
+from .api import ctype
+from .merge import Block, Dim, Space, Stmt, blocks, merge
+from .naming import camel, pascal
+from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
+
+_FLAG = {"half": "IS_HALF", "float": "IS_FLOAT", "bfloat16_t": "IS_BF16", "int32_t": "IS_INT32"}
+
+
+def dtype_flag(dt: DType) -> str:
+    c = ctype(dt)
+    return _FLAG.get(c, "IS_" + re.sub(r"[^A-Za-z0-9]", "", c).upper())
+
+
+def enum_name(attr: AttrDecl) -> str:
+    return pascal(attr.name)
+
+
+def enum_value(choice: str) -> str:
+    v = re.sub(r"[^A-Za-z0-9]+", "_", choice).strip("_").upper()
+    return v if v and not v[0].isdigit() else "V_" + v
+
+
+def template_param(attr: AttrDecl) -> str:
+    return attr.name.upper()
+
+
+@dataclass
+class KernelPlan:
+    """Everything the class template is assembled from."""
+
+    op_name: str
+    op_type: str
+    sig: Signature
+    variants: list[Variant]
+    codes: dict  # variant id -> VariantCode
+    space: Space
+    static_attrs: list[AttrDecl]
+    dtype_macro: str  # DTYPE_<INPUT> naming the binary's element type
+    first_dtype: DType
+    cann: str
+
+
+def variant_id(v: Variant, static_attrs: list[AttrDecl]) -> tuple:
+    return (v.dtype, *(v.bind[a.name] for a in static_attrs))
+
+
+def build_space(variants: list[Variant], dtypes: tuple, static_attrs: list[AttrDecl]) -> Space:
+    dims = [Dim("T", tuple(dtypes), tuple(dtype_flag(d) for d in dtypes))]
+    for a in static_attrs:
+        name = template_param(a)
+        if a.kind == "bool":
+            dims.append(Dim(name, (False, True), (f"!{name}", name)))
+        else:
+            e = enum_name(a)
+            dims.append(
+                Dim(name, tuple(a.choices), tuple(f"{name} == {e}::{enum_value(c)}" for c in a.choices))
+            )
+    return Space(dims, [variant_id(v, static_attrs) for v in variants])
+
+
+def agree_view_types(renderers: list[VariantRenderer]) -> dict[str, str]:
+    """One C++ element type per view name: a concrete type where every variant agrees, else T."""
+    seen: dict[str, set] = {}
+    for r in renderers:
+        for name, view in r.code.views.items():
+            seen.setdefault(name, set()).add((view.dtype, r.v.dtype))
+    types = {}
+    for name, pairs in seen.items():
+        concrete = {ctype(dt) for dt, _ in pairs}
+        if len(concrete) == 1 and not all(dt == t for dt, t in pairs):
+            types[name] = concrete.pop()
+        elif all(dt == t for dt, t in pairs):
+            types[name] = "T"
+        else:
+            # Different values share an SSA number across variants: keep them apart by type.
+            for r in renderers:
+                view = r.code.views.get(name)
+                if view is not None:
+                    r.rename_view(name, name + _TYPE_WORD.get(ctype(view.dtype), "X"))
+            return agree_view_types(renderers)
+    return types
+
+
+_TYPE_WORD = {
+    "float": "F32",
+    "half": "F16",
+    "bfloat16_t": "Bf16",
+    "uint8_t": "U8",
+    "int8_t": "I8",
+    "int32_t": "I32",
+}
+
+
+# -- buffers ----------------------------------------------------------------------------------
+
+
+@dataclass
+class CanonicalBuffer:
+    name: str  # member name, e.g. mBuf_
+    dma: bool
+    holds: set
+
+
+def canonical_buffers(codes: list[VariantCode]) -> tuple[list[CanonicalBuffer], list[dict]]:
+    """Give buffers that hold the same views in different variants one member name."""
+    canon: list[CanonicalBuffer] = []
+    by_anchor: dict[str, CanonicalBuffer] = {}
+    maps: list[dict] = []
+    for code in codes:
+        mapping: dict[str, CanonicalBuffer] = {}
+        holds = {b: {v.name for v in code.views.values() if v.buffer == b} for b in code.buffers}
+        # A buffer the DMA fills or drains is the buffer of that input/output in every variant.
+        for b in sorted(code.buffers, key=lambda b: int(b[1:])):
+            anchor = code.anchors.get(b)
+            if anchor is None:
+                continue
+            best = by_anchor.get(anchor)
+            if best is None or best in mapping.values():
+                best = CanonicalBuffer("", True, set())
+                canon.append(best)
+                best.anchor = anchor
+                by_anchor.setdefault(anchor, best)
+            best.holds |= holds[b]
+            mapping[b] = best
+        rest = [b for b in code.buffers if b not in mapping]
+        for b in sorted(rest, key=lambda b: (-len(holds[b]), int(b[1:]))):
+            dma = code.buffers[b]["slots"] > 1
+            free = [c for c in canon if c not in mapping.values() and not getattr(c, "anchor", None)]
+            best = max(free, key=lambda c: (len(c.holds & holds[b]), c.dma == dma), default=None)
+            if best is None or not (best.holds & holds[b]):
+                best = CanonicalBuffer("", dma, set())
+                canon.append(best)
+            best.holds |= holds[b]
+            best.dma = best.dma or dma
+            mapping[b] = best
+        maps.append(mapping)
+    canon.sort(key=lambda c: not c.dma)  # DMA buffers first
+    names: set[str] = set()
+    for c in canon:
+        candidates = _buffer_candidates(c, codes)
+        if getattr(c, "anchor", None):
+            candidates = [c.anchor] + candidates
+        name = next((n for n in candidates if n not in names), None)
+        k = 2
+        while name is None or name in names:
+            name, k = f"{candidates[0]}{k}", k + 1
+        names.add(name)
+        c.name = name + "Buf_"
+    return canon, [{b: c.name for b, c in m.items()} for m in maps]
+
+
+def _buffer_candidates(c: CanonicalBuffer, codes: list[VariantCode]) -> list[str]:
+    """Names for a buffer, best first: the views it holds, in the order the variants define them."""
+    order = []
+    for code in codes:
+        for view in code.views.values():
+            if view.name in c.holds and view.name not in order:
+                order.append(view.name)
+    return [n for n in order if not n.startswith("tmp")] + ["tmp"]
+
+
+# -- rendering ---------------------------------------------------------------------------------
+
+
+class Emitter:
+    def __init__(self, plan: KernelPlan):
+        self.plan = plan
+        self.w = CodeWriter()
+        self.flags_used: set[str] = set()
+        self.last_dsl: str | None = None
+
+    def cond(self, subset) -> str | None:
+        c = self.plan.space.condition(frozenset(subset))
+        if c is not None:
+            for flag in re.findall(r"\bIS_[A-Z0-9]+\b", c):
+                self.flags_used.add(flag)
+        return c
+
+    def value_expr(self, values: dict) -> str:
+        """A constexpr expression taking ``values[variant id]`` in each variant."""
+        groups: dict[str, set] = {}
+        for vid, val in values.items():
+            groups.setdefault(str(val), set()).add(vid)
+        if len(groups) == 1:
+            return next(iter(groups))
+        ordered = sorted(groups.items(), key=lambda kv: len(kv[1]))
+        remaining = set(values)
+        parts = []
+        for val, vids in ordered[:-1]:
+            space = Space(self.plan.space.dims, sorted(remaining, key=self.plan.space.points.index))
+            c = space.condition(frozenset(vids))
+            for flag in re.findall(r"\bIS_[A-Z0-9]+\b", c or ""):
+                self.flags_used.add(flag)
+            parts.append(f"{c} ? {val} : ")
+            remaining -= vids
+        return "".join(parts) + ordered[-1][0]
+
+    def section(self, lists: dict, *, scope_decls: dict | None = None) -> None:
+        merged = merge(lists)
+        self.render_blocks(blocks(merged))
+
+    def render_blocks(self, bl: list[Block]) -> None:
+        w = self.w
+        everything = frozenset(self.plan.space.points)
+        i = 0
+        while i < len(bl):
+            b = bl[i]
+            c = self.cond(b.variants)
+            if c is None:
+                self.render_stmts(b.stmts)
+                i += 1
+                continue
+            chain, union = [b], set(b.variants)
+            while i + len(chain) < len(bl):
+                nxt = bl[i + len(chain)]
+                if nxt.variants & union or self.cond(nxt.variants) is None:
+                    break
+                chain.append(nxt)
+                union |= nxt.variants
+            for k, blk in enumerate(chain):
+                last_else = k == len(chain) - 1 and k > 0 and union == everything
+                if k == 0:
+                    w.line(f"if constexpr ({self.cond(blk.variants)}) {{")
+                elif last_else:
+                    w.line("} else {")
+                else:
+                    w.line(f"}} else if constexpr ({self.cond(blk.variants)}) {{")
+                w.level += 1
+                self.render_stmts(blk.stmts)
+                w.level -= 1
+            w.line("}")
+            i += len(chain)
+
+    def render_stmts(self, stmts: list[Stmt]) -> None:
+        for s in stmts:
+            if s.dsl and s.dsl != self.last_dsl:
+                self.w.line(comment=dsl_comment(s.dsl))
+            if s.dsl:
+                self.last_dsl = s.dsl
+            self.w.line(s.code, s.note)
+
+
+def dsl_comment(label: str) -> str:
+    """``apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt``: the source map entry."""
+    path, _, line = label.rpartition(":")
+    text = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+    return f"{os.path.basename(path)}:{line}" + (f"  {text}" if text else "")
+
+
+def emit_kernel(
+    op_name: str,
+    op_type: str,
+    variants: list[Variant],
+    sig: Signature,
+    header: str,
+    dtypes: tuple,
+    static_attrs: list[AttrDecl],
+    dtype_input: str,
+    cann: str,
+) -> str:
+    facts = OpFacts.of(variants)
+    renderers = [VariantRenderer(v, sig, facts) for v in variants]
+    for r in renderers:
+        r.render_init()
+    proposals = [r.propose_names() for r in renderers]
+    chains = {}
+    for ssa in {k for p in proposals for k in p}:
+        names = {p.get(ssa, "absent") for p in proposals if ssa in p}
+        chains[ssa] = names.pop() if len(names) == 1 else None
+    for r in renderers:
+        r.assign_names(chains)
+    view_types = agree_view_types(renderers)
+    codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
+    space = build_space(variants, dtypes, static_attrs)
+    plan = KernelPlan(
+        op_name,
+        op_type,
+        sig,
+        variants,
+        codes,
+        space,
+        static_attrs,
+        "DTYPE_" + dtype_input.upper(),
+        dtypes[0],
+        cann,
+    )
+    return KernelText(plan, view_types).text(header)
+
+
+class KernelText:
+    def __init__(self, plan: KernelPlan, view_types: dict[str, str]):
+        self.plan = plan
+        self.view_types = view_types
+        self.e = Emitter(plan)
+        self.w = self.e.w
+        self.canon, maps = canonical_buffers(list(plan.codes.values()))
+        self.bufmap = dict(zip(plan.codes, maps))
+
+    @property
+    def cls(self) -> str:
+        return f"Kernel{self.plan.op_type}"
+
+    def template_head(self) -> str:
+        params = ["typename T"]
+        for a in self.plan.static_attrs:
+            params.append(("bool " if a.kind == "bool" else f"{enum_name(a)} ") + template_param(a))
+        return f"template <{', '.join(params)}>"
+
+    def template_args(self) -> str:
+        return ", ".join(["T"] + [template_param(a) for a in self.plan.static_attrs])
+
+    def gm_args(self) -> list[str]:
+        return [camel(n) for n in self.plan.sig.inputs + self.plan.sig.outputs]
+
+    # -- the file -------------------------------------------------------------------------------
+
+    def text(self, header: str) -> str:
+        w = self.w
+        for line in header.splitlines():
+            w.line(comment=line)
+        w.line('#include "kernel_operator.h"')
+        w.line()
+        w.line("using namespace AscendC;")
+        w.line()
+        macro = self.plan.dtype_macro
+        w.line(f"#ifndef {macro}", "CANN's op build defines it for each dtype combination of the op")
+        w.line(
+            f"#define {macro} {ctype(self.plan.first_dtype)}", "other builds (a syntax check) take the first"
+        )
+        w.line("#endif")
+        w.line()
+        for a in self.plan.static_attrs:
+            if a.kind == "literal":
+                values = ", ".join(f"{enum_value(c)} = {k}" for k, c in enumerate(a.choices))
+                w.line(f"enum class {enum_name(a)} : uint32_t {{ {values} }};", f"attribute {a.name}")
+                w.line()
+        self.helpers()
+        body = CodeWriter()
+        self.e.w = body
+        self.klass()
+        self.w = w
+        self.e.w = w
+        # Class-level constants only known once the body was written (the dtype flags it tests).
+        for line in body.lines:
+            if line.strip() == "@CONSTANTS@":
+                pad = line[: len(line) - len(line.lstrip())]
+                for flag_line in self.constant_lines():
+                    w.lines.append(pad + flag_line)
+            else:
+                w.lines.append(line)
+        w.line()
+        self.entry()
+        return w.text()
+
+    def helpers(self) -> None:
+        w = self.w
+        scalars = any("LoadScalar<" in s.code for code in self.plan.codes.values() for s in code.init) or any(
+            "LoadScalar<" in e for code in self.plan.codes.values() for e in code.scalars.values()
+        )
+        if scalars:
+            w.line(comment="A Scalar input: one element in GM, read once per core by the scalar unit.")
+            w.line("template <typename S>")
+            with w.block("__aicore__ inline S LoadScalar(GM_ADDR addr)"):
+                w.line("GlobalTensor<S> gm;")
+                w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
+                w.line("return gm.GetValue(0);")
+            w.line()
+        widen = any("ToF32(" in s.code for code in self.plan.codes.values() for s in code.init) or any(
+            "ToF32(" in e for code in self.plan.codes.values() for e in code.scalars.values()
+        )
+        if widen:
+            w.line(comment="Scalars are computed in f32 (the DSL's numeric semantics).")
+            w.line("template <typename S>")
+            with w.block("__aicore__ inline float ToF32(S value)"):
+                with w.block("if constexpr (IsSameType<S, bfloat16_t>::value)"):
+                    w.line(f"return {spelling('bf16_to_float', self.plan.cann)}(value);")
+                w.line("return static_cast<float>(value);")
+            w.line()
+
+    def constant_lines(self) -> list[str]:
+        lines = []
+        for d in self.plan.space.dims[0].values:
+            flag = dtype_flag(d)
+            if flag in self.e.flags_used:
+                lines.append(f"static constexpr bool {flag} = IsSameType<T, {ctype(d)}>::value;")
+        return lines
+
+    # -- the class ------------------------------------------------------------------------------
+
+    def klass(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        for line in self.class_comment():
+            w.line(comment=line)
+        w.line(self.template_head())
+        with w.block(f"class {self.cls}", "};"):
+            w.level -= 1
+            w.line("public:")
+            w.level += 1
+            self.init()
+            w.line()
+            self.process()
+            w.line()
+            w.level -= 1
+            w.line("private:")
+            w.level += 1
+            self.core_slice()
+            w.line()
+            self.tile()
+            w.line()
+            self.members()
+
+    def class_comment(self) -> list[str]:
+        plan = self.plan
+        keys = ", ".join(
+            f"{v.key}: "
+            + (
+                ", ".join(f"{k}={str(x).lower() if isinstance(x, bool) else x}" for k, x in v.bind.items())
+                or "-"
+            )
+            for v in plan.variants
+            if v.dtype == plan.first_dtype
+        )
+        slots = any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values())
+        return [
+            f"{plan.op_type}: the flat range is split into 32-byte blocks across cores and processed in "
+            f"tiles of TILE elements;",
+            "tiles "
+            + ("alternate between two UB slots (ping-pong), " if slots else "")
+            + "GM -> UB copies (MTE2), vector math (V) and UB -> GM copies (MTE3) are ordered by",
+            "SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop.",
+            f"Tiling keys (static attributes): {keys}.",
+        ]
+
+    def per_variant(self, attr) -> dict:
+        return {vid: attr(code) for vid, code in self.plan.codes.items()}
+
+    def init(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        tiling = f"{plan.op_type}TilingData"
+        args = [f"GM_ADDR {a}" for a in self.gm_args()] + [f"const {tiling}& tiling"]
+        with w.block(f"__aicore__ inline void Init({', '.join(args)})"):
+            w.line("SetCoreSlice(tiling);")
+            self.e.section(self.per_variant(self.gm_stmts))
+            self.e.section(self.per_variant(lambda c: c.init))
+            self.e.section(self.per_variant(self.buffer_stmts))
+            self.e.section(self.per_variant(self.zero_stmts))
+
+    def core_slice(self) -> None:
+        w = self.e.w
+        tiling = f"{self.plan.op_type}TilingData"
+        w.line(comment="This core's slice: whole 32-byte blocks, the first tailCores cores take one more.")
+        with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
+            w.line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
+            w.line(
+                "const uint64_t firstBlock = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);"
+            )
+            w.line("const uint64_t blocks = tiling.smallBlocks + (core < tiling.tailCores ? 1 : 0);")
+            w.line("const uint64_t start = firstBlock * GRANULE;")
+            w.line("const uint64_t end = start + blocks * GRANULE;")
+            w.line("const uint64_t stop = end < tiling.totalLength ? end : tiling.totalLength;")
+            w.line("offset_ = start;")
+            w.line("count_ = stop > start ? stop - start : 0;")
+            w.line("tiles_ = (count_ + TILE - 1) / TILE;")
+
+    def gm_stmts(self, code: VariantCode) -> list[Stmt]:
+        out = []
+        for name in self.plan.sig.inputs + self.plan.sig.outputs:
+            if name not in code.gm:
+                continue
+            c = self.gm_type(name)
+            out.append(
+                Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {c}*){camel(name)} + offset_, count_);")
+            )
+        return out
+
+    def gm_type(self, name: str) -> str:
+        types = {(code.gm[name], code.variant.dtype) for code in self.plan.codes.values() if name in code.gm}
+        if all(dt == t for dt, t in types):
+            return "T"
+        concrete = {ctype(dt) for dt, _ in types}
+        assert len(concrete) == 1, (name, concrete)
+        return concrete.pop()
+
+    def buffer_stmts(self, code: VariantCode) -> list[Stmt]:
+        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
+        out = []
+        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
+            held = [v for v in code.views.values() if v.buffer == b]
+            width = self.width_text(held, info["bytes"], code.variant.dtype)
+            slots = f" * {info['slots']}" if info["slots"] > 1 else ""
+            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, TILE{slots} * {width});"))
+        return out
+
+    def width_text(self, held, nbytes: int, T: DType) -> str:
+        types = {self.view_types.get(v.name) for v in held}
+        for t in ("T", "float", "half", "bfloat16_t", "int32_t", "uint8_t", "int8_t"):
+            if t in types and (t != "T" and _bytes(t) == nbytes or t == "T" and T.bytes == nbytes):
+                return f"sizeof({t})"
+        return str(nbytes)
+
+    def zero_stmts(self, code: VariantCode) -> list[Stmt]:
+        if not code.has_compare:
+            return []
+        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
+        out = []
+        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
+            slots = f" * {info['slots']}" if info["slots"] > 1 else ""
+            count = f"TILE{slots} * {info['bytes']} / 2"
+            out.append(
+                Stmt(
+                    f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));",
+                    dsl=where(code.variant.func),
+                )
+            )
+        out.append(Stmt("PipeBarrier<PIPE_ALL>();", note="once per core, before the tile loop"))
+        if out:
+            out[0] = Stmt(
+                out[0].code,
+                "Compare/Select read whole 256-byte repeats past the tail: give every buffer defined contents",
+                out[0].dsl,
+            )
+        return out
+
+    def process(self) -> None:
+        w = self.e.w
+        with w.block("__aicore__ inline void Process()"):
+            self.e.section(self.per_variant(lambda c: c.pre))
+            with w.block("for (uint64_t t = 0; t < tiles_; ++t)"):
+                w.line("ProcessTile(t);")
+            self.e.section(self.per_variant(lambda c: c.post))
+
+    def tile(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        with w.block("__aicore__ inline void ProcessTile(uint64_t t)"):
+            w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
+            w.line("const int32_t n = static_cast<int32_t>(len);")
+            if any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values()):
+                w.line(
+                    "const int32_t slot = static_cast<int32_t>(t & 1);",
+                    "ping-pong slot: buffer half and event id",
+                )
+            if any(code.has_compare for code in plan.codes.values()):
+                w.line(
+                    "[[maybe_unused]] const int32_t nAligned = static_cast<int32_t>((len + 255) / 256 * 256);",
+                    "whole repeats",
+                )
+            self.copy_params()
+            self.views()
+            self.e.last_dsl = None
+            self.e.section(self.per_variant(lambda c: c.body))
+
+    def copy_params(self) -> None:
+        """One DataCopyExtParams per element type the tile's copies move: one contiguous run of
+        the tile's bytes (DataCopyPad's blockLen is in bytes)."""
+        w = self.e.w
+        users: dict[str, set] = {}
+        for vid, code in self.plan.codes.items():
+            for s in code.body:
+                for m in re.finditer(r"\b(copy|pad)(\w+?)\b", s.code):
+                    users.setdefault(m.group(0), set()).add(vid)
+        everywhere = set(self.plan.codes)
+        for name in sorted(users, key=lambda n: (n.startswith("pad"), n)):
+            word = name[4:] if name.startswith("copy") else name[3:]
+            c = {"T": "T", "F32": "float", "F16": "half", "BF16": "bfloat16_t"}.get(word, word.lower() + "_t")
+            unused = "" if users[name] == everywhere else "[[maybe_unused]] "
+            if name.startswith("copy"):
+                w.line(
+                    f"{unused}const DataCopyExtParams {name}{{1, static_cast<uint32_t>(len * sizeof({c})), 0, 0, 0}};"
+                )
+            else:
+                w.line(f"{unused}const DataCopyPadExtParams<{c}> {name}{{false, 0, 0, 0}};")
+
+    def views(self) -> None:
+        """Each tile value's LocalTensor, bound to its buffer; where variants bind it differently,
+        a constexpr conditional picks the buffer (a variant that never uses the view takes any
+        binding whose buffer it has)."""
+        plan, w = self.plan, self.e.w
+        order: list[str] = []
+        bound: dict[str, dict] = {}
+        present = {vid: set(self.bufmap[vid].values()) for vid in plan.codes}
+        for vid, code in plan.codes.items():
+            mapping = self.bufmap[vid]
+            for view in code.views.values():
+                if view.name not in order:
+                    order.append(view.name)
+                t = self.view_types[view.name]
+                at = "[slot * TILE]" if view.slotted else ""
+                bound.setdefault(view.name, {})[vid] = (
+                    mapping[view.buffer],
+                    f"{mapping[view.buffer]}.Get<{t}>(){at}",
+                )
+        partial: dict[Hashable, list[Stmt]] = {vid: [] for vid in plan.codes}
+        for name in order:
+            used = bound[name]
+            ranked = sorted(
+                {b for b in used.values()}, key=lambda b: -sum(1 for x in used.values() if x == b)
+            )
+            full = {}
+            for vid in plan.codes:
+                if vid in used:
+                    full[vid] = used[vid][1]
+                else:
+                    full[vid] = next((b[1] for b in ranked if b[0] in present[vid]), None)
+            decl = f"LocalTensor<{self.view_types[name]}> {name}"
+            if None not in full.values():
+                w.line(f"{decl} = {self.e.value_expr(full)};")
+                continue
+            # Some variant has none of its buffers: declare, and bind where it is used.
+            w.line(f"{decl};")
+            for vid, (_, binding) in used.items():
+                partial[vid].append(Stmt(f"{name} = {binding};"))
+        self.e.render_blocks(blocks(merge(partial)))
+
+    def members(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        w.line("@CONSTANTS@")
+        w.line(
+            f"static constexpr uint32_t TILE = {self.e.value_expr(self.per_variant(lambda c: c.tile))};",
+            "elements per tile (plan-buffers)",
+        )
+        w.line(
+            f"static constexpr uint64_t GRANULE = {self.e.value_expr(self.per_variant(lambda c: c.granule))};",
+            "elements per 32-byte block of the narrowest GM tensor",
+        )
+        w.line("TPipe pipe_;")
+        for c in self.canon:
+            # DataCopyPad moves GM <-> VECIN/VECOUT on A2; vector-only scratch is VECCALC.
+            w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
+        names = self.plan.sig.inputs + self.plan.sig.outputs
+        for name in names:
+            if any(name in code.gm for code in plan.codes.values()):
+                w.line(f"GlobalTensor<{self.gm_type(name)}> {camel(name)}Gm_;")
+        seen: dict[str, set] = {}
+        for code in plan.codes.values():
+            for m, dt in code.scalar_members.items():
+                seen.setdefault(m, set()).add((dt, code.variant.dtype))
+        for m, pairs in seen.items():
+            concrete = {ctype(dt) for dt, _ in pairs}
+            c = concrete.pop() if len(concrete) == 1 else "T"
+            assert c != "T" or all(dt == t for dt, t in pairs), (m, pairs)
+            w.line(f"{c} {m} = 0;")
+        w.line("uint64_t offset_ = 0;")
+        w.line("uint64_t count_ = 0;")
+        w.line("uint64_t tiles_ = 0;")
+
+    # -- the entry ------------------------------------------------------------------------------
+
+    def entry(self) -> None:
+        w = self.w
+        plan = self.plan
+        tiling = f"{plan.op_type}TilingData"
+        args = [f"GM_ADDR {a}" for a in self.gm_args()]
+        w.line(self.template_head())
+        with w.block(f"__aicore__ inline void Run({', '.join(args + [f'const {tiling}& tiling'])})"):
+            w.line(f"{self.cls}<{self.template_args()}> op;")
+            w.line(f"op.Init({', '.join(self.gm_args() + ['tiling'])});")
+            w.line("op.Process();")
+        w.line()
+        entry_args = args + ["GM_ADDR workspace", "GM_ADDR tiling"]
+        with w.block(f'extern "C" __global__ __aicore__ void {plan.op_name}({", ".join(entry_args)})'):
+            w.line(
+                "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);",
+                "vector cores only: GetBlockIdx() is the AIV index",
+            )
+            w.line("GET_TILING_DATA(tilingData, tiling);")
+            call = ", ".join(self.gm_args() + ["tilingData"])
+            keys = [v for v in plan.variants if v.dtype == plan.first_dtype]
+            for k, v in enumerate(keys):
+                targs = [plan.dtype_macro]
+                for a in plan.static_attrs:
+                    x = v.bind[a.name]
+                    targs.append(
+                        ("true" if x else "false") if a.kind == "bool" else f"{enum_name(a)}::{enum_value(x)}"
+                    )
+                head = ("if" if k == 0 else "} else if") + f" (TILING_KEY_IS({v.key}))"
+                w.line(head + " {")
+                w.level += 1
+                w.line(f"Run<{', '.join(targs)}>({call});")
+                w.level -= 1
+            w.line("}")
+
+
+def _bytes(c: str) -> int:
+    return {"float": 4, "half": 2, "bfloat16_t": 2, "int32_t": 4, "uint8_t": 1, "int8_t": 1}.get(c, 0)

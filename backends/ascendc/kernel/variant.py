@@ -1,0 +1,612 @@
+"""One kernel variant (element type x static-attribute values) as named C++ statements.
+
+A variant's tile-level IR becomes statement lists (Init, buffers, pre-issued flags, per-tile
+views and body, drain) written with names derived from the DSL, so that the variants of one
+operator produce the same text wherever they do the same thing and ``merge`` can print it once.
+Naming is shared across variants through ``OpFacts``: when one variant widens input ``grad`` to
+``gradF32``, the f32 variant names its loaded tile's compute alias ``gradF32`` too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from dsl.dtypes import DType, bf16, f16, f32, i32
+from dsl.errors import CompileError
+from dsl.ir import Func, Op, ScalarType, TensorType
+
+from .api import (
+    A2_DTYPES,
+    BINARY,
+    CASTS,
+    CMP_MODES,
+    OP_API,
+    SCALAR_BINARY,
+    SCALAR_CMP,
+    UNARY,
+    VECTOR_SCALAR,
+    ctype,
+    float_literal,
+    typed_literal,
+)
+from .merge import Stmt
+from .naming import RESERVED, NameTable, camel, expression_name, is_user_name
+
+
+def safe(name: str) -> str:
+    """A view name clear of the kernel's own locals (``n``, ``len``, ``slot``, ...)."""
+    return name + "Tile" if name in RESERVED else name
+
+
+SYNC_WEIGHT = 3  # aligning a flag or barrier is worth less than aligning a computation
+
+
+@dataclass
+class Variant:
+    key: int  # tiling key: the static-attribute index
+    func: Func
+    dtype: DType
+    bind: dict
+
+
+@dataclass
+class Signature:
+    """Entry arguments and tiling fields shared by every variant of the op."""
+
+    inputs: list[str]
+    outputs: list[str]
+    attrs: list[tuple[str, str]]  # (name, "float" | "int") run-time attributes
+
+
+def where(op) -> str | None:
+    """``file.py:LINE`` of an op (or function): the source-map label of its statements."""
+    if op.loc is None:
+        return None
+    return f"{op.loc.filename}:{op.loc.line}"
+
+
+def _fail(op: Op, msg: str) -> CompileError:
+    return CompileError(msg, op.loc)
+
+
+def field_name(attr: str) -> str:
+    """Tiling-data field (and kernel member) of a run-time attribute."""
+    return camel(attr) + "Attr"
+
+
+def _is_widen(op: Op) -> bool:
+    return (
+        op.opname == "cast"
+        and op.result.type.dtype == f32
+        and op.operands[0].type.dtype in (f16, bf16)
+        and isinstance(op.result.type, TensorType)
+    )
+
+
+def _is_narrow(op: Op | None) -> bool:
+    return (
+        op is not None
+        and op.opname == "cast"
+        and op.operands[0].type.dtype == f32
+        and op.result.type.dtype in (f16, bf16)
+    )
+
+
+@dataclass
+class OpFacts:
+    """What any variant of the op does, so every variant can name things the same way."""
+
+    widened: set[str] = field(default_factory=set)  # inputs some variant widens to f32 tiles
+    narrowed: set[str] = field(default_factory=set)  # outputs some variant narrows before storing
+    scalar_widened: set[str] = field(default_factory=set)  # Scalar inputs some variant widens
+
+    @staticmethod
+    def of(variants: list[Variant]) -> "OpFacts":
+        facts = OpFacts()
+        for v in variants:
+            loop = v.func.loop()
+            loads = {id(op.result): op.operands[0].name for op in loop.region if op.opname == "dma.load"}
+            for op in loop.region:
+                if _is_widen(op) and id(op.operands[0]) in loads:
+                    facts.widened.add(loads[id(op.operands[0])])
+                if op.opname == "dma.store" and _is_narrow(op.operands[0].owner):
+                    facts.narrowed.add(op.attrs["output"])
+            for op in v.func.body:
+                if op.opname == "cast" and op.operands[0].owner is not None:
+                    src = op.operands[0].owner
+                    if src.opname == "scalar.load" and op.result.type.dtype == f32:
+                        facts.scalar_widened.add(src.operands[0].name)
+        return facts
+
+
+@dataclass
+class View:
+    name: str
+    dtype: DType
+    buffer: str  # the variant's buffer name (bN)
+    slotted: bool
+
+
+@dataclass
+class VariantCode:
+    variant: Variant
+    tile: int
+    granule: int
+    buffers: dict  # bN -> {"bytes", "slots"}
+    views: dict[str, View] = field(default_factory=dict)
+    view_of: dict[int, str] = field(default_factory=dict)  # id(value) -> view name (definition)
+    use_of: dict[int, str] = field(default_factory=dict)  # id(value) -> view name for vector reads
+    scalars: dict[int, str] = field(default_factory=dict)  # id(value) -> C++ expression
+    scalar_members: dict[str, DType] = field(default_factory=dict)
+    gm: dict[str, DType] = field(default_factory=dict)  # GM tensors the tile loop moves
+    init: list[Stmt] = field(default_factory=list)
+    pre: list[Stmt] = field(default_factory=list)
+    body: list[Stmt] = field(default_factory=list)
+    post: list[Stmt] = field(default_factory=list)
+    has_compare: bool = False
+    anchors: dict[str, str] = field(default_factory=dict)  # DMA buffer -> the input/output it carries
+
+
+class VariantRenderer:
+    def __init__(self, v: Variant, sig: Signature, facts: OpFacts):
+        self.v, self.sig, self.facts = v, sig, facts
+        self.func = v.func
+        self.loop = self.func.loop()
+        self.code = VariantCode(
+            v,
+            self.loop.attrs["tile"],
+            self.func.attributes["split"]["granule"],
+            self.func.attributes["buffers"],
+        )
+        self.names = NameTable()
+
+    # -- names ----------------------------------------------------------------------------------
+
+    def propose_names(self) -> dict[str, str | None]:
+        """Names that do not depend on this variant's buffers; returns, per anonymous value (by
+        SSA name), the named value it is computed in place on its way to, if any."""
+        region = self.loop.region
+        defs = [op for op in region if op.result is not None and "buf" in op.attrs]
+        self.defs = defs
+        users: dict[int, list[Op]] = {}
+        for op in region:
+            for x in op.operands:
+                users.setdefault(id(x), []).append(op)
+        param_of = {id(op.result): op.operands[0].name for op in region if op.opname == "dma.load"}
+        stored: dict[int, list[str]] = {}
+        for op in region:
+            if op.opname == "dma.store":
+                stored.setdefault(id(op.operands[0]), []).append(op.attrs["output"])
+        self.stored = stored
+        fixed: dict[int, str] = {}
+        # Loaded tiles take the input's name; their f32 compute form is <name>F32.
+        for op in defs:
+            if op.opname == "dma.load":
+                fixed[id(op.result)] = camel(op.operands[0].name)
+            elif _is_widen(op) and id(op.operands[0]) in param_of:
+                fixed[id(op.result)] = camel(param_of[id(op.operands[0])]) + "F32"
+        # A stored tile takes the output's name; the f32 value it was rounded from, <name>F32.
+        by_id = {id(op.result): op.result for op in defs}
+        for vid, outs in stored.items():
+            value = by_id.get(vid)
+            if value is None or vid in param_of:
+                continue
+            out = camel(outs[0])
+            if _is_narrow(value.owner):
+                fixed[vid] = out
+                src = value.owner.operands[0]
+                if id(src) not in param_of and camel(src.name) == out:
+                    fixed[id(src)] = out + "F32"
+            elif outs[0] in self.facts.narrowed and camel(value.name) == out:
+                fixed[vid] = out + "F32"
+        # A broadcast scalar is named after the scalar: its name does not depend on SSA numbering.
+        for op in defs:
+            if op.opname == "vec.dup" and id(op.result) not in fixed:
+                fixed[id(op.result)] = self.scalar_word(op.operands[0]) + "Vec"
+        self.fixed = fixed
+        chains = {}
+        for op in defs:
+            if id(op.result) not in fixed and not is_user_name(op.result.name):
+                chains[op.result.name] = self.chain_name(op, users, fixed)
+        return chains
+
+    def assign_names(self, chains: dict[str, str | None]) -> None:
+        """Bind every tile value to its view; ``chains`` are the in-place names every variant
+        agrees on."""
+        code = self.code
+        for op in self.defs:
+            vid = id(op.result)
+            if vid in self.fixed:
+                name = self.fixed[vid]
+            elif is_user_name(op.result.name):
+                name = camel(op.result.name)
+            else:
+                name = chains.get(op.result.name) or f"tmp{op.result.name}"
+            code.view_of[vid] = safe(name)
+        order = sorted(self.defs, key=lambda op: id(op.result) not in self.fixed)  # fixed names first
+        for op in order:
+            code.view_of[id(op.result)] = self.bind(code.view_of[id(op.result)], op)
+        for op in self.defs:
+            if op.opname == "dma.load":
+                code.anchors.setdefault(op.attrs["buf"], code.view_of[id(op.result)])
+        for vid, outs in self.stored.items():
+            op = next((op for op in self.defs if id(op.result) == vid), None)
+            if op is not None:
+                code.anchors.setdefault(op.attrs["buf"], camel(outs[0]))
+        # Inputs some other variant widens: this variant's f32 tile gets the same compute alias.
+        for op in self.defs:
+            if op.opname == "dma.load":
+                p = op.operands[0].name
+                if p in self.facts.widened and op.result.type.dtype == f32:
+                    code.use_of[id(op.result)] = self.bind(safe(camel(p) + "F32"), op)
+        # Outputs some other variant narrows: this variant stores its f32 tile under the output name.
+        for vid, outs in self.stored.items():
+            for o in outs:
+                if o in self.facts.narrowed and code.view_of.get(vid) != safe(camel(o)):
+                    op = next((op for op in self.defs if id(op.result) == vid), None)
+                    if op is not None and op.result.type.dtype == f32:
+                        self.bind(safe(camel(o)), op, store_alias=vid)
+
+    def chain_name(self, op: Op, users, fixed) -> str | None:
+        """An anonymous value computed in place on its way to a named one takes that name."""
+        cur = op
+        for _ in range(64):
+            uses = users.get(id(cur.result), [])
+            if len(uses) != 1 or uses[0].result is None:
+                return None
+            nxt = uses[0]
+            if nxt.attrs.get("buf") != cur.attrs.get("buf") or nxt.result.type.dtype != cur.result.type.dtype:
+                return None
+            if id(nxt.result) in fixed:
+                return fixed[id(nxt.result)]
+            if is_user_name(nxt.result.name):
+                return camel(nxt.result.name)
+            cur = nxt
+        return None
+
+    def bind(self, name: str, op: Op, store_alias: int | None = None) -> str:
+        """Bind view ``name`` to ``op``'s buffer; a name another buffer holds gets a number."""
+        dt = op.result.type.dtype
+        buf = op.attrs["buf"]
+        slotted = self.code.buffers[buf]["slots"] > 1
+        views = self.code.views
+        base, k = name, 2
+        while name in views and (views[name].buffer, views[name].dtype) != (buf, dt):
+            name, k = f"{base}{k}", k + 1
+        if name not in views:
+            views[name] = View(name, dt, buf, slotted)
+        if store_alias is not None:
+            self.code.__dict__.setdefault("store_as", {}).setdefault(store_alias, name)
+        return name
+
+    def rename_view(self, old: str, new: str) -> None:
+        code = self.code
+        view = code.views.pop(old)
+        view.name = new
+        code.views[new] = view
+        for table in (code.view_of, code.use_of):
+            for k, name in table.items():
+                if name == old:
+                    table[k] = new
+        store_as = code.__dict__.get("store_as", {})
+        for k, name in store_as.items():
+            if name == old:
+                store_as[k] = new
+
+    def view(self, v) -> str:
+        return self.code.view_of[id(v)]
+
+    def use(self, v) -> str:
+        return self.code.use_of.get(id(v), self.code.view_of[id(v)])
+
+    def stored_view(self, v, output: str) -> str:
+        alias = self.code.__dict__.get("store_as", {}).get(id(v))
+        if alias is not None and alias.startswith(safe(camel(output))):
+            return alias
+        return self.code.view_of[id(v)]
+
+    def scalar(self, v) -> str:
+        try:
+            return self.code.scalars[id(v)]
+        except KeyError:
+            raise CompileError(f"scalar %{v.name} is not available inside the kernel") from None
+
+    # -- Init: GM tensors and scalars -----------------------------------------------------------
+
+    def render_init(self) -> None:
+        code = self.code
+        region = self.loop.region
+        for op in region:
+            if op.opname == "dma.load":
+                code.gm[op.operands[0].name] = op.result.type.dtype
+            elif op.opname == "dma.store":
+                code.gm[op.attrs["output"]] = op.operands[0].type.dtype
+        attrs = {n for n, _ in self.sig.attrs}
+        for op in self.func.body:
+            if op.opname == "loop.tiles" or op.opname.startswith("sync."):
+                continue
+            t = op.result.type
+            if not isinstance(t, ScalarType):
+                raise _fail(op, f"'{op.opname}' outside the tile loop must be scalar")
+            self.render_scalar(op, attrs)
+
+    def render_scalar(self, op: Op, attrs: set[str]) -> None:
+        code = self.code
+        name, t = op.opname, op.result.type
+        if name == "const":
+            value = op.attrs["value"]
+            code.scalars[id(op.result)] = (
+                float_literal(value) if t.dtype.is_float else f"static_cast<{t.dtype.cpp}>({int(value)})"
+            )
+            return
+        rhs, member = self.scalar_rhs(op, attrs)
+        if rhs is None:
+            return
+        member = self.names.claim(member) + "_"
+        code.scalar_members[member] = t.dtype
+        code.scalars[id(op.result)] = member
+        code.init.append(Stmt(f"{member} = {rhs};", dsl=where(op)))
+
+    def scalar_rhs(self, op: Op, attrs: set[str]) -> tuple[str | None, str]:
+        name, t = op.opname, op.result.type
+        code = self.code
+        if name == "scalar.load":
+            p = op.operands[0]
+            read = f"LoadScalar<{self.ctype_text(p.type.dtype)}>({camel(p.name)})"
+            if p.name in self.facts.scalar_widened:
+                only_widened = all(
+                    u.opname == "cast" and u.result.type.dtype == f32
+                    for u in self.func.walk()
+                    if op.result in u.operands
+                )
+                if only_widened:  # the widening cast reads it, under the input's name
+                    code.scalars[id(op.result)] = read
+                    return None, ""
+                return f"ToF32({read})", camel(p.name)
+            return read, camel(p.name)
+        if name == "attr":
+            if op.attrs["name"] not in attrs:
+                raise _fail(op, f"attribute '{op.attrs['name']}' is not in the tiling data")
+            return f"static_cast<{t.dtype.cpp}>(tiling.{field_name(op.attrs['name'])})", camel(
+                op.attrs["name"]
+            )
+        args = [self.scalar(v) for v in op.operands]
+        words = [self.scalar_word(v) for v in op.operands]
+        src = op.operands[0].owner if op.operands else None
+        if name == "cast" and src is not None and src.opname == "scalar.load":
+            user = camel(src.operands[0].name)  # the f32 form of a Scalar input keeps its name
+        else:
+            user = camel(op.result.name) if is_user_name(op.result.name) else None
+        member = user or expression_name(name, words)
+        member = member or f"scalar{op.result.name}"
+        if name in SCALAR_BINARY:
+            return f"{args[0]} {SCALAR_BINARY[name]} {args[1]}", member
+        if name == "neg":
+            return f"-{args[0]}", member
+        if name == "reciprocal":
+            return f"{float_literal(1.0) if t.dtype.is_float else '1'} / {args[0]}", member
+        if name == "cmp":
+            return f"{args[0]} {SCALAR_CMP[op.attrs['pred']]} {args[1]}", member
+        if name == "where":
+            return f"{args[0]} ? {args[1]} : {args[2]}", member
+        if name == "abs":
+            return f"{args[0]} < 0 ? -{args[0]} : {args[0]}", member
+        if name == "relu":
+            return f"{args[0]} > 0 ? {args[0]} : {t.dtype.cpp}(0)", member
+        if name in ("max", "min"):
+            cmp = ">" if name == "max" else "<"
+            return f"{args[0]} {cmp} {args[1]} ? {args[0]} : {args[1]}", member
+        if name == "cast":
+            src = op.operands[0].type.dtype
+            if (src, t.dtype) in ((f16, f32), (bf16, f32)):
+                return f"ToF32({args[0]})", member
+            if (src, t.dtype) in ((i32, f32), (f32, i32)):
+                return f"static_cast<{t.dtype.cpp}>({args[0]})", member
+        raise _fail(
+            op,
+            f"'{op.opname}' on scalars ({t}) is not supported on the scalar unit yet; "
+            "compute it on a tensor or pass the value precomputed",
+        )
+
+    def scalar_word(self, v) -> str:
+        expr = self.code.scalars.get(id(v), "")
+        owner = v.owner
+        if owner is not None and owner.opname == "const":
+            from .naming import literal_word
+
+            return literal_word(owner.attrs["value"])
+        if expr.endswith("_"):
+            return expr[:-1]
+        if owner is not None and owner.opname == "cast" and owner.operands:
+            return self.scalar_word(owner.operands[0])
+        if owner is None:
+            return camel(v.name)
+        if owner.opname == "scalar.load":
+            return camel(owner.operands[0].name)
+        return f"s{v.name}"
+
+    # -- the tile loop --------------------------------------------------------------------------
+
+    def render_loop(self) -> None:
+        code = self.code
+        code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        before = self.func.body[: self.func.body.index(self.loop)]
+        after = self.func.body[self.func.body.index(self.loop) + 1 :]
+        code.pre = [self.sync(op, "pre-issue") for op in before if op.opname.startswith("sync.")]
+        code.post = [self.sync(op, "drain") for op in after if op.opname.startswith("sync.")]
+        body = [self.render_op(op) for op in self.loop.region]
+        code.body = _quiet_paired_waits(body)
+
+    def dma_names(self, bufs: list[str], pipe: str) -> str:
+        """What the DMA moves through ``bufs``: the inputs copied in (MTE2) or outputs copied out."""
+        names = []
+        for op in self.loop.region:
+            if pipe == "MTE2" and op.opname == "dma.load" and op.attrs.get("buf") in bufs:
+                names.append(camel(op.operands[0].name))
+            if pipe == "MTE3" and op.opname == "dma.store":
+                if op.operands[0].owner is not None and op.operands[0].owner.attrs.get("buf") in bufs:
+                    names.append(camel(op.attrs["output"]))
+        return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
+
+    def sync(self, op: Op, role: str | None = None) -> Stmt:
+        if op.opname == "sync.barrier":
+            return Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1)
+        event, ident = op.attrs["event"], op.attrs["id"]
+        src, dst = event.split("_")
+        ident = {"slot": "slot", "slot+2": "slot + 2"}.get(ident, str(ident))
+        fn = "SetFlag" if op.opname == "sync.set" else "WaitFlag"
+        bufs = op.attrs.get("bufs", [])
+        what = {
+            "MTE2_V": "{} copied in",
+            "V_MTE3": "{} computed",
+            "V_MTE2": "V done reading the slot of {}",
+            "MTE3_MTE2": "{} copied out of the slot",
+            "MTE3_V": "{} copied out",
+        }.get(event, "{}")
+        pipe = "MTE2" if event in ("MTE2_V", "V_MTE2") else "MTE3"
+        if event == "MTE3_MTE2":
+            pipe = "MTE3"
+        note = f"{dst} waits for {src}: " + what.format(self.dma_names(bufs, pipe))
+        if role:
+            note = f"{role}: {note}"
+        return Stmt(f"{fn}<HardEvent::{event}>({ident});", note=note, dsl=where(op), weight=SYNC_WEIGHT)
+
+    def render_op(self, op: Op) -> Stmt:
+        name = op.opname
+        if name.startswith("sync."):
+            return self.sync(op)
+        loc = where(op)
+        if name == "dma.load":
+            dt = op.result.type.dtype
+            view = self.view(op.result)
+            c = self.ctype_text(dt, view)
+            gm = camel(op.operands[0].name) + "Gm_"
+            return Stmt(f"DataCopyPad({view}, {gm}[t * TILE], {copy_params(c)}, {pad_params(c)});", dsl=loc)
+        if name == "dma.store":
+            v, out = op.operands[0], op.attrs["output"]
+            gm = camel(out) + "Gm_"
+            view = self.stored_view(v, out)
+            c = self.ctype_text(v.type.dtype, view)
+            return Stmt(f"DataCopyPad({gm}[t * TILE], {view}, {copy_params(c)});", dsl=loc)
+        if not isinstance(op.result.type, TensorType):
+            raise _fail(op, f"scalar op '{name}' inside the tile loop")
+        self.check_dtype(op)
+        dst = self.view(op.result)
+        args = op.operands
+        if name in BINARY:
+            a, b = (self.use(x) for x in args)
+            return Stmt(f"{BINARY[name]}({dst}, {a}, {b}, n);", dsl=loc)
+        if name in VECTOR_SCALAR:
+            s = self.scalar_for(args[1], op.result.type.dtype, dst)
+            return Stmt(f"{VECTOR_SCALAR[name]}({dst}, {self.use(args[0])}, {s}, n);", dsl=loc)
+        if name in UNARY:
+            return Stmt(f"{UNARY[name]}({dst}, {self.use(args[0])}, n);", dsl=loc)
+        if name == "neg":
+            lit = self.typed_for(typed_literal(-1, op.result.type.dtype), op.result.type.dtype, dst)
+            return Stmt(f"Muls({dst}, {self.use(args[0])}, {lit}, n);", dsl=loc)
+        if name == "vec.dup":
+            return Stmt(
+                f"Duplicate({dst}, {self.scalar_for(args[0], op.result.type.dtype, dst)}, n);", dsl=loc
+            )
+        if name == "round":
+            return Stmt(
+                f"Cast({dst}, {self.use(args[0])}, RoundMode::CAST_RINT, n);",
+                note="round half to even",
+                dsl=loc,
+            )
+        if name == "cast":
+            pair = (args[0].type.dtype, op.result.type.dtype)
+            if pair not in CASTS:
+                raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the 910B backend yet")
+            return Stmt(f"Cast({dst}, {self.use(args[0])}, RoundMode::{CASTS[pair]}, n);", dsl=loc)
+        if name == "cmp":
+            a, b = (self.use(x) for x in args)
+            mode = CMP_MODES[op.attrs["pred"]]
+            return Stmt(f"Compare({dst}, {a}, {b}, CMPMODE::{mode}, nAligned);", note="bit mask", dsl=loc)
+        if name == "where":
+            if args[1].type.dtype != args[2].type.dtype:
+                raise _fail(
+                    op,
+                    f"dsl.where branches must share a dtype on the vector unit "
+                    f"({args[1].type.dtype} vs {args[2].type.dtype}); cast one of them",
+                )
+            c, a, b = (self.use(x) for x in args)
+            return Stmt(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", dsl=loc)
+        raise _fail(op, f"'{name}' is not supported by the 910B elementwise backend yet")
+
+    def typed_for(self, expr: str, dt: DType, view: str) -> str:
+        """``expr`` as the element type of ``view``: written ``static_cast<T>`` when that is T."""
+        if self.view_types.get(view) == "T":
+            inner = expr
+            if expr.startswith("static_cast<") and expr.endswith(")"):
+                inner = expr[expr.index(">(") + 2 : -1]
+            return f"static_cast<T>({inner})"
+        return expr
+
+    def scalar_for(self, v, dt: DType, view: str) -> str:
+        """A scalar operand of a vector-scalar instruction, in the tile's element type."""
+        owner = v.owner
+        if owner is not None and owner.opname == "const":
+            return self.typed_for(typed_literal(owner.attrs["value"], dt), dt, view)
+        return self.scalar(v)
+
+    def check_dtype(self, op: Op) -> None:
+        api = OP_API.get(op.opname)
+        if api is None:
+            return
+        dt = (op.operands[0] if op.opname == "cmp" else op.result).type.dtype
+        if ctype(dt) not in A2_DTYPES[api]:
+            raise _fail(
+                op,
+                f"{api} does not take {dt} in the A2 vector API dslc targets "
+                f"(it takes {', '.join(sorted(A2_DTYPES[api]))}); cast to f32 first",
+            )
+
+    # -- types ----------------------------------------------------------------------------------
+
+    view_types: dict[str, str] = {}
+
+    def ctype_text(self, dt: DType, view: str | None = None) -> str:
+        if view is not None and view in self.view_types:
+            return self.view_types[view]
+        return "T" if dt == self.v.dtype else ctype(dt)
+
+    def sizeof(self, dt: DType, view: str | None = None) -> str:
+        return f"sizeof({self.ctype_text(dt, view)})"
+
+    def render(self, view_types: dict[str, str]) -> VariantCode:
+        """The tile loop's statements, once every variant's views are named and their C++ types
+        agreed (``render_init`` ran first: view names use the scalars' names)."""
+        self.view_types = view_types
+        self.render_loop()
+        return self.code
+
+
+def _type_word(c: str) -> str:
+    return {"T": "T", "float": "F32", "half": "F16", "bfloat16_t": "BF16"}.get(c, c.replace("_t", "").title())
+
+
+def copy_params(c: str) -> str:
+    """The per-tile DataCopyExtParams of elements of C++ type ``c`` (declared in ProcessTile)."""
+    return "copy" + _type_word(c)
+
+
+def pad_params(c: str) -> str:
+    return "pad" + _type_word(c)
+
+
+def _quiet_paired_waits(body: list[Stmt]) -> list[Stmt]:
+    """A WaitFlag right after its SetFlag needs no note of its own: the Set already says it."""
+    out = []
+    for s in body:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and s.code.startswith("WaitFlag")
+            and prev.code.startswith("SetFlag")
+            and prev.code[len("SetFlag") :] == s.code[len("WaitFlag") :]
+        ):
+            s = Stmt(s.code, None, s.dsl, s.weight)
+        out.append(s)
+    return out
