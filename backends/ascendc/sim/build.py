@@ -1,8 +1,9 @@
 """Compile an operator project (host tiling + kernel) against the emulator headers, cached.
 
 Objects are cached by a content hash of every source, header and flag in ``$DSLC_CACHE/sim``
-(default ``~/.cache/dslc/sim``); each artefact is written to a temporary name and renamed into
-place, so concurrent pytest workers never see a half-written file.
+(default ``~/.cache/dslc/sim``; layout, size bound and eviction: ``backends/ascendc/cache.py``);
+each artefact is written to a temporary name and renamed into place, so concurrent processes
+never see a half-written file.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from dsl.errors import BuildError
 
+from ..cache import cache_dir, enforce_limit, in_use, touch
+
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 SRC_DIR = SIM_DIR / "src"
@@ -29,15 +32,15 @@ ERROR_LINES = 40
 
 
 def cache_root() -> Path:
-    root = os.environ.get("DSLC_CACHE")
-    if root:
-        base = Path(root)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = (Path(xdg) if xdg else Path.home() / ".cache") / "dslc"
-    path = base / "sim"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return cache_dir("sim")
+
+
+def _cached(path: Path) -> bool:
+    """Whether a cache entry exists; marks it used (least-recently-used eviction)."""
+    if path.exists():
+        touch(path)
+        return True
+    return False
 
 
 @lru_cache(maxsize=1)
@@ -110,6 +113,7 @@ def _runtime_objects() -> tuple[Path, Path]:
     """runtime.o and harness.o, shared by every project."""
     d = cache_root() / f"rt-{_emulator_digest()}"
     d.mkdir(parents=True, exist_ok=True)
+    in_use(d)
     objs = (d / "runtime.o", d / "harness.o")
     jobs = []
     for obj, src in zip(objs, ("runtime.cpp", "harness.cpp")):
@@ -160,6 +164,9 @@ def _glue_source(op_name: str, n_args: int) -> str:
 def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
     """Returns the path of the emulator executable for this project, compiling what is stale."""
     runtime_o, harness_o = _runtime_objects()
+    if not (runtime_o.exists() and harness_o.exists()):  # evicted from the cache since: rebuild
+        _runtime_objects.cache_clear()
+        runtime_o, harness_o = _runtime_objects()
     proj = src.project_dir
     host_bytes = _tree_bytes(proj / "op_host", (".h", ".hpp", ".cpp", ".cc"))
     kernel_bytes = _tree_bytes(proj / "op_kernel", (".h", ".hpp", ".cpp", ".cc"))
@@ -176,17 +183,19 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
     exe_key = _digest(common, host_key, kernel_key, glue)
 
     root = cache_root()
+    touch(runtime_o.parent)
     exe = root / f"exe-{exe_key}" / "dslc_sim"
     if exe.exists():
+        touch(exe.parent)
         return exe
     objs = root / "obj"
     objs.mkdir(parents=True, exist_ok=True)
     host_o = objs / f"host-{host_key}.o"
     kernel_o = objs / f"kernel-{kernel_key}.o"
     jobs = []
-    if not host_o.exists():
+    if not _cached(host_o):
         jobs.append(_start_compile(str(src.host_src.relative_to(proj)), host_o, host_flags, proj))
-    if not kernel_o.exists():
+    if not _cached(kernel_o):
         jobs.append(_start_compile(str(src.kernel_src.relative_to(proj)), kernel_o, kernel_flags, proj))
     _finish(jobs, f"operator project {proj.name}")
 
@@ -205,4 +214,5 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
             f"linking {proj.name} for the emulator failed:\n{_first_lines(link.stdout + link.stderr)}"
         )
     os.replace(tmp, exe)
+    enforce_limit(keep=(exe.parent, host_o, kernel_o, proj.parent))  # proj.parent: a generated project
     return exe
