@@ -109,9 +109,9 @@ def _finish(jobs: list[tuple[subprocess.Popen, Path, Path]], what: str) -> None:
 
 
 @lru_cache(maxsize=4)
-def _runtime_objects() -> tuple[Path, Path]:
-    """runtime.o and harness.o, shared by every project."""
-    d = cache_root() / f"rt-{_emulator_digest()}"
+def _runtime_objects(root: Path) -> tuple[Path, Path]:
+    """runtime.o and harness.o in the cache at ``root``, shared by every project."""
+    d = root / f"rt-{_emulator_digest()}"
     d.mkdir(parents=True, exist_ok=True)
     in_use(d)
     objs = (d / "runtime.o", d / "harness.o")
@@ -163,10 +163,10 @@ def _glue_source(op_name: str, n_args: int) -> str:
 
 def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
     """Returns the path of the emulator executable for this project, compiling what is stale."""
-    runtime_o, harness_o = _runtime_objects()
+    runtime_o, harness_o = _runtime_objects(cache_root())
     if not (runtime_o.exists() and harness_o.exists()):  # evicted from the cache since: rebuild
         _runtime_objects.cache_clear()
-        runtime_o, harness_o = _runtime_objects()
+        runtime_o, harness_o = _runtime_objects(cache_root())
     proj = src.project_dir
     host_bytes = _tree_bytes(proj / "op_host", (".h", ".hpp", ".cpp", ".cc"))
     kernel_bytes = _tree_bytes(proj / "op_kernel", (".h", ".hpp", ".cpp", ".cc"))
