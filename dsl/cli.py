@@ -338,8 +338,6 @@ def random_call(args, default_shape: str):
         raise UsageError(
             f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)}), got {len(shapes)}"
         )
-    if any(len(s) == 0 for s in shapes):
-        raise UsageError("--shape needs at least one size (a 0-d tensor is --shape 1)")
     need = run_memory_bytes(op, dtype, values, shapes)
     limit, why = memory_limit(args)
     if limit is not None and need > limit:

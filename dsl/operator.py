@@ -225,6 +225,8 @@ class InvalidOperator:
         self.__dict__.update(name=name, error=error)
 
     def __getattr__(self, attr):
+        if attr.startswith("__"):  # protocol lookups (copy, pickle, inspect) see a plain object
+            raise AttributeError(attr)
         raise self.__dict__["error"]
 
     def __repr__(self) -> str:

@@ -301,6 +301,8 @@ def test_without_the_cli_an_invalid_operator_raises_at_decoration(tmp_path):
     assert isinstance(ops["aa_op"], dsl.Operator)
     with pytest.raises(dsl.DslError, match="my__op"):
         ops["my__op"].reference  # noqa: B018 - any use raises the stored error
+    assert not hasattr(ops["my__op"], "__wrapped__")  # protocol lookups do not raise it
+    assert repr(ops["my__op"]).startswith("<dsl.InvalidOperator my__op: operator name 'my__op' must be")
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("multi_plain", src)
