@@ -163,7 +163,7 @@ def cmd_ir(args) -> int:
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
     attrs = dict(args.attr or [])
-    sys.stdout.write(op.ir(args.dtype, **attrs) if args.dtype else op.ir(**attrs))
+    sys.stdout.write(op.ir(args.dtype, **attrs) if args.dtype is not None else op.ir(**attrs))
     return 0
 
 
@@ -328,7 +328,7 @@ def random_call(args, default_shape: str):
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
     attrs = dict(args.attr or [])
-    dtype = dtype_from_name(args.dtype) if args.dtype else op.dtypes[0]
+    dtype = dtype_from_name(args.dtype) if args.dtype is not None else op.dtypes[0]
     if dtype not in op.dtypes:
         raise ArgumentError(f"{op.name} is not generated for {dtype}")
     values = op.check_attrs(attrs)

@@ -19,7 +19,17 @@ def parse_size(text: str) -> int:
 
 def format_size(n: float) -> str:
     """``1536`` -> ``1.5 KiB``."""
-    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+    if n >= 1 << 70:
+        return f"{n / (1 << 60):.3g} EiB"
+    units = (
+        ("EiB", 1 << 60),
+        ("PiB", 1 << 50),
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    )
+    for unit, scale in units:
         if n >= scale:
             return f"{n / scale:.1f} {unit}"
     return f"{int(n)} B"

@@ -157,6 +157,10 @@ def test_output_options_name_the_option_and_path(tmp_path, capsys):
         (["ir", tmp_path], f"dslc: error: {tmp_path} is a directory, not a Python file\n"),
         (["opt", tmp_path], f"dslc: error: {tmp_path}: is a directory\n"),
         (["ir", tmp_path / "missing.py"], f"dslc: error: no such file: {tmp_path}/missing.py\n"),
+        (
+            ["ir", SILU, "--dtype", ""],
+            "dslc: error: unknown dtype '' (known: f16, bf16, f32, i8, i32, u8, bool)\n",
+        ),
     ]
     for argv, expected in cases:
         code, out, err = run(argv, capsys)
@@ -176,7 +180,7 @@ def test_unwritable_output_directory_names_the_option_not_a_temporary(tmp_path, 
     monkeypatch.setattr(project.tempfile, "mkdtemp", refuse)
     code, out_text, err = run(["compile", SILU, "-o", out], capsys)
     assert code == 1 and out_text == ""
-    assert err.splitlines()[-1] == f"dslc: error: -o {out}: permission denied"
+    assert err.splitlines()[-1] == f"dslc: error: -o {out}: cannot write into it: permission denied"
     assert "k2j3h4" not in err and "Errno" not in err and "Traceback" not in err
     assert list(out.iterdir()) == []
 
@@ -361,3 +365,15 @@ def test_verify_each_prints_a_summary_when_every_pass_agrees(tmp_path, capsys):
         f"matches the reference for f16, f32 on 2 static-attribute combinations ({len(passes) * 2 * 2} output "
         "comparisons)"
     )
+
+
+def test_uncreatable_output_directory(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "new"
+
+    def refuse(self, *a, **k):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "mkdir", refuse)
+    code, _, err = run(["compile", SILU, "-o", out], capsys)
+    assert code == 1
+    assert err.splitlines()[-1] == f"dslc: error: -o {out}: cannot create it: permission denied"

@@ -247,3 +247,24 @@ def test_cli_profile_of_one_element(tmp_path, capsys):
     assert "launch overhead is most of the bound" in out
     assert out.splitlines()[-1] == f"trace written to {tmp_path / 't.json'}"
     assert [p.name for p in tmp_path.iterdir()] == ["t.json"]  # no temporary left behind
+
+
+def test_sizes_parse_and_print():
+    from dsl.sizes import format_size, parse_size
+
+    assert [parse_size(t) for t in ("4096", "512M", "2G", "1.5GiB", "10kb")] == [
+        4096,
+        512 << 20,
+        2 << 30,
+        3 << 29,
+        10240,
+    ]
+    with pytest.raises(ValueError, match=r"^expected a size such as 4096, 512M or 2G, got '-1G'$"):
+        parse_size("-1G")
+    assert [format_size(n) for n in (100, 1536, 3 << 29, 2**40 * 70)] == [
+        "100 B",
+        "1.5 KiB",
+        "1.5 GiB",
+        "70.0 TiB",
+    ]
+    assert format_size(10**29) == "8.67e+10 EiB"

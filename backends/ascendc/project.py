@@ -125,10 +125,13 @@ def write_project(
             break
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(out_dir, f"cannot create it: {os_reason(e)}") from None
+    try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{plan.op_name}.", dir=out_dir))
         os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes it 0700
     except OSError as e:
-        raise OutputError(out_dir, os_reason(e)) from None
+        raise OutputError(out_dir, f"cannot write into it: {os_reason(e)}") from None
     try:
         cpp = []
         for rel, text in {**files, **extra}.items():
@@ -140,7 +143,7 @@ def write_project(
         clang_format(cpp)
         _move_into_place(tmp, final, replace)
     except OSError as e:
-        raise OutputError(out_dir, os_reason(e)) from None
+        raise OutputError(out_dir, f"cannot write into it: {os_reason(e)}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # gone already unless something failed or was kept
     return final
