@@ -1,38 +1,169 @@
 """The ``dslc`` command line (contract: DESIGN.md section 3).
 
-Exit status: 0 success, 1 user error (message, no traceback), 2 bad usage.
+Exit status: 0 success, 1 user error (a message, no traceback), 2 bad usage (argparse style: the
+usage line, then the message). Every diagnostic line starts ``dslc: error:`` (``dslc:
+FILE:LINE:COL: error:`` for one with a source location, followed by the source line and a caret
+under the column) or ``dslc: warning:``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import re
 import sys
 from pathlib import Path
 
-from .ir.parser import parse_scalar_text
 from .errors import ArgumentError, CompileError, DslError, IRParseError, SimulationError, VerifyError
+from .ir.parser import parse_scalar_text
+from .sizes import format_size, parse_size
+
+MAX_DIMS = 8
+DEFAULT_RUN_SHAPE = "4096"
+DEFAULT_PROFILE_SHAPE = "1048576"
+MEMORY_SHARE = 0.5  # default limit of dslc run/profile: this share of the available memory
+ENV_MAX_MEMORY = "DSLC_MAX_MEMORY"
 
 
 class UsageError(Exception):
-    pass
+    """Bad usage found after argument parsing (exit 2)."""
 
 
-def parse_attrs(items: list[str] | None) -> dict:
-    out = {}
-    for item in items or []:
-        if "=" not in item:
-            raise UsageError(f"--attr expects key=value, got '{item}'")
-        k, v = item.split("=", 1)
-        out[k.strip()] = parse_scalar_text(v.strip())
+class CliError(Exception):
+    """A user error the CLI itself finds: a path, a limit (exit 1)."""
+
+
+def version() -> str:
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("dslc")
+    except Exception:  # noqa: BLE001 - not installed as a distribution
+        return "unknown"
+
+
+# -- argument types: a bad value is a usage error naming the option (exit 2) ------------------------
+
+
+def shape_arg(text: str) -> tuple[int, ...]:
+    parts = [p.strip() for p in re.split(r"[,x]", text)]
+    if not text.strip() or not all(re.fullmatch(r"[+-]?\d+", p) for p in parts):
+        raise argparse.ArgumentTypeError(
+            f"expected sizes separated by commas, such as 4096 or 32,128, got '{text}'"
+        )
+    dims = tuple(int(p) for p in parts)
+    if any(d < 0 for d in dims):
+        raise argparse.ArgumentTypeError(f"sizes must be >= 0, got '{text}'")
+    if len(dims) > MAX_DIMS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_DIMS} dims, got {len(dims)} in '{text}'")
+    return dims
+
+
+def positive_int(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return int(text)
+
+
+def seed_arg(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got '{text}'")
+    return int(text)
+
+
+def attr_arg(text: str) -> tuple[str, object]:
+    if "=" not in text or not text.split("=", 1)[0].strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got '{text}'")
+    k, v = text.split("=", 1)
+    return k.strip(), parse_scalar_text(v.strip())
+
+
+def range_arg(text: str) -> tuple[str | None, float, float]:
+    name, _, bounds = text.rpartition("=")
+    parts = bounds.split(",")
+    try:
+        if len(parts) != 2:
+            raise ValueError
+        lo, hi = float(parts[0]), float(parts[1])
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected LO,HI or NAME=LO,HI, such as -1,1 or x=0.1,4, got '{text}'"
+        )
+    if not (math.isfinite(lo) and math.isfinite(hi)) or lo >= hi:
+        raise argparse.ArgumentTypeError(f"expected finite bounds with LO < HI, got '{text}'")
+    name = name.strip()
+    if name and not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"'{name}' is not an input name (in '{text}')")
+    return (name or None), lo, hi
+
+
+def size_arg(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _merge_negative_values(argv: list[str]) -> list[str]:
+    """``--range -1,1`` -> ``--range=-1,1``: argparse would take ``-1,1`` for an option."""
+    out: list[str] = []
+    it = iter(range(len(argv)))
+    for i in it:
+        a = argv[i]
+        if a in ("--range", "--shape") and i + 1 < len(argv) and re.match(r"-[\d.]", argv[i + 1]):
+            out.append(f"{a}={argv[i + 1]}")
+            next(it, None)
+        else:
+            out.append(a)
     return out
+
+
+# -- paths --------------------------------------------------------------------------------------------
+
+
+def _os_reason(e: OSError) -> str:
+    text = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
+    return text[:1].lower() + text[1:]
+
+
+def check_dir_option(option: str, value: str) -> Path:
+    """A directory an option names, which dslc will create if needed: fail early, naming the
+    option, when it is a file, lies under a file, or cannot be written."""
+    path = Path(value)
+    for parent in (path, *path.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                what = "not a directory" if parent == path else f"{parent} is not a directory"
+                raise CliError(f"{option} {value}: {what}")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise CliError(f"{option} {value}: {parent} is not writable (permission denied)")
+            break
+    return path
+
+
+def check_file_option(option: str, value: str) -> Path:
+    """A file an option names, which dslc will write."""
+    path = Path(value)
+    if path.is_dir():
+        raise CliError(f"{option} {value}: is a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise CliError(f"{option} {value}: no such directory: {parent}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CliError(f"{option} {value}: {parent} is not writable (permission denied)")
+    return path
+
+
+# -- commands ----------------------------------------------------------------------------------------
 
 
 def cmd_ir(args) -> int:
     from .loader import load_operators, pick_operator
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
-    attrs = parse_attrs(args.attr)
-    sys.stdout.write(op.ir(args.dtype, **attrs) if args.dtype else op.ir(**attrs))
+    attrs = dict(args.attr or [])
+    sys.stdout.write(op.ir(args.dtype, **attrs) if args.dtype is not None else op.ir(**attrs))
     return 0
 
 
@@ -41,11 +172,22 @@ def cmd_opt(args) -> int:
 
     from .ir import parse_module, print_module
 
-    path = Path(args.file)
-    text = sys.stdin.read() if args.file == "-" else (path.read_text() if path.is_file() else None)
-    if text is None:
-        raise ArgumentError(f"no such file: {args.file}")
-    module = parse_module(text)
+    if args.file == "-":
+        text = sys.stdin.read()
+    else:
+        path = Path(args.file)
+        if not path.exists():
+            raise ArgumentError(f"no such file: {args.file}")
+        try:
+            text = path.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            reason = _os_reason(e) if isinstance(e, OSError) else "not a text file"
+            raise CliError(f"{args.file}: {reason}") from None
+    try:
+        module = parse_module(text)
+    except IRParseError as e:
+        e.source_name = args.file if args.file != "-" else "<stdin>"
+        raise
     pipeline = parse_pipeline(args.passes or "")
     dump = (lambda s: sys.stderr.write(s)) if args.print_ir_after_all else None
     PassManager(pipeline, verify_each=True, print_after_all=dump).run(module)
@@ -56,86 +198,182 @@ def cmd_opt(args) -> int:
 def cmd_compile(args) -> int:
     from backends.ascendc.compile import lower
     from backends.ascendc.explain import func_ledger
-    from backends.ascendc.project import write_project
+    from backends.ascendc.project import OutputError, write_project
     from backends.ascendc.targets import get_target
 
     from .loader import load_operators, pick_operator
+    from .operator import InvalidOperator
 
+    out = check_dir_option("-o", args.out)
+    dump_dir = check_dir_option("--dump-ir", args.dump_ir) if args.dump_ir else None
     ops = load_operators(args.file)
     chosen = [pick_operator(ops, args.op, args.file)] if args.op else list(ops.values())
     target = get_target(args.target)
     dump = (lambda s: sys.stderr.write(s)) if args.print_ir_after_all else None
-    failed = 0
-    for op in chosen:
-        try:
-            compiled = lower(
-                op,
-                args.target,
-                dump=dump,
-                dump_dir=Path(args.dump_ir) if args.dump_ir else None,
-                verify_each=args.verify_each,
-            )
-            path = write_project(Path(args.out), compiled.plan, compiled.files, {})
-        except CompileError as e:  # report it and go on with the file's other operators
-            print(f"dslc: {e}", file=sys.stderr)
-            failed += 1
+    failed, done = [], []
+    for op in chosen:  # every operator is checked before any project is written
+        if isinstance(op, InvalidOperator):
+            print(format_error(op.error), file=sys.stderr)
+            failed.append(op.name)
             continue
-        plan = compiled.plan
-        keys = ", ".join(str(k) for k in sorted({v.key for v in plan.variants}))
-        dtypes = ", ".join(str(d) for d in plan.dtypes)
+        try:
+            compiled = lower(op, args.target, dump=dump, dump_dir=dump_dir, verify_each=args.verify_each)
+        except CompileError as e:  # report it and go on with the file's other operators
+            print(format_error(e), file=sys.stderr)
+            failed.append(op.name)
+            continue
+        except OSError as e:
+            raise CliError(f"--dump-ir {args.dump_ir}: {_os_reason(e)}") from None
+        done.append((op, compiled))
+    for op, compiled in done:
+        try:
+            path = write_project(out, compiled.plan, compiled.files, {})
+        except OutputError as e:
+            raise CliError(f"-o {args.out}: {e.reason}") from None
+        variants = compiled.plan.variants
+        dtypes = ", ".join(dict.fromkeys(v.dtype.name for v in variants))
+        keys = sorted({v.func.attributes["tiling_key"] for v in variants})
         print(
-            f"dslc: wrote {path} ({len(plan.variants)} kernel variants: T in {dtypes} x tiling keys {keys})"
+            f"dslc: wrote {path} ({len(variants)} kernel variant{'s' if len(variants) > 1 else ''}: dtypes {dtypes} x "
+            f"tiling key{'s' if len(keys) > 1 else ''} {', '.join(map(str, keys))})"
         )
+        if args.verify_each:
+            print(verify_summary(op, compiled))
         if args.explain:
-            for v in compiled.plan.variants:
+            for v in variants:
                 print("\n".join(func_ledger(v.func, v.key, target.ub_usable_bytes).lines()))
-    return 1 if failed else 0
+    if failed:
+        wrote = f"wrote the other {len(done)}" if done else "wrote nothing"
+        print(
+            f"dslc: error: {len(failed)} of {len(chosen)} operators failed ({', '.join(failed)}); {wrote}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
 
 
-def parse_shape(text: str) -> tuple[int, ...]:
+def verify_summary(op, compiled) -> str:
+    checks = list(compiled.checks.values())
+    passes = checks[0].passes if checks else []  # every dtype runs the same pipeline
+    combos = max((len(c.cases) for c in checks), default=0)
+    dtypes = ", ".join(dt.name for dt in compiled.checks)
+    return (
+        f"dslc: --verify-each: {op.name}: the IR after each of {len(passes)} passes ({', '.join(passes)}) "
+        f"matches the reference for {dtypes} on {combos} static-attribute combination"
+        f"{'s' if combos != 1 else ''} ({sum(c.comparisons for c in checks)} output comparisons)"
+    )
+
+
+# -- run / profile: random inputs ---------------------------------------------------------------------
+
+
+def available_memory() -> int | None:
     try:
-        dims = tuple(int(x) for x in text.replace("x", ",").split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"--shape expects comma-separated integers, got '{text}'") from None
-    if any(d < 0 for d in dims):
-        raise UsageError(f"--shape dims must be >= 0, got '{text}'")
-    return dims
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def memory_limit(args) -> tuple[int | None, str]:
+    """(bytes, where the limit comes from) for a run's memory; None: no limit known."""
+    if args.max_memory is not None:
+        return args.max_memory, "--max-memory"
+    env = os.environ.get(ENV_MAX_MEMORY)
+    if env:
+        try:
+            return parse_size(env), ENV_MAX_MEMORY
+        except ValueError as e:
+            raise UsageError(f"{ENV_MAX_MEMORY}: {e}") from None
+    avail = available_memory()
+    if avail is None:
+        return None, ""
+    return int(avail * MEMORY_SHARE), f"half of the {format_size(avail)} available"
+
+
+def run_memory_bytes(op, dtype, values, shapes: list[tuple[int, ...]]) -> int:
+    """About how much memory ``dslc run`` needs: each input twice (the array, the emulator's GM
+    copy), each output three times (GM, the copy read back, the reference), the reference
+    interpreter's f32 intermediates (one per op of the variant), and float64 temporaries of the
+    input draw and the comparison (six per element)."""
+    variant = op.variant(dtype, values)
+    sizes, k = [], 0
+    total = 0
+    for d in op._def.inputs:
+        shape = (1,) if d.is_scalar else shapes[min(k, len(shapes) - 1)]
+        k += 0 if d.is_scalar else 1
+        n = math.prod(shape)
+        sizes.append(n)
+        total += 2 * n * (d.spec.dtype or dtype).np.itemsize
+    n = max(sizes, default=0)
+    total += sum(3 * n * o.type.dtype.np.itemsize for o in variant.outputs)
+    total += (len(sizes) + sum(1 for _ in variant.walk())) * n * 4
+    return total + 6 * 8 * n
 
 
 def random_call(args, default_shape: str):
-    """(op, dtype, attrs, arrays): the operator a run/profile command names, with random inputs."""
+    """(op, dtype, attrs, arrays, notes): the operator a run/profile command names, with random
+    inputs, and what was drawn for each input."""
     import numpy as np
 
-    from backends.ascendc.verify import random_inputs
+    from backends.ascendc.verify import draw_inputs
 
     from .dtypes import dtype_from_name
     from .loader import load_operators, pick_operator
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
-    attrs = parse_attrs(args.attr)
-    dtype = dtype_from_name(args.dtype) if args.dtype else op.dtypes[0]
+    attrs = dict(args.attr or [])
+    dtype = dtype_from_name(args.dtype) if args.dtype is not None else op.dtypes[0]
     if dtype not in op.dtypes:
         raise ArgumentError(f"{op.name} is not generated for {dtype}")
     values = op.check_attrs(attrs)
     tensors = [d for d in op._def.inputs if not d.is_scalar]
-    shapes = [parse_shape(s) for s in (args.shape or [default_shape])]
+    shapes = args.shape or [shape_arg(default_shape)]
     if len(shapes) not in (1, len(tensors)):
-        raise UsageError(f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)})")
-    arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
-    return op, dtype, attrs, arrays
+        raise UsageError(
+            f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)}), got {len(shapes)}"
+        )
+    need = run_memory_bytes(op, dtype, values, shapes)
+    limit, why = memory_limit(args)
+    if limit is not None and need > limit:
+        given = " ".join(f"--shape {','.join(map(str, s))}" for s in shapes)
+        raise CliError(
+            f"{given}: this run needs about {format_size(need)} of memory (inputs, outputs, the "
+            f"reference's intermediates and the emulator's copies), more than the limit of "
+            f"{format_size(limit)} ({why}); use a smaller --shape, or set the limit with "
+            f"--max-memory SIZE or {ENV_MAX_MEMORY}=SIZE"
+        )
+    ranges = {name: (lo, hi) for name, lo, hi in args.range or []}
+    arrays, notes = draw_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed), ranges=ranges)
+    return op, dtype, attrs, arrays, notes
+
+
+def inputs_line(notes: dict[str, str], seed: int) -> str:
+    groups: dict[str, list[str]] = {}
+    for name, text in notes.items():
+        groups.setdefault(text, []).append(name)
+    return f"inputs (seed {seed}): " + "; ".join(f"{', '.join(n)}: {t}" for t, n in groups.items())
 
 
 def cmd_run(args) -> int:
+    import numpy as np
+
     from backends.ascendc.simulate import simulate
 
     from .precision import compare
 
-    op, dtype, attrs, arrays = random_call(args, "4096")
+    op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_RUN_SHAPE)
+    print(inputs_line(notes, args.seed))
     ref = op.reference(*arrays, **attrs)
     outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = outs if isinstance(outs, tuple) else (outs,)
-    ok = True
+    ok, nonfinite = True, False
     for name, o, r in zip(op.outputs, outs, refs):
         if r is None:
             print(f"{name}: not produced by this variant")
@@ -143,7 +381,20 @@ def cmd_run(args) -> int:
         c = compare(o, r)
         ok &= c.ok
         verdict = "ok" if c.ok else "MISMATCH"
-        print(f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {verdict}")
+        line = f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {verdict}"
+        if r.size == 0:
+            line = f"{name}: empty (shape {r.shape}), nothing to compare -> ok"
+        elif r.dtype.kind == "f" or r.dtype.name == "bfloat16":
+            bad = int(np.count_nonzero(~np.isfinite(np.asarray(r, dtype=np.float64))))
+            if bad:
+                nonfinite = True
+                line += f" ({bad} of {r.size} reference values are NaN/inf, compared NaN-aware)"
+        print(line)
+    if nonfinite:
+        print(
+            "note: NaN/inf come from inputs outside a function's domain (sqrt or log of a negative, "
+            "division by 0); --range LO,HI or --range NAME=LO,HI draws from a narrower range"
+        )
     cnt = result.counters
     dma = sum(cnt.get(p, {}).get("dma", 0) for p in ("MTE2", "MTE3"))
     print(
@@ -157,38 +408,101 @@ def cmd_run(args) -> int:
 def cmd_profile(args) -> int:
     from backends.ascendc.profile import profile
 
-    op, _, attrs, arrays = random_call(args, "1048576")
+    trace = check_file_option("--trace", args.trace) if args.trace else None
+    op, _, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
+    print(inputs_line(notes, args.seed))
     report = profile(op, arrays, attrs, target=args.target, cores=args.cores)
     print(report)
-    if args.trace:
-        print(f"trace written to {report.save_trace(args.trace)}")
+    if trace is not None:
+        try:
+            print(f"trace written to {report.save_trace(trace)}")
+        except OSError as e:
+            raise CliError(f"--trace {args.trace}: {_os_reason(e)}") from None
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dslc", description="Compile @dsl.op Python operators to Ascend C.")
-    sub = p.add_subparsers(dest="command", required=True)
+# -- the parser ---------------------------------------------------------------------------------------
 
-    ir = sub.add_parser("ir", help="print the tensor-level IR of one specialization")
-    ir.add_argument("file")
-    ir.add_argument("--op")
-    ir.add_argument("--dtype")
-    ir.add_argument("--attr", action="append", metavar="K=V")
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse style, with the dslc prefix every diagnostic has
+        self.print_usage(sys.stderr)
+        self.exit(2, f"dslc: error: {message}\n")
+
+
+EPILOG = """exit status: 0 success, 1 user error (a message, no traceback), 2 bad usage.
+environment: DSLC_CACHE (cache folder, default ~/.cache/dslc), DSLC_CACHE_MAX (its size
+bound, default 1G), DSLC_MAX_MEMORY (memory limit of run/profile, default half the available)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from backends.ascendc.targets import TARGETS
+
+    targets = sorted(TARGETS)
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = _Parser(
+        prog="dslc",
+        description="Compile @dsl.op Python operators to Ascend C (CANN custom-operator projects).",
+        epilog=EPILOG,
+        formatter_class=fmt,
+    )
+    p.add_argument("--version", action="version", version=f"dslc {version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{ir,opt,compile,run,profile}")
+
+    def subparser(name: str, help: str) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help, description=help, epilog=EPILOG, formatter_class=fmt)
+        sp.set_defaults(parser=sp)
+        return sp
+
+    def op_args(sp, what: str) -> None:
+        sp.add_argument("file", help="a Python file with @dsl.op operators")
+        sp.add_argument("--op", metavar="NAME", help=f"the operator to {what} (default: the file's only one)")
+
+    def dtype_arg(sp) -> None:
+        sp.add_argument(
+            "--dtype",
+            metavar="T",
+            help="element type T: f16, bf16, f32, i8, i32, u8 (default: the op's first)",
+        )
+
+    def attr_args(sp) -> None:
+        sp.add_argument(
+            "--attr",
+            action="append",
+            type=attr_arg,
+            metavar="K=V",
+            help="an attribute value, e.g. amsgrad=true (repeatable; default: the declared defaults)",
+        )
+
+    ir = subparser("ir", "print the tensor-level IR of one specialization")
+    op_args(ir, "print")
+    dtype_arg(ir)
+    attr_args(ir)
     ir.set_defaults(run=cmd_ir)
 
-    opt = sub.add_parser("opt", help="parse textual IR, run passes, print IR (like mlir-opt)")
+    opt = subparser("opt", "parse textual IR, run passes, print IR (like mlir-opt)")
     opt.add_argument("file", help="an .ir file, or - for standard input")
-    opt.add_argument("--passes", default="", help="comma-separated pipeline, e.g. canonicalize,specialize")
-    opt.add_argument("--print-ir-after-all", action="store_true")
+    opt.add_argument(
+        "--passes",
+        default="",
+        metavar="P1,P2",
+        help="comma-separated pipeline, e.g. canonicalize,specialize{amsgrad=true} (default: none)",
+    )
+    opt.add_argument(
+        "--print-ir-after-all", action="store_true", help="print the IR after every pass to stderr"
+    )
     opt.set_defaults(run=cmd_opt)
 
-    comp = sub.add_parser("compile", help="write a CANN custom-operator project per operator")
-    comp.add_argument("file")
-    comp.add_argument("-o", "--out", default="build")
-    comp.add_argument("--target", default="ascend910b")
-    comp.add_argument("--op")
-    comp.add_argument("--dump-ir")
-    comp.add_argument("--print-ir-after-all", action="store_true")
+    comp = subparser("compile", "write a CANN custom-operator project per operator")
+    op_args(comp, "compile")
+    comp.add_argument(
+        "-o", "--out", default="build", metavar="OUT", help="write OUT/<op>/ per operator (default: build)"
+    )
+    comp.add_argument("--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)")
+    comp.add_argument("--dump-ir", metavar="DIR", help="write the final IR of each dtype to DIR/<op>.<T>.ir")
+    comp.add_argument(
+        "--print-ir-after-all", action="store_true", help="print the IR after every pass to stderr"
+    )
     comp.add_argument("--explain", action="store_true", help="print the UB ledger and tile of every variant")
     comp.add_argument(
         "--verify-each",
@@ -197,25 +511,72 @@ def build_parser() -> argparse.ArgumentParser:
     )
     comp.set_defaults(run=cmd_compile)
 
-    def random_run_args(parser) -> None:  # shared by run and profile
-        parser.add_argument("file")
-        parser.add_argument("--op")
-        parser.add_argument("--shape", action="append")
-        parser.add_argument("--dtype")
-        parser.add_argument("--attr", action="append", metavar="K=V")
-        parser.add_argument("--target", default="ascend910b")
-        parser.add_argument("--cores", type=int)
-        parser.add_argument("--seed", type=int, default=0)
+    def random_run_args(sp, what: str, default_shape: str) -> None:  # shared by run and profile
+        op_args(sp, what)
+        sp.add_argument(
+            "--shape",
+            action="append",
+            type=shape_arg,
+            metavar="N[,M...]",
+            help=f"input shape: one for all tensor inputs, or one per tensor input (default: {default_shape})",
+        )
+        dtype_arg(sp)
+        attr_args(sp)
+        sp.add_argument(
+            "--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)"
+        )
+        sp.add_argument(
+            "--cores",
+            type=positive_int,
+            metavar="N",
+            help="AI cores the platform reports (default: the target's)",
+        )
+        sp.add_argument(
+            "--seed", type=seed_arg, default=0, metavar="S", help="random seed of the inputs (default: 0)"
+        )
+        sp.add_argument(
+            "--range",
+            action="append",
+            type=range_arg,
+            metavar="[NAME=]LO,HI",
+            help="draw inputs (or input NAME) uniformly from [LO, HI); repeatable (default: floats in "
+            "[-2, 2) with 1/16 exact zeros, integers in [-8, 8), unsigned in [0, 16))",
+        )
+        sp.add_argument(
+            "--max-memory",
+            type=size_arg,
+            metavar="SIZE",
+            help=f"refuse a run needing more memory than SIZE, e.g. 8G (default: ${ENV_MAX_MEMORY}, "
+            "else half the available memory)",
+        )
 
-    run = sub.add_parser("run", help="simulate on random inputs and compare with the reference")
-    random_run_args(run)
+    run = subparser("run", "simulate on random inputs and compare with the reference")
+    random_run_args(run, "run", DEFAULT_RUN_SHAPE)
     run.set_defaults(run=cmd_run)
 
-    prof = sub.add_parser("profile", help="the performance model's report (and a Perfetto trace)")
-    random_run_args(prof)
-    prof.add_argument("--trace", help="write a Chrome/Perfetto trace JSON here")
+    prof = subparser("profile", "the performance model's report (and a Perfetto trace)")
+    random_run_args(prof, "profile", DEFAULT_PROFILE_SHAPE)
+    prof.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON to FILE")
     prof.set_defaults(run=cmd_profile)
     return p
+
+
+# -- errors and main ----------------------------------------------------------------------------------
+
+_LOCATED = re.compile(r"^\S.*?:\d+:\d+: error: ")
+
+
+def format_error(e: BaseException) -> str:
+    """``dslc: FILE:LINE:COL: error: ...`` (with the source excerpt) or ``dslc: error: ...``."""
+    if isinstance(e, IRParseError) and e.line:
+        name = getattr(e, "source_name", "<ir>")
+        return f"dslc: {name}:{e}"
+    if isinstance(e, IRParseError):
+        return f"dslc: error: {e.msg}"
+    if isinstance(e, DslError) and not e.lineno:
+        return f"dslc: error: {e.msg}"
+    text = str(e)
+    return f"dslc: {text}" if _LOCATED.match(text) else f"dslc: error: {text}"
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
@@ -232,14 +593,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args, extra = parser.parse_known_args(
+            _merge_negative_values(list(sys.argv[1:] if argv is None else argv))
+        )
+        if extra:  # reported with the subcommand's usage line, not the top-level one
+            args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    except SystemExit as e:  # bad usage (2), or --help/--version (0): a status, also in-process
+        return e.code if isinstance(e.code, int) else 0
     try:
         return args.run(args)
     except UsageError as e:
-        parser.print_usage(sys.stderr)
+        args.parser.print_usage(sys.stderr)
         print(f"dslc: error: {e}", file=sys.stderr)
         return 2
     except (
+        CliError,
         DslError,
         ArgumentError,
         IRParseError,
@@ -249,11 +618,18 @@ def _main(argv: list[str] | None) -> int:
         ValueError,
         TypeError,
     ) as e:
-        print(f"dslc: {e}" if not isinstance(e, DslError) else str(e), file=sys.stderr)
+        print(format_error(e), file=sys.stderr)
         return 1
     except OSError as e:
-        print(f"dslc: {e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"dslc: error: {where}{_os_reason(e)}", file=sys.stderr)
         return 1
+    except MemoryError:
+        print("dslc: error: out of memory (try a smaller --shape or a lower --max-memory)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("dslc: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

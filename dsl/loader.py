@@ -8,11 +8,15 @@ import uuid
 from pathlib import Path
 
 from .errors import ArgumentError, DslError
-from .operator import Operator
+from .operator import InvalidOperator, Operator, collect_invalid
 
 
-def load_operators(path: str | Path) -> dict[str, Operator]:
+def load_operators(path: str | Path) -> dict[str, Operator | InvalidOperator]:
+    """The file's operators by name, in definition order; one the frontend rejected is an
+    ``InvalidOperator`` holding its ``DslError`` (reported when it is used)."""
     path = Path(path)
+    if path.is_dir():
+        raise ArgumentError(f"{path} is a directory, not a Python file")
     if not path.is_file():
         raise ArgumentError(f"no such file: {path}")
     if path.suffix != ".py":
@@ -23,7 +27,8 @@ def load_operators(path: str | Path) -> dict[str, Operator]:
     sys.modules[mod_name] = module
     sys.path.insert(0, str(path.parent.resolve()))
     try:
-        spec.loader.exec_module(module)
+        with collect_invalid():
+            spec.loader.exec_module(module)
     except DslError:
         raise
     except SyntaxError as e:
@@ -36,18 +41,25 @@ def load_operators(path: str | Path) -> dict[str, Operator]:
         sys.path.pop(0)
     ops = {}
     for v in vars(module).values():
-        if isinstance(v, Operator) and v.name not in ops:
+        if isinstance(v, (Operator, InvalidOperator)) and v.name not in ops:
             ops[v.name] = v
     if not ops:
         raise ArgumentError(f"{path} defines no @dsl.op operator")
     return ops
 
 
-def pick_operator(ops: dict[str, Operator], name: str | None, path) -> Operator:
+def pick_operator(ops: dict[str, Operator | InvalidOperator], name: str | None, path) -> Operator:
+    """The operator --op names (or the file's only one); raises the DslError of a rejected one."""
     if name is None:
         if len(ops) == 1:
-            return next(iter(ops.values()))
+            return valid(next(iter(ops.values())))
         raise ArgumentError(f"{path} defines several operators ({', '.join(ops)}); choose one with --op")
     if name not in ops:
         raise ArgumentError(f"{path} has no operator '{name}' (it defines: {', '.join(ops)})")
-    return ops[name]
+    return valid(ops[name])
+
+
+def valid(op: Operator | InvalidOperator) -> Operator:
+    if isinstance(op, InvalidOperator):
+        raise op.error
+    return op

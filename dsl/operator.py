@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,7 @@ class Operator:
         self.name: str = name or fn.__name__
         self.dtypes: tuple[DType, ...] = tuple(dtypes)
         self.broadcast = broadcast
-        self._def = build_definition(fn, self.dtypes, broadcast, self.name)
+        self._def = build_definition(fn, self.dtypes, broadcast, self.name, explicit_name=name is not None)
         self.inputs: list[str] = [d.name for d in self._def.inputs]
         self.attrs: dict[str, Any] = {a.name: a.default for a in self._def.attrs}
         self.outputs: list[str] = [o.name for o in self._def.func(self.dtypes[0]).outputs]
@@ -214,19 +216,52 @@ class Operator:
         return profile(self, arrays, attrs, target=target, cores=cores)
 
 
+class InvalidOperator:
+    """An ``@dsl.op`` the frontend rejected while ``dslc`` imported the file (see
+    ``collect_invalid``): the CLI reports ``error`` and goes on with the file's other operators.
+    Any use of it raises that error."""
+
+    def __init__(self, name: str, error: DslError):
+        self.__dict__.update(name=name, error=error)
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):  # protocol lookups (copy, pickle, inspect) see a plain object
+            raise AttributeError(attr)
+        raise self.__dict__["error"]
+
+    def __repr__(self) -> str:
+        return f"<dsl.InvalidOperator {self.name}: {self.error.msg}>"
+
+
+_COLLECT_INVALID = contextvars.ContextVar("dslc_collect_invalid", default=False)
+
+
+@contextlib.contextmanager
+def collect_invalid():
+    """While active, ``@dsl.op`` returns an ``InvalidOperator`` for a rejected function instead of
+    raising, so one bad operator does not hide the others of a file (used by ``dsl.loader``)."""
+    token = _COLLECT_INVALID.set(True)
+    try:
+        yield
+    finally:
+        _COLLECT_INVALID.reset(token)
+
+
 def op(fn=None, *, dtypes=(ALL_DTYPES[2],), broadcast: bool = False, name: str | None = None):
     """Decorator: ``@dsl.op(dtypes=(f16, f32), broadcast=False, name=None)``."""
 
     def wrap(f):
-        if name is not None and not (isinstance(name, str) and name.isidentifier() and name.isascii()):
+        if name is not None and not isinstance(name, str):
             code = f.__code__
             raise DslError(
-                f"@dsl.op(name={name!r}): the name must be a C identifier (letters, digits, '_')",
-                code.co_filename,
-                code.co_firstlineno,
-                1,
+                f"@dsl.op(name={name!r}): the name must be a string", code.co_filename, code.co_firstlineno, 1
             )
-        return Operator(f, _check_dtypes(f, dtypes), bool(broadcast), name)
+        try:
+            return Operator(f, _check_dtypes(f, dtypes), bool(broadcast), name)
+        except DslError as e:
+            if not _COLLECT_INVALID.get():
+                raise
+            return InvalidOperator(name if isinstance(name, str) else f.__name__, e)
 
     if fn is not None:
         return wrap(fn)

@@ -46,7 +46,7 @@ def compare(out: np.ndarray, ref: np.ndarray, rtol: float | None = None) -> Comp
     with np.errstate(all="ignore"):
         diff = np.where(both_nan | (o64 == r64), 0.0, np.abs(o64 - r64))
         diff = np.where(np.isnan(diff), np.inf, diff)  # NaN against a number never matches
-        rel = diff / np.maximum(np.abs(r64), np.finfo(np.float32).tiny)
+        rel = np.where(diff == 0, 0.0, diff / np.maximum(np.abs(r64), np.finfo(np.float32).tiny))
         rel = np.where(np.isnan(rel), np.inf, rel)
     max_abs = float(diff.max()) if diff.size else 0.0
     max_rel = float(rel.max()) if rel.size else 0.0

@@ -15,6 +15,7 @@ from typing import Any
 import dsl as _dsl_pkg
 from dsl.dtypes import BY_NAME, DType, bool_, f32, i32
 from dsl.errors import DslError
+from dsl.names import param_name_problem
 from dsl.ir import (
     OPS,
     PRED,
@@ -373,6 +374,9 @@ class Lowerer:
                 self.guard += 1
             if isinstance(name_node, ast.Name):
                 oname = name_node.id
+                problem = param_name_problem(oname, "output")
+                if problem is not None:
+                    raise self.err(name_node, problem)
                 if oname in self.input_values:
                     raise self.err(
                         name_node,

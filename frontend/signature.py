@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from dsl.dtypes import DType
 from dsl.ir import AttrDecl
+from dsl.names import param_name_problem
 from dsl.surface import ScalarSpec, Tensor, TensorSpec, Scalar, _Optional
 
 from .source import Source
@@ -74,8 +75,15 @@ def _input_spec(src: Source, value, arg: ast.arg):
     return value, optional
 
 
+def _check_name(src: Source, arg: ast.arg, what: str) -> None:
+    problem = param_name_problem(arg.arg, what)
+    if problem is not None:
+        raise src.error(arg, problem)
+
+
 def _attr_decl(src: Source, fn, arg: ast.arg, default_node: ast.expr | None) -> AttrDecl:
     name = arg.arg
+    _check_name(src, arg, "attribute")
     if default_node is None:
         raise src.error(arg, f"attribute '{name}' needs a default value ({ALLOWED_ATTRS})")
     if arg.annotation is None:
@@ -119,6 +127,7 @@ def read_signature(src: Source, fn) -> tuple[list[InputDecl], list[AttrDecl]]:
     defaults = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
     inputs: list[InputDecl] = []
     for arg, default in zip(positional, defaults):
+        _check_name(src, arg, "input")
         spec, optional = _input_spec(src, _eval_annotation(src, fn, arg), arg)
         if default is not None and not (isinstance(default, ast.Constant) and default.value is None):
             raise src.error(default, f"input '{arg.arg}' may only default to None (an optional input)")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -35,6 +35,7 @@ class Compiled:
     plan: HostPlan
     modules: dict  # dtype -> final Module
     files: dict[str, str]
+    checks: dict = field(default_factory=dict)  # dtype -> PassNumericCheck (with verify_each)
 
 
 def lower(
@@ -63,6 +64,7 @@ def lower(
         check_attr_name(a.name)
     funcs: dict = {}
     modules: dict = {}
+    checks: dict = {}
     variants: list[Variant] = []
     granule, min_per_core = {}, {}
     for dt in op.dtypes:
@@ -72,6 +74,8 @@ def lower(
         dumps: list[str] = []
         sink = dumps.append if (dump or dump_dir) else None
         check = PassNumericCheck(op, dt) if verify_each else None
+        if check is not None:
+            checks[dt] = check
         PassManager(elementwise_pipeline(tgt.ub_usable_bytes), print_after_all=sink, after_each=check).run(
             module
         )
@@ -108,7 +112,7 @@ def lower(
     kernel = emit_kernel(name, camel, variants, sig, header, op.dtypes, static_attrs, dtype_input, cann)
     files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     files.update(golden_files(op, plan))
-    return Compiled(plan, modules, files)
+    return Compiled(plan, modules, files, checks)
 
 
 def golden_files(op, plan: HostPlan) -> dict[str, str]:

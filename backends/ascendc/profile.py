@@ -16,10 +16,14 @@ Constants and sources: shared/reference/perf-constants.md sections 1-5 (A2 = 910
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dsl.ir import TensorType
+
+from .project import current_umask
 
 MODEL_CONSTANTS = {
     "ascend910b": {
@@ -32,6 +36,10 @@ MODEL_CONSTANTS = {
         "launch_s": 3e-6,  # kernel start, measured 2.5-9.5 us on 48-core Add runs
     }
 }
+
+
+# Below this share of the launch overhead, the HBM time says little about the kernel.
+LAUNCH_DOMINATES = 0.1
 
 
 @dataclass
@@ -48,15 +56,32 @@ class Profile:
     constants: dict = field(default_factory=dict)
 
     @property
+    def launch_us(self) -> float:
+        return self.constants.get("launch_s", 0.0) * 1e6
+
+    @property
+    def bound_us(self) -> float:
+        """The least time any kernel could take: the launch overhead plus the HBM roofline."""
+        return self.launch_us + self.roofline_us
+
+    @property
     def ratio(self) -> float:
-        return self.predicted_us / self.roofline_us if self.roofline_us else float("inf")
+        """predicted / (launch + roofline): 1.0 is the best possible. (Against the roofline alone
+        the ratio is meaningless for small inputs, where the fixed launch cost dominates.)"""
+        return self.predicted_us / self.bound_us if self.bound_us else float("inf")
 
     def __str__(self) -> str:
+        note = (
+            f"\n  (the {self.launch_us:.2f} us launch overhead is most of the bound: the data moves in "
+            f"{self.roofline_us:.2f} us at HBM bandwidth; profile a larger --shape to judge the kernel itself)"
+            if self.roofline_us < LAUNCH_DOMINATES * self.launch_us
+            else ""
+        )
         lines = [
             "dslc performance MODEL (pipe costs from emulator counters; not a measurement)",
             f"  tiling key {self.tiling_key}, block dim {self.block_dim}, UB peak {self.ub_peak_bytes} B",
-            f"  predicted {self.predicted_us:.2f} us, HBM roofline {self.roofline_us:.2f} us "
-            f"(ratio {self.ratio:.2f})",
+            f"  predicted {self.predicted_us:.2f} us, HBM roofline {self.roofline_us:.2f} us + launch "
+            f"{self.launch_us:.2f} us = bound {self.bound_us:.2f} us (predicted/bound {self.ratio:.2f}){note}",
             f"  DMA copies {self.dma}, bytes {self.bytes}, flags set+wait {self.sync_count}",
             "  constants: " + ", ".join(f"{k}={v:g}" for k, v in self.constants.items()),
         ]
@@ -85,7 +110,16 @@ class Profile:
                     }
                 )
         path = Path(path)
-        path.write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ns"}, indent=1))
+        text = json.dumps({"traceEvents": events, "displayTimeUnit": "ns"}, indent=1)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:  # written whole, then renamed: never a partial trace under the final name
+            with os.fdopen(fd, "w") as f:
+                f.write(text)
+            os.chmod(tmp, 0o666 & ~current_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return path
 
 

@@ -78,18 +78,60 @@ target_compile_features(cust_op_{op_name}_host_check PRIVATE cxx_std_17)
 """
 
 
-def write_project(out_dir: Path, plan: HostPlan, files: dict[str, str], extra: dict[str, str]) -> Path:
+class OutputError(CompileError):
+    """The output directory cannot be created or written (``path``, ``reason``)."""
+
+    def __init__(self, path: Path, reason: str):
+        self.path, self.reason = path, reason
+        super().__init__(f"cannot write {path}: {reason}")
+
+
+def os_reason(e: OSError) -> str:
+    """``[Errno 20] Not a directory: PosixPath(...)`` -> ``not a directory``."""
+    text = e.strerror or (os.strerror(e.errno) if e.errno else str(e))
+    return text[:1].lower() + text[1:]
+
+
+def current_umask() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)  # no /proc: read it by setting it (and put it back at once)
+    os.umask(mask)
+    return mask
+
+
+def write_project(
+    out_dir: Path, plan: HostPlan, files: dict[str, str], extra: dict[str, str], replace: bool = True
+) -> Path:
     """Write ``files`` (relative path -> text) as OUT/<op>/, atomically: a half-written project
-    never appears under the final name."""
+    never appears under the final name. Permissions follow the umask (directories 0777 & ~umask,
+    files 0666 & ~umask). An existing OUT/<op> is replaced, or with ``replace=False`` kept (and the
+    new copy dropped: content-addressed caches, where another process may have written it first).
+    Raises ``OutputError`` when OUT cannot be created or written."""
     out_dir = Path(out_dir)
     final = out_dir / plan.op_name
     if final.resolve().parent != out_dir.resolve():
         raise CompileError(f"operator name '{plan.op_name}' would write outside {out_dir}")
+    for parent in (out_dir, *out_dir.parents):
+        if parent.exists() or parent.is_symlink():
+            if not parent.is_dir():
+                raise OutputError(
+                    out_dir, "not a directory" if parent == out_dir else f"{parent} is not a directory"
+                )
+            break
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise CompileError(f"cannot create output directory {out_dir}: {e}") from None
-    tmp = Path(tempfile.mkdtemp(prefix=f".{plan.op_name}.", dir=out_dir))
+        raise OutputError(out_dir, f"cannot create it: {os_reason(e)}") from None
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{plan.op_name}.", dir=out_dir))
+        os.chmod(tmp, 0o777 & ~current_umask())  # mkdtemp makes it 0700
+    except OSError as e:
+        raise OutputError(out_dir, f"cannot write into it: {os_reason(e)}") from None
     try:
         cpp = []
         for rel, text in {**files, **extra}.items():
@@ -99,13 +141,30 @@ def write_project(out_dir: Path, plan: HostPlan, files: dict[str, str], extra: d
             if path.suffix in (".cpp", ".h"):
                 cpp.append(path)
         clang_format(cpp)
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        _move_into_place(tmp, final, replace)
+    except OSError as e:
+        raise OutputError(out_dir, f"cannot write into it: {os_reason(e)}") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # gone already unless something failed or was kept
     return final
+
+
+def _move_into_place(tmp: Path, final: Path, replace: bool) -> None:
+    if final.is_dir() and not replace:
+        return
+    if final.exists() or final.is_symlink():
+        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=final.parent))
+        os.replace(final, old / final.name)  # the old project leaves the final name in one step
+        try:
+            os.replace(tmp, final)
+        finally:
+            shutil.rmtree(old, ignore_errors=True)
+        return
+    try:
+        os.replace(tmp, final)
+    except OSError:
+        if not (final.is_dir() and not replace):  # another process wrote the same project first
+            raise
 
 
 def project_readme(plan: HostPlan) -> str:

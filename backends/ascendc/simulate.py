@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 
@@ -11,17 +10,11 @@ import numpy as np
 
 from dsl.errors import ArgumentError, CompileError, SimulationError
 
+from .cache import cache_dir, enforce_limit, touch
 from .compile import lower
 from .project import write_project
 from .sim import simulate_project
 from .targets import get_target
-
-
-def _cache_root() -> Path:
-    root = os.environ.get("DSLC_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "dslc")
-    path = Path(root) / "projects"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def generated_project(op, target: str) -> Path:
@@ -30,19 +23,19 @@ def generated_project(op, target: str) -> Path:
     cache = op.__dict__.setdefault("_projects", {})
     path = cache.get(target)
     if path is not None and path.exists():
+        touch(path.parent)
         return path
     compiled = lower(op, target, warn_builtin=False)  # a scratch copy, not a deliverable
     digest = hashlib.sha256(
         "\0".join(f"{k}\0{v}" for k, v in sorted(compiled.files.items())).encode()
     ).hexdigest()[:20]
-    out = _cache_root() / f"{op.name}-{digest}"
+    out = cache_dir("projects") / f"{op.name}-{digest}"
     path = out / op.name
-    if not (path / "op_kernel" / f"{op.name}.cpp").is_file():
-        try:
-            write_project(out, compiled.plan, compiled.files, {})
-        except OSError:
-            if not path.is_dir():  # another process may have written the same project first
-                raise
+    if (path / "op_kernel" / f"{op.name}.cpp").is_file():
+        touch(out)
+    else:  # keeps a copy another process may have written first
+        write_project(out, compiled.plan, compiled.files, {}, replace=False)
+        enforce_limit(keep=(out,))
     cache[target] = path
     return path
 
@@ -89,6 +82,10 @@ def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=
             break
     if shape is None:
         raise ArgumentError(f"{op.name} has no tensor input to take the output shape from")
+    zero_d = shape == ()
+    if zero_d:  # a 0-d tensor has one element (GE's scalar shape []): the kernel runs it as (1,)
+        shape = (1,)
+        inputs = {k: (a.reshape(1) if a is not None and a.ndim == 0 else a) for k, a in inputs.items()}
     outputs = [(tuple(shape), o.type.dtype.np) for o in func.outputs]
     if project is None:
         project = generated_project(op, target)
@@ -112,7 +109,7 @@ def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=
     outs = []
     for o, arr, v in zip(func.outputs, result.outputs, func.returns):
         absent = v.owner is not None and v.owner.opname == "none"
-        outs.append(None if absent else np.asarray(arr))
+        outs.append(None if absent else np.asarray(arr).reshape(()) if zero_d else np.asarray(arr))
     return (outs[0] if len(outs) == 1 else tuple(outs)), result
 
 

@@ -6,39 +6,103 @@ inputs and compares with the reference, so a numeric bug is pinned to the pass t
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from dsl.errors import CompileError
+from dsl.errors import ArgumentError, CompileError
 from dsl.ir import Module
 from dsl.ir.interpreter import run_func
 from dsl.precision import compare
 
 # Expanded tanh/sigmoid differ from numpy's by a few ulps; a pass bug is far larger.
 PASS_CHECK_RTOL = 2e-4
+# Inputs of the after-each-pass check: positive, so no pass is blamed for NaN/inf handling.
+PASS_CHECK_FLOATS = (0.1, 1.0)
+PASS_CHECK_INTS = (0, 8)
 
 
-def random_inputs(op, dtype, values: dict[str, Any], shapes: list[tuple[int, ...]], rng) -> list:
-    """Inputs in declaration order for the variant ``values`` selects; optional inputs that
-    variant does not read are None. Floats in [0.1, 1) keep sqrt/log/division well defined."""
+# Default random inputs: both signs and exact zeros, so negative branches (relu, clamps, where)
+# and zero cases are exercised. Where an op's domain needs positives (sqrt, log, division), the
+# reference is NaN/inf too and the comparison is NaN-aware; narrow the range with ``ranges``.
+FLOAT_RANGE = (-2.0, 2.0)
+ZERO_EVERY = 16  # 1/16 of float elements set to exactly 0 when 0 lies in the range
+INT_RANGE = (-8, 8)  # signed integers: [-8, 8)
+UINT_RANGE = (0, 16)  # unsigned: [0, 16)
+
+
+def _int_bounds(want, lo: float, hi: float) -> tuple[int, int]:
+    """Integers in [lo, hi) that ``want`` can hold, as a half-open [a, b)."""
+    info = np.iinfo(want.np)
+    a = max(math.ceil(lo), int(info.min))
+    b = min(math.ceil(hi), int(info.max) + 1)
+    return a, b
+
+
+def draw_inputs(
+    op,
+    dtype,
+    values: dict[str, Any],
+    shapes: list[tuple[int, ...]],
+    rng,
+    ranges: dict[str | None, tuple[float, float]] | None = None,
+    float_range: tuple[float, float] = FLOAT_RANGE,
+    int_range: tuple[int, int] | None = None,
+) -> tuple[list, dict[str, str]]:
+    """Random inputs in declaration order for the variant ``values`` selects (an optional input
+    that variant does not read is None), and what was drawn for each input (name -> text).
+
+    ``ranges`` maps an input name, or None for every numeric input, to a half-open [lo, hi):
+    floats are uniform in it, with 1/``ZERO_EVERY`` of the elements set to exactly 0 when 0 lies
+    in it; integers are uniform over the integers in it. Without one, floats use ``float_range``
+    and integers ``int_range`` (default: [-8, 8) signed, [0, 16) unsigned); bools are 0/1."""
+    ranges = dict(ranges or {})
+    names = {d.name for d in op._def.inputs}
+    for name in ranges:
+        if name is not None and name not in names:
+            raise ArgumentError(f"--range: {op.name} has no input '{name}' (inputs: {', '.join(op.inputs)})")
     variant = op.variant(dtype, values)
     used = {id(v) for o in variant.walk() for v in o.operands} | {id(v) for v in variant.returns}
-    arrays, k = [], 0
+    arrays, notes, k = [], {}, 0
     for d in op._def.inputs:
         want = d.spec.dtype or dtype
         p = variant.param(d.name)
         shape = (1,) if d.is_scalar else shapes[min(k, len(shapes) - 1)]
         k += 0 if d.is_scalar else 1
+        given = ranges.get(d.name, ranges.get(None))
         if d.optional and id(p.value) not in used:
             arrays.append(None)
-        elif want.is_float:
-            arrays.append(rng.uniform(0.1, 1.0, shape).astype(want.np))
+            notes[d.name] = "absent (optional, not read by this variant)"
         elif want.kind == "bool":
+            if d.name in ranges:
+                raise ArgumentError(f"--range: input '{d.name}' is {want}; it is drawn as 0/1")
             arrays.append(rng.integers(0, 2, shape).astype(np.bool_))
+            notes[d.name] = f"{want} 0/1"
+        elif want.is_float:
+            lo, hi = given if given is not None else float_range
+            arr = rng.uniform(lo, hi, shape)
+            zeros = lo <= 0 <= hi
+            if zeros:
+                arr[rng.random(shape) < 1 / ZERO_EVERY] = 0.0
+            arrays.append(arr.astype(want.np))
+            share = f" with 1/{ZERO_EVERY} exact zeros" if zeros else ""
+            notes[d.name] = f"{want} uniform in [{lo:g}, {hi:g}){share}"
         else:
-            arrays.append(rng.integers(0, 8, shape).astype(want.np))
-    return arrays
+            default = int_range or (UINT_RANGE if want.kind == "uint" else INT_RANGE)
+            a, b = _int_bounds(want, *(given if given is not None else default))
+            if a >= b:
+                raise ArgumentError(
+                    f"--range: no {want} value lies in [{given[0]:g}, {given[1]:g}) for input '{d.name}'"
+                )
+            arrays.append(rng.integers(a, b, shape).astype(want.np))
+            notes[d.name] = f"{want} integers in [{a}, {b - 1}]"
+    return arrays, notes
+
+
+def random_inputs(op, dtype, values: dict[str, Any], shapes: list[tuple[int, ...]], rng, **kw) -> list:
+    """The arrays of ``draw_inputs`` (same arguments)."""
+    return draw_inputs(op, dtype, values, shapes, rng, **kw)[0]
 
 
 class PassNumericCheck:
@@ -47,9 +111,13 @@ class PassNumericCheck:
     def __init__(self, op, dtype, shape=(1000,), seed: int = 0):
         self.op, self.dtype = op, dtype
         self.cases = []
+        self.passes: list[str] = []  # the passes checked so far, in order
+        self.comparisons = 0  # output arrays compared with the reference
         rng = np.random.default_rng(seed)
         for values in self._static_combinations():
-            arrays = random_inputs(op, dtype, values, [shape], rng)
+            arrays = random_inputs(
+                op, dtype, values, [shape], rng, float_range=PASS_CHECK_FLOATS, int_range=PASS_CHECK_INTS
+            )
             _, inputs, full = op.bind(tuple(arrays), values)
             ref = op.reference(*arrays, **values)
             self.cases.append((full, inputs, ref if isinstance(ref, tuple) else (ref,)))
@@ -63,6 +131,7 @@ class PassNumericCheck:
             yield dict(zip((n for n, _ in axes), combo))
 
     def __call__(self, p, module: Module) -> None:
+        self.passes.append(p.spelling())
         for func in module.funcs:
             bind = func.attributes.get("bind")
             for values, inputs, refs in self.cases:
@@ -73,6 +142,7 @@ class PassNumericCheck:
                     if ref is None or out is None:
                         continue
                     c = compare(out, ref, rtol=PASS_CHECK_RTOL)
+                    self.comparisons += 1
                     if not c.ok:
                         raise CompileError(
                             f"--verify-each: after pass '{p.spelling()}', @{func.name} output '{o.name}' "

@@ -1,8 +1,9 @@
 """Compile an operator project (host tiling + kernel) against the emulator headers, cached.
 
 Objects are cached by a content hash of every source, header and flag in ``$DSLC_CACHE/sim``
-(default ``~/.cache/dslc/sim``); each artefact is written to a temporary name and renamed into
-place, so concurrent pytest workers never see a half-written file.
+(default ``~/.cache/dslc/sim``; layout, size bound and eviction: ``backends/ascendc/cache.py``);
+each artefact is written to a temporary name and renamed into place, so concurrent processes
+never see a half-written file.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from dsl.errors import BuildError
 
+from ..cache import cache_dir, enforce_limit, in_use, touch
+
 SIM_DIR = Path(__file__).resolve().parent
 INCLUDE_DIR = SIM_DIR / "include"
 SRC_DIR = SIM_DIR / "src"
@@ -29,15 +32,15 @@ ERROR_LINES = 40
 
 
 def cache_root() -> Path:
-    root = os.environ.get("DSLC_CACHE")
-    if root:
-        base = Path(root)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        base = (Path(xdg) if xdg else Path.home() / ".cache") / "dslc"
-    path = base / "sim"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return cache_dir("sim")
+
+
+def _cached(path: Path) -> bool:
+    """Whether a cache entry exists; marks it used (least-recently-used eviction)."""
+    if path.exists():
+        touch(path)
+        return True
+    return False
 
 
 @lru_cache(maxsize=1)
@@ -106,10 +109,11 @@ def _finish(jobs: list[tuple[subprocess.Popen, Path, Path]], what: str) -> None:
 
 
 @lru_cache(maxsize=4)
-def _runtime_objects() -> tuple[Path, Path]:
-    """runtime.o and harness.o, shared by every project."""
-    d = cache_root() / f"rt-{_emulator_digest()}"
+def _runtime_objects(root: Path) -> tuple[Path, Path]:
+    """runtime.o and harness.o in the cache at ``root``, shared by every project."""
+    d = root / f"rt-{_emulator_digest()}"
     d.mkdir(parents=True, exist_ok=True)
+    in_use(d)
     objs = (d / "runtime.o", d / "harness.o")
     jobs = []
     for obj, src in zip(objs, ("runtime.cpp", "harness.cpp")):
@@ -201,7 +205,10 @@ def build_project(
 
     ``dtype_macros`` are the ``DTYPE_<NAME>`` definitions CANN's op build gives the kernel of
     one dtype combination (each combination is its own binary there, and here)."""
-    runtime_o, harness_o = _runtime_objects()
+    runtime_o, harness_o = _runtime_objects(cache_root())
+    if not (runtime_o.exists() and harness_o.exists()):  # evicted from the cache since: rebuild
+        _runtime_objects.cache_clear()
+        runtime_o, harness_o = _runtime_objects(cache_root())
     proj = src.project_dir
     host_bytes = _tree_bytes(proj / "op_host", (".h", ".hpp", ".cpp", ".cc"))
     kernel_bytes = _tree_bytes(proj / "op_kernel", (".h", ".hpp", ".cpp", ".cc"))
@@ -219,17 +226,19 @@ def build_project(
     exe_key = _digest(common, host_key, kernel_key, glue)
 
     root = cache_root()
+    touch(runtime_o.parent)
     exe = root / f"exe-{exe_key}" / "dslc_sim"
     if exe.exists():
+        touch(exe.parent)
         return exe
     objs = root / "obj"
     objs.mkdir(parents=True, exist_ok=True)
     host_o = objs / f"host-{host_key}.o"
     kernel_o = objs / f"kernel-{kernel_key}.o"
     jobs = []
-    if not host_o.exists():
+    if not _cached(host_o):
         jobs.append(_start_compile(str(src.host_src.relative_to(proj)), host_o, host_flags, proj))
-    if not kernel_o.exists():
+    if not _cached(kernel_o):
         jobs.append(_start_compile(str(src.kernel_src.relative_to(proj)), kernel_o, kernel_flags, proj))
     _finish(jobs, f"operator project {proj.name}")
 
@@ -248,4 +257,5 @@ def build_project(
             f"linking {proj.name} for the emulator failed:\n{_first_lines(link.stdout + link.stderr)}"
         )
     os.replace(tmp, exe)
+    enforce_limit(keep=(exe.parent, host_o, kernel_o, proj.parent))  # proj.parent: a generated project
     return exe
