@@ -62,18 +62,13 @@ def gen(args):
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     meta = {{"op": OP_NAME, "dtype": dtype.name, "attrs": attrs, "inputs": [], "outputs": []}}
-    for name, arr in zip(op.inputs, arrays):
-        entry = {{"name": name, "present": arr is not None}}
-        if arr is not None:
-            np.ascontiguousarray(arr).tofile(out / f"input_{{name}}.bin")
-            entry.update(dtype=str(arr.dtype), shape=list(arr.shape))
-        meta["inputs"].append(entry)
-    for name, arr in zip(op.outputs, refs):
-        entry = {{"name": name, "present": arr is not None}}
-        if arr is not None:
-            np.ascontiguousarray(arr).tofile(out / f"golden_{{name}}.bin")
-            entry.update(dtype=str(arr.dtype), shape=list(arr.shape))
-        meta["outputs"].append(entry)
+    for kind, prefix, names, arrs in (("inputs", "input", op.inputs, arrays), ("outputs", "golden", op.outputs, refs)):
+        for name, arr in zip(names, arrs):
+            entry = {{"name": name, "present": arr is not None}}
+            if arr is not None:
+                np.ascontiguousarray(arr).tofile(out / f"{{prefix}}_{{name}}.bin")
+                entry.update(dtype=str(arr.dtype), shape=list(arr.shape))
+            meta[kind].append(entry)
     (out / "meta.json").write_text(json.dumps(meta, indent=2))
     print(f"wrote {{len(op.inputs)}} inputs and {{len(refs)}} golden outputs to {{out}}")
 

@@ -334,14 +334,19 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("tiling.set_smallBlocks(blocks / usedCores);")
         w.line("tiling.set_tailCores(static_cast<uint32_t>(blocks % usedCores));")
         w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
-        for i, a in enumerate(plan.attr_decls):
-            if a.static:
-                continue
+        runtime = [(i, a) for i, a in enumerate(plan.attr_decls) if not a.static]
+        for i, a in runtime:
             ctype = "float" if a.kind == "float" else "int64_t"
-            var = field_name(a.name)
-            w.line(f"const {ctype}* {var} = attrs->GetAttrPointer<{ctype}>({i});")
-            w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, {var});")
-            w.line(f"tiling.set_{var}(*{var});")
+            w.line(f"const {ctype}* {field_name(a.name)} = attrs->GetAttrPointer<{ctype}>({i});")
+        if runtime:
+            missing = " || ".join(f"{field_name(a.name)} == nullptr" for _, a in runtime)
+            names = ", ".join(a.name for _, a in runtime)
+            w.line(
+                f'OP_CHECK_IF({missing}, OP_LOGE(OP_TYPE, "attribute missing (one of {names})"), '
+                "return ge::GRAPH_FAILED);"
+            )
+        for _, a in runtime:
+            w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
         w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
         w.line("context->SetTilingKey(tilingKey);")
         w.line("size_t* workspace = context->GetWorkspaceSizes(1);")

@@ -284,12 +284,16 @@ def emit_kernel(
     for r in renderers:
         r.render_init()
     proposals = [r.propose_names() for r in renderers]
-    chains = {}
-    for ssa in {k for p in proposals for k in p}:
-        names = {p.get(ssa, "absent") for p in proposals if ssa in p}
-        chains[ssa] = names.pop() if len(names) == 1 else None
+    chains, temps = {}, {}
+    for p in proposals:
+        for key in p:
+            if key not in chains:
+                names = {q[key] for q in proposals if key in q}
+                chains[key] = names.pop() if len(names) == 1 else None
+            if chains[key] is None and key not in temps:
+                temps[key] = f"tmp{len(temps)}"
     for r in renderers:
-        r.assign_names(chains)
+        r.assign_names(chains, temps)
     view_types = agree_view_types(renderers)
     codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
     space = build_space(variants, dtypes, static_attrs)
@@ -429,6 +433,8 @@ class KernelText:
             w.line()
             self.tile()
             w.line()
+            self.copy_out()
+            w.line()
             self.members()
 
     def class_comment(self) -> list[str]:
@@ -547,10 +553,40 @@ class KernelText:
     def process(self) -> None:
         w = self.e.w
         with w.block("__aicore__ inline void Process()"):
-            self.e.section(self.per_variant(lambda c: c.pre))
+            self.slot_flags("pre-issue", lambda c: c.pre)
             with w.block("for (uint64_t t = 0; t < tiles_; ++t)"):
                 w.line("ProcessTile(t);")
-            self.e.section(self.per_variant(lambda c: c.post))
+            self.slot_flags("drain", lambda c: c.post[::-1])  # last pre-issued, first drained
+
+    def slot_flags(self, role: str, part) -> None:
+        """Reverse flags pre-issued (or drained) once per ping-pong slot: one loop over the ids."""
+        lists = {}
+        bases: set[int] = set()
+        for vid, code in self.plan.codes.items():
+            by_event: dict[str, list] = {}
+            for s in part(code):
+                m = re.match(r"(\w+)<HardEvent::(\w+)>\((\d+)\);", s.code)
+                by_event.setdefault((m.group(1), m.group(2)), []).append((int(m.group(3)), s))
+            stmts = []
+            for (fn, event), items in by_event.items():
+                ids = sorted(i for i, _ in items)
+                base = ids[0]
+                bases.add(base)
+                assert ids == list(range(base, base + len(ids))), ids
+                offset = f"id + {base}" if base else "id"
+                stmts.append(Stmt(f"{fn}<HardEvent::{event}>({offset});", items[0][1].note, items[0][1].dsl))
+            lists[vid] = stmts
+        if not any(lists.values()):
+            return
+        slots = max(
+            len(c.buffers) and max(b["slots"] for b in c.buffers.values()) for c in self.plan.codes.values()
+        )
+        w = self.e.w
+        with w.block(
+            f"for (int32_t id = 0; id < {slots}; ++id)",
+        ):
+            w.line(comment=f"{role} every slot's reverse flags")
+            self.e.section(lists)
 
     def tile(self) -> None:
         w = self.e.w
@@ -572,6 +608,20 @@ class KernelText:
             self.views()
             self.e.last_dsl = None
             self.e.section(self.per_variant(lambda c: c.body))
+
+    def copy_out(self) -> None:
+        w = self.e.w
+        if not any(s.code.startswith("CopyOut(") for c in self.plan.codes.values() for s in c.body):
+            return
+        w.line(comment="One output tile to GM: MTE3 waits for V to finish the tile, then copies it out.")
+        w.line("template <typename U>")
+        with w.block(
+            "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
+            "const DataCopyExtParams& copy, uint64_t t, int32_t id)"
+        ):
+            w.line("SetFlag<HardEvent::V_MTE3>(id);")
+            w.line("WaitFlag<HardEvent::V_MTE3>(id);")
+            w.line("DataCopyPad(gm[t * TILE], tile, copy);")
 
     def copy_params(self) -> None:
         """One DataCopyExtParams per element type the tile's copies move: one contiguous run of

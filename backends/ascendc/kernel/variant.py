@@ -10,6 +10,7 @@ Naming is shared across variants through ``OpFacts``: when one variant widens in
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from dsl.dtypes import DType, bf16, f16, f32, i32
@@ -205,15 +206,54 @@ class VariantRenderer:
             if op.opname == "vec.dup" and id(op.result) not in fixed:
                 fixed[id(op.result)] = self.scalar_word(op.operands[0]) + "Vec"
         self.fixed = fixed
+        self.widened_loads = {
+            vid for vid, p in param_of.items() if p in self.facts.widened and by_id[vid].type.dtype == f32
+        }
+        self.skeys: dict[int, tuple] = {}
+        self.loc_seen: dict[tuple, int] = {}
         chains = {}
         for op in defs:
             if id(op.result) not in fixed and not is_user_name(op.result.name):
-                chains[op.result.name] = self.chain_name(op, users, fixed)
+                key = self.structural_key(op.result)
+                chains[key] = self.chain_name(op, users, fixed)
         return chains
 
-    def assign_names(self, chains: dict[str, str | None]) -> None:
+    def structural_key(self, v) -> tuple:
+        """What an anonymous value computes, in terms of names every variant shares: the same
+        expression gets the same name in the f16 and the f32 kernel whatever its SSA number."""
+        vid = id(v)
+        if vid in self.skeys:
+            return self.skeys[vid]
+        owner = v.owner
+        if vid in self.widened_loads:  # an f32 tile read as the f32 form other variants widen to
+            key = ("v", camel(owner.operands[0].name) + "F32")
+        elif vid in self.fixed:
+            key = ("v", self.fixed[vid])
+        elif owner is None:
+            key = ("p", v.name)
+        elif isinstance(v.type, ScalarType):
+            key = ("s", self.code.scalars.get(vid, v.name))
+        elif owner.opname == "dma.load":
+            key = ("v", camel(owner.operands[0].name))
+        elif is_user_name(v.name):
+            key = ("v", camel(v.name))
+        elif owner.loc is not None:
+            # The DSL sub-expression it comes from: the same in every variant, whatever the
+            # operands became there (``gt`` is ``grad`` in one variant, ``-grad`` in another).
+            attrs = tuple(sorted((k, str(x)) for k, x in owner.attrs.items() if k not in ("buf", "slots")))
+            base = ("at", owner.loc.line, owner.loc.col, owner.opname, attrs)
+            k = self.loc_seen.get(base, 0)
+            self.loc_seen[base] = k + 1
+            key = (*base, k)
+        else:
+            attrs = tuple(sorted((k, str(x)) for k, x in owner.attrs.items() if k not in ("buf", "slots")))
+            key = (owner.opname, attrs, tuple(self.structural_key(o) for o in owner.operands))
+        self.skeys[vid] = key
+        return key
+
+    def assign_names(self, chains: dict[tuple, str | None], temps: dict[tuple, str]) -> None:
         """Bind every tile value to its view; ``chains`` are the in-place names every variant
-        agrees on."""
+        agrees on, ``temps`` the numbered names of the other anonymous values (by what they compute)."""
         code = self.code
         for op in self.defs:
             vid = id(op.result)
@@ -222,7 +262,8 @@ class VariantRenderer:
             elif is_user_name(op.result.name):
                 name = camel(op.result.name)
             else:
-                name = chains.get(op.result.name) or f"tmp{op.result.name}"
+                key = self.structural_key(op.result)
+                name = chains.get(key) or temps[key]
             code.view_of[vid] = safe(name)
         order = sorted(self.defs, key=lambda op: id(op.result) not in self.fixed)  # fixed names first
         for op in order:
@@ -436,7 +477,7 @@ class VariantRenderer:
         code.pre = [self.sync(op, "pre-issue") for op in before if op.opname.startswith("sync.")]
         code.post = [self.sync(op, "drain") for op in after if op.opname.startswith("sync.")]
         body = [self.render_op(op) for op in self.loop.region]
-        code.body = _quiet_paired_waits(body)
+        code.body = _copy_outs(_quiet_paired_waits(body))
 
     def dma_names(self, bufs: list[str], pipe: str) -> str:
         """What the DMA moves through ``bufs``: the inputs copied in (MTE2) or outputs copied out."""
@@ -460,16 +501,12 @@ class VariantRenderer:
         what = {
             "MTE2_V": "{} copied in",
             "V_MTE3": "{} computed",
-            "V_MTE2": "V done reading the slot of {}",
-            "MTE3_MTE2": "{} copied out of the slot",
+            "V_MTE2": "slot of {} read",
+            "MTE3_MTE2": "{} copied out",
             "MTE3_V": "{} copied out",
         }.get(event, "{}")
         pipe = "MTE2" if event in ("MTE2_V", "V_MTE2") else "MTE3"
-        if event == "MTE3_MTE2":
-            pipe = "MTE3"
-        note = f"{dst} waits for {src}: " + what.format(self.dma_names(bufs, pipe))
-        if role:
-            note = f"{role}: {note}"
+        note = f"{src} -> {dst}: " + what.format(self.dma_names(bufs, pipe))
         return Stmt(f"{fn}<HardEvent::{event}>({ident});", note=note, dsl=where(op), weight=SYNC_WEIGHT)
 
     def render_op(self, op: Op) -> Stmt:
@@ -594,6 +631,28 @@ def copy_params(c: str) -> str:
 
 def pad_params(c: str) -> str:
     return "pad" + _type_word(c)
+
+
+_STORE = re.compile(r"DataCopyPad\((\w+)\[t \* TILE\], (\w+), (\w+)\);")
+
+
+def _copy_outs(body: list[Stmt]) -> list[Stmt]:
+    """``SetFlag<V_MTE3>(id); WaitFlag<V_MTE3>(id); DataCopyPad(gm[t * TILE], tile, copy);`` is
+    the kernel's ``CopyOut(gm, tile, copy, t, id)``: one line per output tile."""
+    out: list[Stmt] = []
+    for s in body:
+        m = _STORE.fullmatch(s.code)
+        if m and len(out) >= 2:
+            st, wt = out[-2], out[-1]
+            sm = re.fullmatch(r"SetFlag<HardEvent::V_MTE3>\((.+)\);", st.code)
+            if sm and wt.code == f"WaitFlag<HardEvent::V_MTE3>({sm.group(1)});":
+                gm, tile, copy = m.groups()
+                out[-2:] = [
+                    Stmt(f"CopyOut({gm}, {tile}, {copy}, t, {sm.group(1)});", st.note, st.dsl, s.weight)
+                ]
+                continue
+        out.append(s)
+    return out
 
 
 def _quiet_paired_waits(body: list[Stmt]) -> list[Stmt]:

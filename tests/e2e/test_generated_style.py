@@ -1,0 +1,95 @@
+"""The generated source reads like a reviewer expects (issue 11): no copy-paste, a compact AdamW
+kernel, and a golden copy of the AdamW project so every change to the emitted text is a diff."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden" / "apply_adam_w"
+GOLDEN_FILES = ("op_kernel/apply_adam_w.cpp", "op_host/apply_adam_w.cpp", "op_host/apply_adam_w_tiling.h")
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py") if p.stem != "quantize_add_layer_norm")
+
+
+def _repeats_module():
+    spec = importlib.util.spec_from_file_location("dslc_repeats", Path(__file__).with_name("repeats.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+R = _repeats_module()
+
+
+def _load(stem: str):
+    name = f"style_{stem}"
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{stem}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, stem)
+
+
+@pytest.fixture(scope="module")
+def projects(tmp_path_factory):
+    root = tmp_path_factory.mktemp("style")
+    return {stem: _load(stem).compile(out_dir=root) for stem in EXAMPLES}
+
+
+def test_repeat_finder_sees_renamed_copies():
+    shapes = ["Muls(a, b, s, n);", "Add(x, y, z);", "PipeBarrier<PIPE_V>();", "x = y;", "f(1);", "g(a, 2);"]
+    block = "\n".join("    " + s for s in shapes)
+    other = block.replace("Muls", "Maxs").replace("a", "q")
+    assert R.repeats(block + "\n    h();\n" + other) == [(1, 8)]
+    assert R.repeats(block + "\n    Sub(p, q, r, n);") == []  # one run alone is no repeat
+    table = "\n".join(f"    float m{i}_ = 0;" for i in range(14))
+    assert R.repeats(table) == []  # one list of like declarations is not a copy
+
+
+# The per-tile body follows the DSL statement by statement, so DSL statements of one shape
+# (AdamW's m and v updates) give one shape of code; there a repeat must be longer to count.
+BODY_MIN_LINES = 12
+
+
+def _split_tile_body(text: str) -> tuple[str, str]:
+    """(ProcessTile's body, everything else)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if "void ProcessTile(" in line)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] == "    }")
+    return "\n".join(lines[start : end + 1]), "\n".join(lines[:start] + lines[end + 1 :])
+
+
+@pytest.mark.parametrize("stem", EXAMPLES)
+def test_generated_sources_do_not_repeat_themselves(projects, stem):
+    project = projects[stem]
+    host = (project / f"op_host/{stem}.cpp").read_text()
+    assert not R.repeats(host), f"op_host/{stem}.cpp: runs of 6 lines repeat at {R.repeats(host)}"
+    body, rest = _split_tile_body((project / f"op_kernel/{stem}.cpp").read_text())
+    assert not R.repeats(rest), f"op_kernel/{stem}.cpp: runs of 6 lines repeat at {R.repeats(rest)}"
+    found = R.repeats(body, BODY_MIN_LINES)
+    assert not found, f"op_kernel/{stem}.cpp ProcessTile: runs of {BODY_MIN_LINES} lines repeat at {found}"
+
+
+def test_adam_w_kernel_is_compact(projects):
+    lines = (projects["apply_adam_w"] / "op_kernel" / "apply_adam_w.cpp").read_text().splitlines()
+    assert len(lines) <= 700
+    assert sum(1 for line in lines if line.startswith("class ")) == 1  # one class template
+
+
+def test_adam_w_project_matches_the_golden_copy(projects):
+    """Set DSLC_UPDATE_GOLDEN=1 to accept a deliberate change (then review the diff)."""
+    project = projects["apply_adam_w"]
+    update = os.environ.get("DSLC_UPDATE_GOLDEN") == "1"
+    for rel in GOLDEN_FILES:
+        got = (project / rel).read_text()
+        golden = GOLDEN / rel
+        if update:
+            golden.parent.mkdir(parents=True, exist_ok=True)
+            golden.write_text(got)
+        assert golden.is_file(), f"no golden copy {golden}; run with DSLC_UPDATE_GOLDEN=1"
+        assert got == golden.read_text(), f"{rel} differs from {golden} (DSLC_UPDATE_GOLDEN=1 to accept)"
