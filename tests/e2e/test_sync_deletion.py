@@ -91,7 +91,7 @@ def test_every_flag_of_apply_adam_w_is_needed(tmp_path, label, np_dtype, key):
     }
     live = live_lines(lines, env)
     flags = [i for i in sorted(live) if re.search(r"\b(SetFlag|WaitFlag)<", lines[i])]
-    assert len(flags) >= 16
+    assert len(flags) >= 10  # pre-issue and drain loops, the tile's flags, CopyOut's handshake
 
     rng = np.random.default_rng(1)
     n = 4 * 4224 + 77  # several tiles per core so every reverse dependency is exercised

@@ -619,7 +619,7 @@ class KernelText:
             "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
             "const DataCopyExtParams& copy, uint64_t t, int32_t id)"
         ):
-            w.line("SetFlag<HardEvent::V_MTE3>(id);")
+            w.line("SetFlag<HardEvent::V_MTE3>(id);", "V -> MTE3: the tile is computed")
             w.line("WaitFlag<HardEvent::V_MTE3>(id);")
             w.line("DataCopyPad(gm[t * TILE], tile, copy);")
 

@@ -299,7 +299,7 @@ private:
     template <typename U>
     __aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, const DataCopyExtParams& copy,
                                    uint64_t t, int32_t id) {
-        SetFlag<HardEvent::V_MTE3>(id);
+        SetFlag<HardEvent::V_MTE3>(id);  // V -> MTE3: the tile is computed
         WaitFlag<HardEvent::V_MTE3>(id);
         DataCopyPad(gm[t * TILE], tile, copy);
     }
