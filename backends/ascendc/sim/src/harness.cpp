@@ -269,6 +269,7 @@ void run(const Request& req, Result& res) {
 
     if (op.infer_shape_) {
         gert::InferShapeContext ictx;
+        ictx.op_type_ = op.type_;
         for (const auto& s : ctx.inputs_) {
             ictx.in_.push_back(s.shape.GetOriginShape());
             ictx.in_present_.push_back(s.present);

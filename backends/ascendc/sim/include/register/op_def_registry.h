@@ -95,7 +95,9 @@ public:
     Shape* GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
     const Tensor* GetInputTensor(size_t i) const { return i < tensors_.size() && in_present_[i] ? &tensors_[i] : nullptr; }
     const RuntimeAttrs* GetAttrs() const { return attrs_; }
-    const char* GetNodeName() const { return "dslc"; }
+    const char* GetNodeName() const { return op_type_.c_str(); }
+    const char* GetNodeType() const { return op_type_.c_str(); }
+    std::string op_type_;
     std::vector<Shape> in_, out_;
     std::vector<bool> in_present_;
     std::vector<Tensor> tensors_;
