@@ -119,32 +119,90 @@ def _runtime_objects() -> tuple[Path, Path]:
     return objs
 
 
+_OP_ADD = re.compile(r"\bOP_ADD\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)")
+
+
+def _entry_template(kernel_text: str, op_name: str) -> tuple[tuple[bool, ...], int] | None:
+    """For ``template <...> __global__ __aicore__ void <op_name>(...)``: per template parameter
+    whether it is a type (``typename``/``class``), and the entry's line; None for a plain entry."""
+    m = re.search(
+        r"\btemplate\s*<([^;{}]*?)>\s*(?:(?:__global__|__aicore__|inline|static)\s+)*void\s+"
+        + re.escape(op_name)
+        + r"\s*\(",
+        kernel_text,
+    )
+    if not m:
+        return None
+    params = [p.strip() for p in m.group(1).split(",") if p.strip()]
+    line = kernel_text.count("\n", 0, m.end()) + 1
+    return tuple(bool(re.match(r"(typename|class)\b", p)) for p in params), line
+
+
 @dataclass(frozen=True)
 class ProjectSources:
+    """The sources of an operator project: ``op_host/*.cpp`` (one file as dslc and msopgen write
+    it, or the ops-nn split into ``<op>_def.cpp``, ``<op>_tiling.cpp``, ``<op>_infershape.cpp``)
+    and the kernel ``op_kernel/<op>.cpp``."""
+
     project_dir: Path
     op_name: str
     op_type: str
-    host_src: Path
+    host_srcs: tuple[Path, ...]
     tiling_header: Path | None
     kernel_src: Path
+    # Input and output names in OpDef order (for the DTYPE_<NAME> macros of ops-nn kernels).
+    input_names: tuple[str, ...] = ()
+    output_names: tuple[str, ...] = ()
+    # A templated entry: per template parameter whether it is a type, and the entry's line.
+    entry_template: tuple[tuple[bool, ...], int] | None = None
 
     @staticmethod
     def find(project_dir: Path, op_name: str) -> "ProjectSources":
         project_dir = Path(project_dir).resolve()
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", op_name):
             raise BuildError(f"'{op_name}' is not a valid kernel entry name")
-        host = project_dir / "op_host" / f"{op_name}.cpp"
         kernel = project_dir / "op_kernel" / f"{op_name}.cpp"
-        for f in (host, kernel):
-            if not f.is_file():
-                raise BuildError(f"operator project {project_dir} has no {f.relative_to(project_dir)}")
-        tiling = project_dir / "op_host" / f"{op_name}_tiling.h"
-        m = re.search(r"\bOP_ADD\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)", host.read_text())
+        if not kernel.is_file():
+            raise BuildError(f"operator project {project_dir} has no {kernel.relative_to(project_dir)}")
+        hosts = tuple(sorted((project_dir / "op_host").glob("*.cpp")))
+        if not hosts:
+            raise BuildError(
+                f"operator project {project_dir} has no op_host/{op_name}.cpp (or op_host/*.cpp)"
+            )
+        host_text = "\n".join(h.read_text() for h in hosts)
+        m = _OP_ADD.search(host_text)
         if not m:
-            raise BuildError(f"{host} registers no operator (no OP_ADD(OpType))")
+            names = ", ".join(str(h.relative_to(project_dir)) for h in hosts)
+            raise BuildError(f"{names}: no operator is registered (no OP_ADD(OpType))")
+
+        def names(kind: str) -> tuple[str, ...]:
+            found = re.findall(rf"\b{kind}\s*\(\s*\"(\w+)\"\s*\)", host_text)
+            return tuple(dict.fromkeys(found))
+
+        tiling = project_dir / "op_host" / f"{op_name}_tiling.h"
         return ProjectSources(
-            project_dir, op_name, m.group(1), host, tiling if tiling.is_file() else None, kernel
+            project_dir,
+            op_name,
+            m.group(1),
+            hosts,
+            tiling if tiling.is_file() else None,
+            kernel,
+            names("Input"),
+            names("Output"),
+            _entry_template(kernel.read_text(), op_name),
         )
+
+    def dtype_macros(self, input_types: list[str | None], output_types: list[str]) -> list[str]:
+        """``-DDTYPE_<NAME>=<C type>`` for every present input and output, as CANN's per-dtype
+        kernel build defines them; only for kernels that use them (so other kernels keep one binary
+        for all dtypes). An output named like an input (ApplyAdamW's var, m, v) has the input's macro."""
+        if "DTYPE_" not in self.kernel_src.read_text():
+            return []
+        macros: dict[str, str] = {}
+        for name, ctype in [*zip(self.input_names, input_types), *zip(self.output_names, output_types)]:
+            if ctype is not None:
+                macros.setdefault(f"DTYPE_{name.upper()}", ctype)
+        return [f"-D{k}={v}" for k, v in macros.items()]
 
 
 def _glue_source(op_name: str, n_args: int) -> str:
@@ -157,8 +215,51 @@ def _glue_source(op_name: str, n_args: int) -> str:
     )
 
 
-def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
-    """Returns the path of the emulator executable for this project, compiling what is stale."""
+def _template_launcher(src: ProjectSources, n_args: int) -> str:
+    """The launcher of a templated entry, compiled as the main file after the kernel source: one
+    instance per ASCENDC_TPL_SEL combination, picked by the tiling key (dslc_sim/tpl_dispatch.h)."""
+    is_type, line = src.entry_template
+    decl, sel = "g_tilingDeclareParams", "g_tilingSelectParams"
+    targs = []
+    for i, t in enumerate(is_type):
+        value = f"::dslc_tpl::combo_value({decl}, {sel}, C, {i})"
+        targs.append(f"typename TypeFromId<static_cast<int>({value})>::type" if t else value)
+    args = ", ".join(f"a[{i}]" for i in range(n_args))
+    kernel = src.kernel_src.relative_to(src.project_dir).as_posix()
+    natives = " && ".join(
+        f"{decl}.p[{i}].native_dtype == {'true' if t else 'false'}" for i, t in enumerate(is_type)
+    )
+    return f"""// Generated by the dslc emulator: launcher of the templated entry {src.op_name}.
+#ifndef ASCENDC_TPL_ARGS_DECL
+#error "{kernel}: a templated kernel entry needs ASCENDC_TPL_ARGS_DECL and ASCENDC_TPL_SEL \
+(ascendc/host_api/tiling/template_argument.h) to say which instances exist"
+#endif
+#include "dslc_sim/tpl_dispatch.h"
+namespace {{
+static_assert({decl}.n == {len(is_type)}, "{kernel}:{line}: the entry's template parameters must match \
+ASCENDC_TPL_ARGS_DECL one to one");
+static_assert({natives or "true"}, "{kernel}:{line}: a typename template parameter must be an \
+ASCENDC_TPL_DATATYPE_DECL (and only those)");
+constexpr bool kDslcTplOk = ::dslc_tpl::check({decl}, {sel})[0] == 0;
+constexpr uint64_t kDslcTplCombos = kDslcTplOk ? ::dslc_tpl::combo_count({decl}, {sel}) : 0;
+template <uint64_t C> void dslc_tpl_run(uint8_t** a) {{
+    {src.op_name}<{", ".join(targs)}>({args});
+}}
+template <uint64_t... C> bool dslc_tpl_dispatch(uint64_t key, uint8_t** a, std::integer_sequence<uint64_t, C...>) {{
+    return ((key == ::dslc_tpl::combo_key({decl}, {sel}, C) ? (dslc_tpl_run<C>(a), true) : false) || ...);
+}}
+}}  // namespace
+extern "C" void dslc_launch(uint8_t** a) {{
+    uint64_t key = ::dslc::tiling_key();
+    if (!dslc_tpl_dispatch(key, a, std::make_integer_sequence<uint64_t, kDslcTplCombos>{{}}))
+        ::dslc_tpl::no_combination({decl}, {sel}, key, "{src.op_name}", ::dslc::Loc("{kernel}", {line}));
+}}
+"""
+
+
+def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list[str] | None = None) -> Path:
+    """Returns the path of the emulator executable for this project, compiling what is stale.
+    ``defines`` are extra ``-D`` flags of the kernel (``ProjectSources.dtype_macros``)."""
     runtime_o, harness_o = _runtime_objects()
     proj = src.project_dir
     host_bytes = _tree_bytes(proj / "op_host", (".h", ".hpp", ".cpp", ".cc"))
@@ -166,14 +267,23 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
     common = _emulator_digest()
     gen = ["-isystem", str(INCLUDE_DIR), *GENERATED_FLAGS, "-Iop_host", "-Iop_kernel"]
     host_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}"]
-    kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}"]
+    kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}", *(defines or [])]
     if src.tiling_header is not None:
         rel = src.tiling_header.relative_to(proj)
         kernel_flags += ["-include", str(rel), "-include", "dslc_sim/tiling_default.h"]
-    host_key = _digest(common, " ".join(host_flags), host_bytes, src.op_name)
-    kernel_key = _digest(common, " ".join(kernel_flags), kernel_bytes, host_bytes, src.op_name)
-    glue = _glue_source(src.op_name, n_args)
-    exe_key = _digest(common, host_key, kernel_key, glue)
+    kernel_rel = str(src.kernel_src.relative_to(proj))
+    if src.entry_template is not None:
+        glue = _template_launcher(src, n_args)
+        # The kernel is force-included before the launcher; -include names it ./op_kernel/..., and the
+        # prefix map gives __FILE__ / __builtin_FILE (fault locations) their usual op_kernel/... form.
+        kernel_flags += ["-fmacro-prefix-map=./=", "-include", kernel_rel]
+    else:
+        glue = _glue_source(src.op_name, n_args)
+    host_keys = [
+        _digest(common, " ".join(host_flags), host_bytes, str(h.relative_to(proj))) for h in src.host_srcs
+    ]
+    kernel_key = _digest(common, " ".join(kernel_flags), kernel_bytes, host_bytes, src.op_name, glue)
+    exe_key = _digest(common, *host_keys, kernel_key, glue)
 
     root = cache_root()
     exe = root / f"exe-{exe_key}" / "dslc_sim"
@@ -181,23 +291,34 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int) -> Path:
         return exe
     objs = root / "obj"
     objs.mkdir(parents=True, exist_ok=True)
-    host_o = objs / f"host-{host_key}.o"
+    host_os = [objs / f"host-{k}.o" for k in host_keys]
     kernel_o = objs / f"kernel-{kernel_key}.o"
     jobs = []
-    if not host_o.exists():
-        jobs.append(_start_compile(str(src.host_src.relative_to(proj)), host_o, host_flags, proj))
+    for h, o in zip(src.host_srcs, host_os):
+        if not o.exists():
+            jobs.append(_start_compile(str(h.relative_to(proj)), o, host_flags, proj))
     if not kernel_o.exists():
-        jobs.append(_start_compile(str(src.kernel_src.relative_to(proj)), kernel_o, kernel_flags, proj))
+        if src.entry_template is not None:
+            launcher = objs / f"launch-{kernel_key}.cpp"
+            tmp_launcher = _tmp_name(launcher)
+            tmp_launcher.write_text(glue)
+            os.replace(tmp_launcher, launcher)
+            jobs.append(_start_compile(str(launcher), kernel_o, kernel_flags, proj))
+        else:
+            jobs.append(_start_compile(kernel_rel, kernel_o, kernel_flags, proj))
     _finish(jobs, f"operator project {proj.name}")
 
     exe.parent.mkdir(parents=True, exist_ok=True)
-    glue_cpp = exe.parent / "launch.cpp"
-    tmp_glue = _tmp_name(glue_cpp)
-    tmp_glue.write_text(glue)
-    os.replace(tmp_glue, glue_cpp)
+    link_inputs = [str(runtime_o), str(harness_o), *map(str, host_os), str(kernel_o)]
+    cmd = [CXX, *BASE_FLAGS]
+    if src.entry_template is None:
+        glue_cpp = exe.parent / "launch.cpp"
+        tmp_glue = _tmp_name(glue_cpp)
+        tmp_glue.write_text(glue)
+        os.replace(tmp_glue, glue_cpp)
+        cmd += ["-x", "c++", str(glue_cpp), "-x", "none"]
     tmp = _tmp_name(exe)
-    cmd = [CXX, *BASE_FLAGS, "-x", "c++", str(glue_cpp), "-x", "none"]
-    cmd += [str(runtime_o), str(harness_o), str(host_o), str(kernel_o), "-o", str(tmp)]
+    cmd += [*link_inputs, "-o", str(tmp)]
     link = subprocess.run(cmd, capture_output=True, text=True)
     if link.returncode != 0:
         tmp.unlink(missing_ok=True)
