@@ -76,6 +76,18 @@ CASES = [
         ["SetFlag<HardEvent::MTE2_MTE3>(2) while the flag set at", "still pending"],
         {},
     ),
+    (
+        "flag_reuse",
+        0,
+        1,
+        SyncError,
+        [
+            "op_kernel/sim_ew.cpp:37: SetFlag<HardEvent::V_MTE3>(0) reuses event id 0, whose previous SetFlag "
+            "at op_kernel/sim_ew.cpp:33 was waited by WaitFlag at op_kernel/sim_ew.cpp:34 on the MTE3 pipe",
+            "nothing orders that WaitFlag before this SetFlag on the V pipe",
+        ],
+        {"tile": 256},
+    ),
     ("uninit", 0, 1, MemoryFaultError, ["nothing has written", "TBuf<VECCALC>#1"], {}),
     (
         "bf16_add",

@@ -15,7 +15,7 @@ import pytest
 
 from backends.ascendc.sim import build as sim_build
 from backends.ascendc.sim import simulate_project
-from dsl.errors import BuildError, SimulationError, TilingError
+from dsl.errors import BuildError, SimulationError, SyncError, TilingError
 
 from .conftest import FIXTURES, T910B
 
@@ -31,7 +31,19 @@ def tpl_key(acc: int, buffer_num: int, has_y: bool) -> int:
     return acc | BUFFER_NUMS.index(buffer_num) << 8 | int(has_y) << 10
 
 
-def _run(project: Path, dtype, *, y=True, buffer_num=2, fast=False, tile=1024, alpha=1.5, n=8192, seed=0):
+def _run(
+    project: Path,
+    dtype,
+    *,
+    y=True,
+    buffer_num=2,
+    fast=False,
+    tile=1024,
+    alpha=1.5,
+    n=8192,
+    seed=0,
+    cores=None,
+):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n).astype(dtype)
     yv = rng.standard_normal(n).astype(dtype) if y else None
@@ -42,6 +54,7 @@ def _run(project: Path, dtype, *, y=True, buffer_num=2, fast=False, tile=1024, a
         outputs=[((n,), np.dtype(dtype))],
         attrs=[buffer_num, fast, tile, alpha],
         target=T910B,
+        cores=cores,
     )
     return x, yv, res
 
@@ -76,11 +89,40 @@ def test_the_tiling_key_picks_the_template_instance(dtype, y, buffer_num, fast, 
     assert np.array_equal(res.outputs[0], expected.astype(dtype))
 
 
-def test_ten_tiles_per_core_and_a_short_tail():
-    # 8 cores x 10 tiles, the last tile 64 elements short: TQueBind Alloc/Free carry the reverse edges.
-    x, yv, res = _run(PROJECT, np.float32, n=8 * (10 * 256 - 64), tile=256)
+@pytest.mark.parametrize("buffer_num", [1, 2])
+def test_ten_tiles_per_core_and_a_short_tail(buffer_num):
+    # 4 cores x 10 tiles, the last one 64 elements short: TQueBind Alloc/Free carry the reverse edges,
+    # and each queue buffer has its own MTE2_V / V_MTE3 ids.
+    x, yv, res = _run(PROJECT, np.float32, n=4 * (10 * 256 - 64), tile=256, cores=4, buffer_num=buffer_num)
     assert np.array_equal(res.outputs[0], x * np.float32(1.5) + yv)
-    assert res.counters["V"]["set_flags"] == res.counters["MTE3"]["wait_flags"] == 8 * 10
+    assert res.block_dim == 4
+    assert res.counters["V"]["set_flags"] == res.counters["MTE3"]["wait_flags"] == 4 * 10
+
+
+def _one_event_id(tmp_path):
+    """The kernel with FetchEventID's single id for every tile, as the hand-written ApplyAdamW."""
+    proj = _copy(tmp_path)
+    header = proj / "op_kernel" / f"{OP}.h"
+    text = header.read_text()
+    for ev, name in (("MTE2_V", "eventIdMte2ToV"), ("V_MTE3", "eventIdVToMte3")):
+        old = f"{name}[i] = GetTPipePtr()->AllocEventID<HardEvent::{ev}>();"
+        assert old in text
+        text = text.replace(old, f"{name}[i] = GetTPipePtr()->FetchEventID(HardEvent::{ev});")
+    header.write_text(text)
+    return proj
+
+
+def test_one_event_id_with_double_buffering_is_reported(tmp_path):
+    proj = _one_event_id(tmp_path)
+    # Single-buffered, tile i + 1's AllocTensor waits for tile i's FreeTensor: ordered.
+    x, yv, res = _run(proj, np.float32, n=4 * 2048, tile=256, cores=4, buffer_num=1)
+    assert np.array_equal(res.outputs[0], x * np.float32(1.5) + yv)
+    # Double-buffered, MTE2 may set MTE2_V for tile i + 1 before V consumed tile i's.
+    with pytest.raises(SyncError) as info:
+        _run(proj, np.float32, n=4 * 2048, tile=256, cores=4, buffer_num=2)
+    msg = str(info.value)
+    assert msg.startswith("op_kernel/tpl_axpy.h:75: SetFlag<HardEvent::MTE2_V>(0) reuses event id 0"), msg
+    assert "WaitFlag at op_kernel/tpl_axpy.h:76 on the V pipe" in msg
 
 
 def test_declared_but_unselected_value_has_no_instance():
@@ -119,7 +161,7 @@ def test_kernel_assert_is_a_fault():
     with pytest.raises(SimulationError) as info:
         _run(PROJECT, np.float32, tile=1000)
     assert str(info.value).startswith(
-        'op_kernel/tpl_axpy.h:24: ASSERT(tilingData->tileDataNum * sizeof(T) % 256 == 0 && "a tile must be '
+        'op_kernel/tpl_axpy.h:26: ASSERT(tilingData->tileDataNum * sizeof(T) % 256 == 0 && "a tile must be '
         'whole 256-byte repeats") failed'
     )
 

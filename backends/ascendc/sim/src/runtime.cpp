@@ -57,8 +57,12 @@ struct GmSeg {
 struct FlagSlot {
     bool set = false;
     Clock snap{};
-    const char* file = nullptr;
+    const char* file = nullptr;  // the pending (or last) SetFlag
     int line = 0;
+    // The WaitFlag that consumed the last SetFlag: its destination-pipe timestamp and line.
+    uint32_t wait_clock = 0;
+    const char* wait_file = nullptr;
+    int wait_line = 0;
 };
 
 constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
@@ -570,6 +574,20 @@ void set_flag(int event, int id, Loc loc) {
               "SetFlag<HardEvent::%s>(%d) while the flag set at %s:%d is still pending (no WaitFlag in between): "
               "undefined on hardware",
               e.name, id, f.file, f.line);
+    // Reusing the id needs the previous WaitFlag (on the destination pipe) to happen before this
+    // SetFlag (on the source pipe); program order alone does not order two pipes. Without it the
+    // source pipe may set the flag again before the destination consumed the first set: the two
+    // merge and a later WaitFlag hangs (reference-ops.md s4.1 "reuse an ID only after its Wait").
+    bool implicit = e.src == e.dst || (!s.cfg.strict && (e.src == P_S || e.dst == P_S));
+    if (f.wait_clock && !implicit && s.vc[e.src].c[e.dst] < f.wait_clock)
+        fault(F_SYNC, loc,
+              "SetFlag<HardEvent::%s>(%d) reuses event id %d, whose previous SetFlag at %s:%d was waited by "
+              "WaitFlag at %s:%d on the %s pipe, but nothing orders that WaitFlag before this SetFlag on the %s pipe: "
+              "the %s pipe may set the flag again before %s consumed it (a lost set, then a hang). Use another "
+              "event id, or make %s signal %s after its WaitFlag (e.g. SetFlag/WaitFlag<HardEvent::%s_%s>)",
+              e.name, id, id, f.file, f.line, f.wait_file, f.wait_line, kPipeName[e.dst], kPipeName[e.src],
+              kPipeName[e.src], kPipeName[e.dst], kPipeName[e.dst], kPipeName[e.src], kPipeName[e.dst],
+              kPipeName[e.src]);
     f.set = true;
     f.snap = s.vc[e.src];
     f.file = loc.file;
@@ -589,6 +607,9 @@ void wait_flag(int event, int id, Loc loc) {
               e.name, id, e.name, id, kPipeName[e.dst]);
     join_into(e.dst, f.snap);
     f.set = false;
+    f.wait_clock = s.vc[e.dst].c[e.dst];
+    f.wait_file = loc.file;
+    f.wait_line = loc.line;
     s.counters.pipe[e.dst].wait_flags++;
 }
 
