@@ -88,6 +88,19 @@ CASES = [
         ],
         {"tile": 256},
     ),
+    (
+        "several_faults",
+        0,
+        1,
+        RaceError,
+        [
+            "op_kernel/sim_ew.cpp:25: read-after-write race",
+            "2 more fault(s) in this run:\n  - SyncError: op_kernel/sim_ew.cpp:30: SetFlag<HardEvent::V_MTE3>(0) "
+            "reuses event id 0",
+            "\n  - SyncError: op_kernel/sim_ew.cpp:33: flag(s) still set when the kernel ends",
+        ],
+        {},
+    ),
     ("uninit", 0, 1, MemoryFaultError, ["nothing has written", "TBuf<VECCALC>#1"], {}),
     (
         "bf16_add",

@@ -357,6 +357,8 @@ void run(const Request& req, Result& res) {
             throw;
         }
         res.blocks.push_back(counters_json(dslc::block_counters()));
+        // A block with recoverable faults ran to its end; later blocks would mostly repeat them.
+        if (!dslc::recorded_faults().empty()) throw dslc::recorded_faults().front();
     }
     res.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -374,9 +376,19 @@ int main(int argc, char** argv) {
         Request req = parse_request(argv[1]);
         run(req, res);
     } catch (const SimFault& f) {
+        // The first fault names the error; the run's other distinct faults follow it.
+        std::vector<SimFault> faults = dslc::recorded_faults();
+        bool known = false;
+        for (const SimFault& r : faults) known = known || r.message == f.message;
+        if (!known) faults.push_back(f);
         res.status = "fault";
-        res.kind = kKindName[f.kind];
-        res.message = f.message;
+        res.kind = kKindName[faults.front().kind];
+        res.message = faults.front().message;
+        if (faults.size() > 1) {
+            res.message += "\n" + std::to_string(faults.size() - 1) + " more fault(s) in this run:";
+            for (size_t i = 1; i < faults.size(); i++)
+                res.message += std::string("\n  - ") + kKindName[faults[i].kind] + ": " + faults[i].message;
+        }
     } catch (const std::exception& e) {
         res.status = "fault";
         res.kind = "SimulationError";

@@ -312,8 +312,10 @@ inline uint64_t EncodeTilingKey(const Params& decl, const Selects& sel, std::ini
 }  // namespace dslc_tpl
 
 #define ASCENDC_TPL_DTYPE_DECL(x, ...) ::dslc_tpl::Param(#x, ASCENDC_TPL_DTYPE, ASCENDC_TPL_8_BW, false, {__VA_ARGS__})
-#define ASCENDC_TPL_DATATYPE_DECL(x, ...) ::dslc_tpl::Param(#x, ASCENDC_TPL_DTYPE, ASCENDC_TPL_8_BW, true, {__VA_ARGS__})
-#define ASCENDC_TPL_FORMAT_DECL(x, ...) ::dslc_tpl::Param(#x, ASCENDC_TPL_FORMAT, ASCENDC_TPL_8_BW, false, {__VA_ARGS__})
+#define ASCENDC_TPL_DATATYPE_DECL(x, ...) \
+    ::dslc_tpl::Param(#x, ASCENDC_TPL_DTYPE, ASCENDC_TPL_8_BW, true, {__VA_ARGS__})
+#define ASCENDC_TPL_FORMAT_DECL(x, ...) \
+    ::dslc_tpl::Param(#x, ASCENDC_TPL_FORMAT, ASCENDC_TPL_8_BW, false, {__VA_ARGS__})
 #define ASCENDC_TPL_UINT_DECL(x, bw, ...) ::dslc_tpl::Param(#x, ASCENDC_TPL_UINT, bw, false, {__VA_ARGS__})
 #define ASCENDC_TPL_BOOL_DECL(x, ...) ::dslc_tpl::Param(#x, ASCENDC_TPL_BOOL, ASCENDC_TPL_1_BW, false, {__VA_ARGS__})
 #define ASCENDC_TPL_KERNEL_TYPE_DECL(x, ...) \
