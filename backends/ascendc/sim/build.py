@@ -196,7 +196,8 @@ class ProjectSources:
         """``-DDTYPE_<NAME>=<C type>`` for every present input and output, as CANN's per-dtype
         kernel build defines them; only for kernels that use them (so other kernels keep one binary
         for all dtypes). An output named like an input (ApplyAdamW's var, m, v) has the input's macro."""
-        if "DTYPE_" not in self.kernel_src.read_text():
+        kernel_dir = self.project_dir / "op_kernel"
+        if not any("DTYPE_" in f.read_text(errors="replace") for f in kernel_dir.rglob("*") if f.is_file()):
             return []
         macros: dict[str, str] = {}
         for name, ctype in [*zip(self.input_names, input_types), *zip(self.output_names, output_types)]:
