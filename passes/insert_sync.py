@@ -13,8 +13,27 @@ the compiler's auto-sync off).
 3. Loop-carried edges P -> Q become a reverse event: ``wait`` before the first Q access of any
    buffer involved, ``set`` after the last P access; one ``set`` per slot is pre-issued before
    the loop and one ``wait`` per slot drains it after.
-4. Event ids rotate with the ping-pong slot (``id = "slot"``: tile index & 1); a reverse event
-   that shares its type with a forward one uses ids 2 and 3.
+4. Event ids rotate with the ping-pong slot (``id = "slot"``: tile index & 1, 0 when single
+   buffered) and come in id groups: group k is ``slot + k * slots``. An id may be set again only
+   after its previous WaitFlag happened before, on the setting pipe (the emulator reports a reuse
+   without that path: SetFlag<E>(id) ordered only by program order may land before the other pipe
+   consumed the first set). Inside a tile nothing returns from MTE3 to V, so AdamW's three early
+   stores (m, v, var) each take their own V_MTE3 group: ids slot, slot+2, slot+4. A pair reuses
+   an earlier pair's group when a pair in the opposite direction lies between them (the overwrite
+   of a stored buffer puts an MTE3_V pair there). Across tiles a group is reused two tiles later,
+   after the reverse events ordered the previous use of the slot. A reverse event of a type that
+   forward pairs also use takes the next group (with one forward group: ``slot+2``).
+5. Ids 0-5 are the manual ones (6 reserved, 7 TPipe's), so double buffering has three groups per
+   event. Past that, the stores behind the later guards move to the end of the tile behind one
+   guard (their copy-out then overlaps only the next tile's math, as double buffering already
+   gives); another event that needs more groups is a CompileError. Batching every store at the
+   end would need one group but gives up the overlap inside a tile; a V <- MTE3 handshake between
+   stores would stall V on MTE3's earlier copies.
+
+   The ids assume one id pool per event type, as the CANN API allocates them
+   (``AllocEventID<HardEvent>``) and the regbase notes say; the blaze notes say the types share
+   physical ids (reference-ops.md s4.1). Under that reading forward events of different types
+   already shared ids 0 and 1 before this scheme; the emulator models per-type pools.
 
     before:  %x_t = dma.load %x {buf = "b0", slots = 2}
              %0 = vec.muls %x_t, %s {buf = "b0"}
@@ -41,6 +60,7 @@ from typing import ClassVar
 
 import networkx as nx
 
+from dsl.errors import CompileError
 from dsl.ir import Func, Op, TensorType
 
 from .analysis.access import pipe_of
@@ -103,22 +123,39 @@ def dependency_graph(body: list[Op]) -> nx.DiGraph:
     return g
 
 
+MAX_EVENT_ID = 5  # manual code may use ids 0-5 (6 is reserved, 7 belongs to TPipe)
+
+
 def _sync(kind: str, event: str, ident, loc, bufs) -> Op:
     return Op(f"sync.{kind}", [], None, None, {"event": event, "id": ident, "bufs": sorted(bufs)}, loc)
 
 
-def insert(func: Func) -> None:
-    loop = func.loop()
-    if loop is None or "buffers" not in func.attributes:
-        return
-    body = [op for op in loop.region if not op.opname.startswith("sync.")]
-    slotted = {name for name, b in func.attributes["buffers"].items() if b["slots"] > 1}
+def _ident(group: int, slots: int):
+    """The event id of id group ``group``: the slot (tile index & 1; 0 single-buffered) plus
+    ``group * slots``, so every group owns ``slots`` ids."""
+    return "slot" if group == 0 else f"slot+{group * slots}"
+
+
+@dataclass
+class _Plan:
+    barriers: list[int]  # positions that get a V barrier before them
+    pairs: dict[tuple[str, str], list[int]]  # (P, Q) -> positions of the forward set+wait pairs
+    guarded: dict[tuple[int, str], set[str]]  # (position, event) -> buffers the pair protects
+    reverse: dict[str, list]  # event -> [last producer position, first consumer position, buffers]
+    groups: dict[tuple[int, str], int]  # (position, event) of a forward pair, (-1, event) of a reverse one
+    used: dict[str, int]  # event -> id groups
+
+    def overflow(self, slots: int) -> dict[str, int]:
+        return {e: n for e, n in self.used.items() if n * slots > MAX_EVENT_ID + 1}
+
+
+def _plan(body: list[Op], slotted: set[str]) -> _Plan:
     g = dependency_graph(body)
     edges = sorted(g.edges(data=True), key=lambda e: (e[1].index, e[0].index, e[0].pipe))
 
     barriers: list[int] = []
-    pairs: dict[tuple[str, str], list[int]] = {}  # (P, Q) -> op positions guarded by a set+wait pair
-    guarded: dict[tuple[int, str], set[str]] = {}  # (position, event) -> buffers it protects
+    pairs: dict[tuple[str, str], list[int]] = {}
+    guarded: dict[tuple[int, str], set[str]] = {}
     for a, b, data in edges:  # same-iteration dependencies
         if data["kind"] != "fwd":
             continue
@@ -134,7 +171,7 @@ def insert(func: Func) -> None:
             covering = [j]
         guarded.setdefault((covering[-1], event), set()).add(b.buf)
 
-    reverse: dict[str, list] = {}  # event -> [last producer index, first consumer index, buffers]
+    reverse: dict[str, list] = {}
     for a, b, data in edges:  # dependencies on the previous use of the slot
         if data["kind"] != "carried":
             continue
@@ -152,24 +189,87 @@ def insert(func: Func) -> None:
         entry[1] = min(entry[1], j)
         entry[2].add(b.buf)
 
+    # Id groups. A forward P_Q pair at position j may take the group of an earlier pair at i only
+    # if a forward Q_P pair sits at some k, i < k < j: Q sets it after its WaitFlag at i, P waits
+    # for it before its SetFlag at j, so the id's previous Wait happens before its reuse. Without
+    # that, the k-th pair of the tile takes a group of its own. Across tiles a group's ids are
+    # reused two tiles later (the other slot's ids in between), after the reverse events have
+    # ordered the previous use of the slot. A reverse event of the same type as forward pairs
+    # takes the next group (with one forward group: the "slot+2" rule).
+    groups: dict[tuple[int, str], int] = {}
+    used: dict[str, int] = {}
+    for event in sorted({e for _, e in guarded}):
+        src, dst = event.split("_")
+        back = pairs.get((dst, src), [])
+        last: list[int] = []  # group -> position of its latest pair
+        for j in sorted(i for i, e in guarded if e == event):
+            free = [grp for grp, i in enumerate(last) if any(i < k < j for k in back)]
+            grp = free[0] if free else len(last)
+            last[grp : grp + 1] = [j]
+            groups[(j, event)] = grp
+        used[event] = len(last)
+    for event in sorted(reverse):
+        groups[(-1, event)] = used.get(event, 0)
+        used[event] = groups[(-1, event)] + 1
+    return _Plan(barriers, pairs, guarded, reverse, groups, used)
+
+
+def coalesce_stores(body: list[Op], plan: _Plan, slots: int) -> list[Op]:
+    """Past the V_MTE3 id budget, the stores behind the guard of the last group that fits move to
+    the end of the tile, where one guard covers them all: the copy-out of those outputs no longer
+    overlaps the rest of this tile's math (it still overlaps the next tile's). A store moves only
+    if nothing overwrites its buffer before the end of the tile."""
+    keep = (MAX_EVENT_ID + 1) // slots - 1
+    guards = sorted(j for j, e in plan.guarded if e == "V_MTE3" and plan.groups[(j, e)] >= keep)
+    if not guards:
+        return body
+    bufs = {id(op.result): op.attrs.get("buf") for op in body if op.result is not None}
+    late = []
+    for j, op in enumerate(body):
+        if op.opname != "dma.store" or j < guards[0]:
+            continue
+        buf = bufs.get(id(op.operands[0]))
+        if all(bufs.get(id(later.result)) != buf for later in body[j + 1 :] if later.result is not None):
+            late.append(op)
+    return [op for op in body if not any(op is x for x in late)] + late
+
+
+def insert(func: Func) -> None:
+    loop = func.loop()
+    if loop is None or "buffers" not in func.attributes:
+        return
+    slots = loop.attrs.get("slots", 2)
+    slotted = {name for name, b in func.attributes["buffers"].items() if b["slots"] > 1}
+    body = [op for op in loop.region if not op.opname.startswith("sync.")]
+    plan = _plan(body, slotted)
+    if "V_MTE3" in plan.overflow(slots):
+        body = coalesce_stores(body, plan, slots)
+        plan = _plan(body, slotted)
+    for event, n in sorted(plan.overflow(slots).items()):
+        raise CompileError(
+            f"insert-sync: {event} is needed at {n} unordered points of a tile, which takes {n * slots} "
+            f"event ids; only 0-{MAX_EVENT_ID} exist",
+            func.loc,
+        )
+
     before: dict[int, list[Op]] = {}
     after: dict[int, list[Op]] = {}
-    for j in sorted(set(barriers)):
+    for j in sorted(set(plan.barriers)):
         before.setdefault(j, []).append(Op("sync.barrier", [], None, None, {"pipe": "V"}, body[j].loc))
-    for (j, event), bufs in sorted(guarded.items()):
+    for (j, event), bufs in sorted(plan.guarded.items()):
+        ident = _ident(plan.groups[(j, event)], slots)
         for kind in ("set", "wait"):
-            before.setdefault(j, []).append(_sync(kind, event, "slot", body[j].loc, bufs))
+            before.setdefault(j, []).append(_sync(kind, event, ident, body[j].loc, bufs))
     pre, drain = [], []
-    slots = loop.attrs.get("slots", 2)
-    for event in sorted(reverse):
-        last, first, bufs = reverse[event]
-        shared = tuple(event.split("_")) in pairs
-        ident, base = ("slot+2", 2) if shared else ("slot", 0)
+    for event in sorted(plan.reverse):
+        last, first, bufs = plan.reverse[event]
+        group = plan.groups[(-1, event)]
+        ident = _ident(group, slots)
         before.setdefault(first, []).insert(0, _sync("wait", event, ident, body[first].loc, bufs))
         after.setdefault(last, []).append(_sync("set", event, ident, body[last].loc, bufs))
         for k in range(slots):
-            pre.append(_sync("set", event, base + k, loop.loc, bufs))
-            drain.append(_sync("wait", event, base + k, loop.loc, bufs))
+            pre.append(_sync("set", event, group * slots + k, loop.loc, bufs))
+            drain.append(_sync("wait", event, group * slots + k, loop.loc, bufs))
 
     region: list[Op] = []
     for i, op in enumerate(body):

@@ -22,6 +22,8 @@ import numpy as np
 
 PIPES = ("S", "MTE2", "V", "MTE3")
 EVENTS = tuple(f"{a}_{b}" for a in PIPES for b in PIPES if a != b)
+# Event ids relative to the ping-pong slot (0 or 1): "slot" and "slot+K" stay within the manual ids 0-5.
+SLOT_IDS = ("slot",) + tuple(f"slot+{k}" for k in range(1, 5))
 
 
 def _scalar_load(types, attrs):
@@ -67,8 +69,11 @@ def _check_sync(types, attrs, rtype):
             f"unknown event {attrs.get('event')!r}; events are SRC_DST of S, MTE2, V, MTE3"
         )
     i = attrs.get("id")
-    if not (i in ("slot", "slot+2") or (isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= 5)):
-        raise TypeInferenceError(f'event id must be 0-5, "slot" (tile & 1) or "slot+2", got {i!r}')
+    if not (i in SLOT_IDS or (isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= 5)):
+        raise TypeInferenceError(
+            f'event id must be 0-5, "slot" (tile & 1) or "slot+K" with K in 1-4 (an id group of insert-sync), '
+            f"got {i!r}"
+        )
 
 
 declare(

@@ -82,5 +82,10 @@ def test_sync_event_ids():
         "  }\n  return\n}\n"
     )
     verify_module(parse_module(ok.replace("-> (y: tensor<*, f32>)", "-> ()")))
+    base = ok.replace("-> (y: tensor<*, f32>)", "-> ()")
     with pytest.raises(VerifyError, match="event id must be 0-5"):
-        verify_module(parse_module(ok.replace("-> (y: tensor<*, f32>)", "-> ()").replace('"slot+2"', "6")))
+        verify_module(parse_module(base.replace('"slot+2"', "6")))
+    # insert-sync's id groups: "slot+K" stays within 0-5 for slot 0 or 1
+    verify_module(parse_module(base.replace('"slot+2"', '"slot+4"')))
+    with pytest.raises(VerifyError, match=r'"slot\+K" with K in 1-4'):
+        verify_module(parse_module(base.replace('"slot+2"', '"slot+5"')))

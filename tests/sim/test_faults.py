@@ -76,6 +76,31 @@ CASES = [
         ["SetFlag<HardEvent::MTE2_MTE3>(2) while the flag set at", "still pending"],
         {},
     ),
+    (
+        "flag_reuse",
+        0,
+        1,
+        SyncError,
+        [
+            "op_kernel/sim_ew.cpp:37: SetFlag<HardEvent::V_MTE3>(0) reuses event id 0, whose previous SetFlag "
+            "at op_kernel/sim_ew.cpp:33 was waited by WaitFlag at op_kernel/sim_ew.cpp:34 on the MTE3 pipe",
+            "nothing orders that WaitFlag before this SetFlag on the V pipe",
+        ],
+        {"tile": 256},
+    ),
+    (
+        "several_faults",
+        0,
+        1,
+        RaceError,
+        [
+            "op_kernel/sim_ew.cpp:25: read-after-write race",
+            "2 more fault(s) in this run:\n  - SyncError: op_kernel/sim_ew.cpp:30: SetFlag<HardEvent::V_MTE3>(0) "
+            "reuses event id 0",
+            "\n  - SyncError: op_kernel/sim_ew.cpp:33: flag(s) still set when the kernel ends",
+        ],
+        {},
+    ),
     ("uninit", 0, 1, MemoryFaultError, ["nothing has written", "TBuf<VECCALC>#1"], {}),
     (
         "bf16_add",

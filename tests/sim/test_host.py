@@ -3,6 +3,8 @@ attributes and the compile cache."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -22,7 +24,59 @@ def test_tiling_failure_carries_the_host_message(projects):
     x, y = _xy(1000)
     with pytest.raises(TilingError, match="GRAPH_FAILED") as info:
         run(projects("double_buffer"), x, y, blocks=3)
-    assert "1000 elements do not split over 3 blocks" in str(info.value)
+    msg = str(info.value)
+    # OP_CHECK_IF + OP_LOGE (log/log.h) print as CANN's log does: level, file:line, function, op.
+    assert re.search(
+        r"\[ERROR\] OP \[op_host/sim_ew.cpp:\d+\]\[OPS_BASE\]\[TilingFunc\] OpName:\[SimEw:SimEw\] "
+        r"1000 elements do not split over 3 blocks",
+        msg,
+    ), msg
+    assert "[INFO]" not in msg  # CANN's default log level prints errors only
+
+
+def test_log_level_from_the_environment(projects, monkeypatch):
+    monkeypatch.setenv("ASCEND_GLOBAL_LOG_LEVEL", "1")
+    x, y = _xy(1000)
+    with pytest.raises(TilingError) as info:
+        run(projects("double_buffer"), x, y, blocks=3)
+    assert "[INFO] OP [op_host/sim_ew.cpp:" in str(info.value)
+    assert "total 1000, tile 256, blocks 3, key 0" in str(info.value)
+
+
+def test_op_check_null_with_context(tmp_path):
+    proj = make_project(tmp_path, "double_buffer")
+    host = proj / "op_host" / f"{OP}.cpp"
+    text = host.read_text().replace(
+        "    OP_CHECK_NULL_WITH_CONTEXT(context, tile);",
+        "    OP_CHECK_NULL_WITH_CONTEXT(context, context->GetOptionalInputShape(1));\n"
+        "    OP_CHECK_NULL_WITH_CONTEXT(context, tile);",
+    )
+    host.write_text(text)
+    x, _ = _xy()
+    with pytest.raises(
+        TilingError, match=r"OpName:\[SimEw\] context->GetOptionalInputShape\(1\) is nullptr!"
+    ):
+        run(proj, x, None)
+
+
+def test_op_tiling_check_from_error_util(tmp_path):
+    proj = make_project(tmp_path, "double_buffer")
+    host = proj / "op_host" / f"{OP}.cpp"
+    text = host.read_text().replace('#include "log/log.h"', '#include "error_util.h"')
+    text = text.replace(
+        "    OP_CHECK_NULL_WITH_CONTEXT(context, tile);",
+        "    OP_TILING_CHECK(*context->GetAttrs()->GetAttrPointer<float>(3) < 0.0f,\n"
+        '                    VECTOR_INNER_ERR_REPORT_TILIING(context, "alpha %f is negative", *alpha),\n'
+        "                    return ge::GRAPH_FAILED);\n"
+        "    OP_CHECK_NULL_WITH_CONTEXT(context, tile);",
+    )
+    host.write_text(text)
+    x, y = _xy()
+    with pytest.raises(
+        TilingError, match=r"\[ERROR\] OP .*OpName:\[SimEw:SimEw\] alpha -2.000000 is negative"
+    ):
+        run(proj, x, y, alpha=-2.0)
+    assert np.array_equal(run(proj, x, y, alpha=2.0).outputs[0], x * np.float32(2.0) + y)
 
 
 @pytest.mark.parametrize("blocks", [0, 64])

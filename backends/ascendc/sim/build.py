@@ -123,69 +123,91 @@ def _runtime_objects(root: Path) -> tuple[Path, Path]:
     return objs
 
 
-# What CANN's kernel build defines DTYPE_<NAME> as, per element type (asc-devkit
-# cmake/asc/fwk_modules/util/ascendc_impl_build.py DTYPE_MAP).
-DTYPE_SPELLING = {
-    "float16": "half",
-    "float32": "float",
-    "bfloat16": "bfloat16_t",
-    "int8": "int8_t",
-    "int16": "int16_t",
-    "int32": "int32_t",
-    "int64": "int64_t",
-    "uint8": "uint8_t",
-    "bool": "bool",
-}
+_OP_ADD = re.compile(r"\bOP_ADD\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)")
 
 
-def dtype_macros(src: "ProjectSources", inputs: list, outputs: list) -> dict[str, str]:
-    """``DTYPE_<NAME>`` for each present input and each output: the name is the upper-cased IR
-    name, an output named like an input gets ``_REF`` (ascendc_impl_build.py)."""
-    names_in, names_out = src.io_names()
-    macros = {}
-    for name, dt in zip(names_in, inputs):
-        if dt is not None and str(dt) in DTYPE_SPELLING:
-            macros[f"DTYPE_{name.upper()}"] = DTYPE_SPELLING[str(dt)]
-    for name, dt in zip(names_out, outputs):
-        suffix = "_REF" if name in names_in else ""
-        if str(dt) in DTYPE_SPELLING:
-            macros[f"DTYPE_{name.upper()}{suffix}"] = DTYPE_SPELLING[str(dt)]
-    return macros
+def _entry_template(kernel_text: str, op_name: str) -> tuple[tuple[bool, ...], int] | None:
+    """For ``template <...> __global__ __aicore__ void <op_name>(...)``: per template parameter
+    whether it is a type (``typename``/``class``), and the entry's line; None for a plain entry."""
+    m = re.search(
+        r"\btemplate\s*<([^;{}]*?)>\s*(?:(?:__global__|__aicore__|inline|static)\s+)*void\s+"
+        + re.escape(op_name)
+        + r"\s*\(",
+        kernel_text,
+    )
+    if not m:
+        return None
+    params = [p.strip() for p in m.group(1).split(",") if p.strip()]
+    line = kernel_text.count("\n", 0, m.end()) + 1
+    return tuple(bool(re.match(r"(typename|class)\b", p)) for p in params), line
 
 
 @dataclass(frozen=True)
 class ProjectSources:
+    """The sources of an operator project: ``op_host/*.cpp`` (one file as dslc and msopgen write
+    it, or the ops-nn split into ``<op>_def.cpp``, ``<op>_tiling.cpp``, ``<op>_infershape.cpp``)
+    and the kernel ``op_kernel/<op>.cpp``."""
+
     project_dir: Path
     op_name: str
     op_type: str
-    host_src: Path
+    host_srcs: tuple[Path, ...]
     tiling_header: Path | None
     kernel_src: Path
+    # Input and output names in OpDef order (for the DTYPE_<NAME> macros of ops-nn kernels).
+    input_names: tuple[str, ...] = ()
+    output_names: tuple[str, ...] = ()
+    # A templated entry: per template parameter whether it is a type, and the entry's line.
+    entry_template: tuple[tuple[bool, ...], int] | None = None
 
     @staticmethod
     def find(project_dir: Path, op_name: str) -> "ProjectSources":
         project_dir = Path(project_dir).resolve()
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", op_name):
             raise BuildError(f"'{op_name}' is not a valid kernel entry name")
-        host = project_dir / "op_host" / f"{op_name}.cpp"
         kernel = project_dir / "op_kernel" / f"{op_name}.cpp"
-        for f in (host, kernel):
-            if not f.is_file():
-                raise BuildError(f"operator project {project_dir} has no {f.relative_to(project_dir)}")
-        tiling = project_dir / "op_host" / f"{op_name}_tiling.h"
-        m = re.search(r"\bOP_ADD\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)", host.read_text())
+        if not kernel.is_file():
+            raise BuildError(f"operator project {project_dir} has no {kernel.relative_to(project_dir)}")
+        hosts = tuple(sorted((project_dir / "op_host").glob("*.cpp")))
+        if not hosts:
+            raise BuildError(
+                f"operator project {project_dir} has no op_host/{op_name}.cpp (or op_host/*.cpp)"
+            )
+        host_text = "\n".join(h.read_text() for h in hosts)
+        m = _OP_ADD.search(host_text)
         if not m:
-            raise BuildError(f"{host} registers no operator (no OP_ADD(OpType))")
+            names = ", ".join(str(h.relative_to(project_dir)) for h in hosts)
+            raise BuildError(f"{names}: no operator is registered (no OP_ADD(OpType))")
+
+        def names(kind: str) -> tuple[str, ...]:
+            found = re.findall(rf"\b{kind}\s*\(\s*\"(\w+)\"\s*\)", host_text)
+            return tuple(dict.fromkeys(found))
+
+        tiling = project_dir / "op_host" / f"{op_name}_tiling.h"
         return ProjectSources(
-            project_dir, op_name, m.group(1), host, tiling if tiling.is_file() else None, kernel
+            project_dir,
+            op_name,
+            m.group(1),
+            hosts,
+            tiling if tiling.is_file() else None,
+            kernel,
+            names("Input"),
+            names("Output"),
+            _entry_template(kernel.read_text(), op_name),
         )
 
-    def io_names(self) -> tuple[list[str], list[str]]:
-        """Input and output names in OpDef order (from the host's OpDef)."""
-        text = self.host_src.read_text()
-        ins = re.findall(r"\bInput\(\s*\"([^\"]+)\"", text)
-        outs = re.findall(r"\bOutput\(\s*\"([^\"]+)\"", text)
-        return ins, outs
+    def dtype_macros(self, input_types: list[str | None], output_types: list[str]) -> list[str]:
+        """``-DDTYPE_<NAME>=<C type>`` for every present input and output, as CANN's per-dtype
+        kernel build defines them; only for kernels that use them (so other kernels keep one binary
+        for all dtypes). An output named like an input (ApplyAdamW's var, m, v) has the input's macro."""
+        kernel_dir = self.project_dir / "op_kernel"
+        if not any("DTYPE_" in f.read_text(errors="replace") for f in kernel_dir.rglob("*") if f.is_file()):
+            return []
+        macros: dict[str, str] = {}
+        for name, ctype in [*zip(self.input_names, input_types), *zip(self.output_names, output_types)]:
+            if ctype is not None:
+                macros.setdefault(f"DTYPE_{name.upper()}", ctype)
+        return [f"-D{k}={v}" for k, v in macros.items()]
 
 
 def _glue_source(op_name: str, n_args: int) -> str:
@@ -198,13 +220,9 @@ def _glue_source(op_name: str, n_args: int) -> str:
     )
 
 
-def build_project(
-    src: ProjectSources, npu_arch: int, n_args: int, dtype_macros: dict[str, str] | None = None
-) -> Path:
+def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list[str] | None = None) -> Path:
     """Returns the path of the emulator executable for this project, compiling what is stale.
-
-    ``dtype_macros`` are the ``DTYPE_<NAME>`` definitions CANN's op build gives the kernel of
-    one dtype combination (each combination is its own binary there, and here)."""
+    ``defines`` are extra ``-D`` flags of the kernel (``ProjectSources.dtype_macros``)."""
     runtime_o, harness_o = _runtime_objects(cache_root())
     if not (runtime_o.exists() and harness_o.exists()):  # evicted from the cache since: rebuild
         _runtime_objects.cache_clear()
@@ -215,15 +233,23 @@ def build_project(
     common = _emulator_digest()
     gen = ["-isystem", str(INCLUDE_DIR), *GENERATED_FLAGS, "-Iop_host", "-Iop_kernel"]
     host_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}"]
-    kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}"]
-    kernel_flags += [f"-D{k}={v}" for k, v in sorted((dtype_macros or {}).items())]
+    kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}", *(defines or [])]
     if src.tiling_header is not None:
         rel = src.tiling_header.relative_to(proj)
         kernel_flags += ["-include", str(rel), "-include", "dslc_sim/tiling_default.h"]
-    host_key = _digest(common, " ".join(host_flags), host_bytes, src.op_name)
-    kernel_key = _digest(common, " ".join(kernel_flags), kernel_bytes, host_bytes, src.op_name)
-    glue = _glue_source(src.op_name, n_args)
-    exe_key = _digest(common, host_key, kernel_key, glue)
+    kernel_rel = str(src.kernel_src.relative_to(proj))
+    if src.entry_template is not None:
+        glue = _template_launcher(src, n_args)
+        # The kernel is force-included before the launcher; -include names it ./op_kernel/..., and the
+        # prefix map gives __FILE__ / __builtin_FILE (fault locations) their usual op_kernel/... form.
+        kernel_flags += ["-fmacro-prefix-map=./=", "-include", kernel_rel]
+    else:
+        glue = _glue_source(src.op_name, n_args)
+    host_keys = [
+        _digest(common, " ".join(host_flags), host_bytes, str(h.relative_to(proj))) for h in src.host_srcs
+    ]
+    kernel_key = _digest(common, " ".join(kernel_flags), kernel_bytes, host_bytes, src.op_name, glue)
+    exe_key = _digest(common, *host_keys, kernel_key, glue)
 
     root = cache_root()
     touch(runtime_o.parent)
@@ -233,23 +259,34 @@ def build_project(
         return exe
     objs = root / "obj"
     objs.mkdir(parents=True, exist_ok=True)
-    host_o = objs / f"host-{host_key}.o"
+    host_os = [objs / f"host-{k}.o" for k in host_keys]
     kernel_o = objs / f"kernel-{kernel_key}.o"
     jobs = []
-    if not _cached(host_o):
-        jobs.append(_start_compile(str(src.host_src.relative_to(proj)), host_o, host_flags, proj))
+    for h, o in zip(src.host_srcs, host_os):
+        if not _cached(o):
+            jobs.append(_start_compile(str(h.relative_to(proj)), o, host_flags, proj))
     if not _cached(kernel_o):
-        jobs.append(_start_compile(str(src.kernel_src.relative_to(proj)), kernel_o, kernel_flags, proj))
+        if src.entry_template is not None:
+            launcher = objs / f"launch-{kernel_key}.cpp"
+            tmp_launcher = _tmp_name(launcher)
+            tmp_launcher.write_text(glue)
+            os.replace(tmp_launcher, launcher)
+            jobs.append(_start_compile(str(launcher), kernel_o, kernel_flags, proj))
+        else:
+            jobs.append(_start_compile(kernel_rel, kernel_o, kernel_flags, proj))
     _finish(jobs, f"operator project {proj.name}")
 
     exe.parent.mkdir(parents=True, exist_ok=True)
-    glue_cpp = exe.parent / "launch.cpp"
-    tmp_glue = _tmp_name(glue_cpp)
-    tmp_glue.write_text(glue)
-    os.replace(tmp_glue, glue_cpp)
+    link_inputs = [str(runtime_o), str(harness_o), *map(str, host_os), str(kernel_o)]
+    cmd = [CXX, *BASE_FLAGS]
+    if src.entry_template is None:
+        glue_cpp = exe.parent / "launch.cpp"
+        tmp_glue = _tmp_name(glue_cpp)
+        tmp_glue.write_text(glue)
+        os.replace(tmp_glue, glue_cpp)
+        cmd += ["-x", "c++", str(glue_cpp), "-x", "none"]
     tmp = _tmp_name(exe)
-    cmd = [CXX, *BASE_FLAGS, "-x", "c++", str(glue_cpp), "-x", "none"]
-    cmd += [str(runtime_o), str(harness_o), str(host_o), str(kernel_o), "-o", str(tmp)]
+    cmd += [*link_inputs, "-o", str(tmp)]
     link = subprocess.run(cmd, capture_output=True, text=True)
     if link.returncode != 0:
         tmp.unlink(missing_ok=True)

@@ -19,8 +19,8 @@ import numpy as np
 from backends.ascendc.targets import Target
 from dsl import errors
 
-from .build import ProjectSources, build_project, dtype_macros
-from .dtypes import ge_code
+from .build import ProjectSources, build_project
+from .dtypes import c_type, ge_code
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 POISON = 0xFF  # fresh output GM: NaN in every float format, -1 in every integer
@@ -102,12 +102,11 @@ def simulate_project(
     if cores < 1:
         raise errors.ArgumentError(f"cores must be >= 1, got {cores}")
     src = ProjectSources.find(Path(project_dir), op_name)
-    macros = dtype_macros(
-        src,
-        [None if a is None else np.asarray(a).dtype for a in inputs],
-        [np.dtype(dt) for _, dt in outputs],
+    defines = src.dtype_macros(
+        [None if a is None else c_type(np.asarray(a).dtype) for a in inputs],
+        [c_type(dt) for _, dt in outputs],
     )
-    exe = build_project(src, target.npu_arch, len(inputs) + len(outputs) + 2, macros)
+    exe = build_project(src, target.npu_arch, len(inputs) + len(outputs) + 2, defines)
 
     with tempfile.TemporaryDirectory(prefix="dslc-sim-", dir=_shm_dir()) as tmp:
         tmpdir = Path(tmp)

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -267,8 +268,15 @@ void run(const Request& req, Result& res) {
     for (size_t i = 0; i < op.attrs_.size(); i++)
         ctx.attrs_.values_.push_back(coerce_attr(op.attrs_[i], i < req.attrs.size() ? &req.attrs[i] : nullptr));
 
-    if (op.infer_shape_) {
+    const dslc_host::OpImpl* impl = nullptr;
+    auto found = dslc_host::impls().find(op.type_);
+    if (found != dslc_host::impls().end()) impl = &found->second;
+    ops::InferShapeKernelFunc infer_shape = op.infer_shape_ ? op.infer_shape_ : (impl ? impl->infer_shape : nullptr);
+    ops::TilingKernelFunc tiling_func = op.aicore_.tiling_ ? op.aicore_.tiling_ : (impl ? impl->tiling : nullptr);
+
+    if (infer_shape) {
         gert::InferShapeContext ictx;
+        ictx.op_type_ = op.type_;
         for (const auto& s : ctx.inputs_) {
             ictx.in_.push_back(s.shape.GetOriginShape());
             ictx.in_present_.push_back(s.present);
@@ -276,7 +284,7 @@ void run(const Request& req, Result& res) {
         }
         ictx.out_.resize(ctx.outputs_.size());
         ictx.attrs_ = &ctx.attrs_;
-        if (op.infer_shape_(&ictx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferShape returned GRAPH_FAILED");
+        if (infer_shape(&ictx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferShape returned GRAPH_FAILED");
         for (size_t i = 0; i < ctx.outputs_.size(); i++)
             if (ictx.out_[i] != ctx.outputs_[i].shape.GetOriginShape())
                 host_fault(F_INFER, "InferShape gives output " + std::to_string(i) + " ('" + op.outputs_[i].name_ +
@@ -298,11 +306,28 @@ void run(const Request& req, Result& res) {
         }
     }
 
-    if (!op.aicore_.tiling_) host_fault(dslc::F_TILING, "OpDef " + op.type_ + " has no AICore().SetTiling(...)");
+    if (!tiling_func)
+        host_fault(dslc::F_TILING, "OpDef " + op.type_ +
+                                       " has no AICore().SetTiling(...) and no IMPL_OP_OPTILING(" + op.type_ +
+                                       ").Tiling(...)");
+    std::shared_ptr<void> compile_info;
+    if (impl && impl->make_compile_info) {
+        compile_info = impl->make_compile_info();
+        gert::TilingParseContext pctx;
+        pctx.compile_info_ = compile_info.get();
+        pctx.platform_ = &plat;
+        pctx.op_type_ = op.type_;
+        if (impl->tiling_parse && impl->tiling_parse(&pctx) != ge::GRAPH_SUCCESS)
+            host_fault(dslc::F_TILING, "TilingParse returned GRAPH_FAILED");
+        ctx.compile_info_ = compile_info.get();
+    }
     std::vector<uint8_t> tiling(64 * 1024, 0);
     ctx.raw_.data_ = tiling.data();
     ctx.raw_.capacity_ = tiling.size();
-    if (op.aicore_.tiling_(&ctx) != ge::GRAPH_SUCCESS) host_fault(dslc::F_TILING, "TilingFunc returned GRAPH_FAILED");
+    if (tiling_func(&ctx) != ge::GRAPH_SUCCESS) host_fault(dslc::F_TILING, "TilingFunc returned GRAPH_FAILED");
+    if (ctx.tiling_key_ == ~uint64_t(0))
+        host_fault(dslc::F_TILING, "TilingFunc set the tiling key INVALID_TILING_KEY (GET_TPL_TILING_KEY or "
+                                   "ASCENDC_TPL_SEL_PARAM could not encode its arguments)");
     res.tiling_key = ctx.tiling_key_;
     res.block_dim = ctx.block_dim_;
     if (!ctx.block_dim_set_) host_fault(dslc::F_TILING, "TilingFunc did not call SetBlockDim");
@@ -346,6 +371,8 @@ void run(const Request& req, Result& res) {
             throw;
         }
         res.blocks.push_back(counters_json(dslc::block_counters()));
+        // A block with recoverable faults ran to its end; later blocks would mostly repeat them.
+        if (!dslc::recorded_faults().empty()) throw dslc::recorded_faults().front();
     }
     res.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -363,9 +390,19 @@ int main(int argc, char** argv) {
         Request req = parse_request(argv[1]);
         run(req, res);
     } catch (const SimFault& f) {
+        // The first fault names the error; the run's other distinct faults follow it.
+        std::vector<SimFault> faults = dslc::recorded_faults();
+        bool known = false;
+        for (const SimFault& r : faults) known = known || r.message == f.message;
+        if (!known) faults.push_back(f);
         res.status = "fault";
-        res.kind = kKindName[f.kind];
-        res.message = f.message;
+        res.kind = kKindName[faults.front().kind];
+        res.message = faults.front().message;
+        if (faults.size() > 1) {
+            res.message += "\n" + std::to_string(faults.size() - 1) + " more fault(s) in this run:";
+            for (size_t i = 1; i < faults.size(); i++)
+                res.message += std::string("\n  - ") + kKindName[faults[i].kind] + ": " + faults[i].message;
+        }
     } catch (const std::exception& e) {
         res.status = "fault";
         res.kind = "SimulationError";

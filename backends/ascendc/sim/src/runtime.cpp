@@ -17,6 +17,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <set>
+#include <tuple>
 
 #include "kernel_operator.h"
 
@@ -57,8 +59,12 @@ struct GmSeg {
 struct FlagSlot {
     bool set = false;
     Clock snap{};
-    const char* file = nullptr;
+    const char* file = nullptr;  // the pending (or last) SetFlag
     int line = 0;
+    // The WaitFlag that consumed the last SetFlag: its destination-pipe timestamp and line.
+    uint32_t wait_clock = 0;
+    const char* wait_file = nullptr;
+    int wait_line = 0;
 };
 
 constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
@@ -84,6 +90,9 @@ struct State {
     uint32_t ub_alloc_bytes = 0;
     BlockCounters counters;
     char last_api[512] = "";
+    // Faults of the whole run: the recoverable ones are recorded and the block goes on (see soft_fault).
+    std::vector<SimFault> faults;
+    std::set<std::tuple<int, std::string, int, long>> fault_keys;
 };
 
 State& S() {
@@ -104,6 +113,39 @@ std::string format(const char* fmt, ...) {
     std::string s = vformat(fmt, ap);
     va_end(ap);
     return s;
+}
+
+// Recoverable faults (races, flag misuse, uninitialised reads) are recorded and the block goes
+// on, so one run reports several distinct faults; each (kind, line, detail) once. After this
+// many the run stops.
+constexpr size_t kMaxFaults = 8;
+
+// `key` and `detail` say which faults are the same: a race is keyed by the earlier instruction
+// and the later pipe (one missing path, however many accesses it leaves unordered).
+bool fault_seen(FaultKind kind, Loc key, long detail) {
+    return S().fault_keys.count(std::make_tuple(int(kind), std::string(key.file ? key.file : "?"), key.line, detail)) >
+           0;
+}
+
+std::string located(Loc loc, const std::string& msg) {
+    const State& s = S();
+    return format("%s:%d: %s (block %lld of %lld)", loc.file ? loc.file : "?", loc.line, msg.c_str(),
+                  (long long)s.block_idx, (long long)s.block_num);
+}
+
+void soft_fault(FaultKind kind, Loc loc, Loc key, long detail, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void soft_fault(FaultKind kind, Loc loc, Loc key, long detail, const char* fmt, ...) {
+    State& s = S();
+    if (!s.fault_keys.insert(std::make_tuple(int(kind), std::string(key.file ? key.file : "?"), key.line, detail))
+             .second)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    std::string msg = vformat(fmt, ap);
+    va_end(ap);
+    s.faults.push_back(SimFault{kind, located(loc, msg)});
+    if (s.faults.size() >= kMaxFaults) throw s.faults.back();
 }
 
 // Event id -> (src, dst) among the AIV pipes, or -1.
@@ -157,9 +199,12 @@ std::string instr_desc(uint32_t id) {
 enum Hazard { RAW, WAW, WAR };
 const char* kHazard[] = {"read-after-write", "write-after-write", "write-after-read"};
 
-[[noreturn]] void race_fault(uint32_t cur, uint32_t prev, Hazard h, const std::string& where) {
+template <typename Where> void race_fault(uint32_t cur, uint32_t prev, Hazard h, Where where) {
     const Instr& a = S().instrs[cur];
     const Instr& b = S().instrs[prev];
+    Loc loc(a.file, a.line);
+    Loc key(b.file, b.line);
+    if (fault_seen(F_RACE, key, a.pipe)) return;
     std::string fix;
     if (a.pipe == b.pipe)
         fix = format("PipeBarrier<PIPE_%s>() between them", kPipeName[a.pipe]);
@@ -168,12 +213,11 @@ const char* kHazard[] = {"read-after-write", "write-after-write", "write-after-r
                      kPipeName[a.pipe]);
     const char* verb_b = h == WAR ? "read" : "wrote";
     const char* verb_a = h == RAW ? "reads" : "writes";
-    Loc loc(a.file, a.line);
-    fault(F_RACE, loc,
-          "%s race on %s: %s %s it after %s %s it, with no happens-before path between the %s and %s pipes "
-          "(missing %s)",
-          kHazard[h], where.c_str(), instr_desc(cur).c_str(), verb_a, instr_desc(prev).c_str(), verb_b,
-          kPipeName[b.pipe], kPipeName[a.pipe], fix.c_str());
+    soft_fault(F_RACE, loc, key, a.pipe,
+               "%s race on %s: %s %s it after %s %s it, with no happens-before path between the %s and %s pipes "
+               "(missing %s)",
+               kHazard[h], where().c_str(), instr_desc(cur).c_str(), verb_a, instr_desc(prev).c_str(), verb_b,
+               kPipeName[b.pipe], kPipeName[a.pipe], fix.c_str());
 }
 
 // Is the earlier instruction `prev` ordered before `cur` for hazard `h`?
@@ -219,6 +263,7 @@ void gm_split(uintptr_t x) {
 }  // namespace
 
 Config& config() { return S().cfg; }
+std::vector<SimFault>& recorded_faults() { return S().faults; }
 std::vector<GmRegion>& gm_regions() { return S().regions; }
 const BlockCounters& block_counters() { return S().counters; }
 const char* last_api_summary() { return S().last_api; }
@@ -264,7 +309,7 @@ void end_block() {
             if (!line) file = f.file, line = f.line;
         }
     if (!leaked.empty())
-        fault(F_SYNC, Loc(file, line),
+        soft_fault(F_SYNC, Loc(file, line), Loc(file, line), -2,
               "flag(s) still set when the kernel ends (no matching WaitFlag): %s; the next launch would hang or race",
               leaked.c_str());
 }
@@ -288,10 +333,7 @@ void fault(FaultKind kind, Loc loc, const char* fmt, ...) {
     va_start(ap, fmt);
     std::string msg = vformat(fmt, ap);
     va_end(ap);
-    State& s = S();
-    std::string full = format("%s:%d: %s (block %lld of %lld)", loc.file ? loc.file : "?", loc.line, msg.c_str(),
-                              (long long)s.block_idx, (long long)s.block_num);
-    throw SimFault{kind, full};
+    throw SimFault{kind, located(loc, msg)};
 }
 
 uint32_t issue(Pipe p, const char* api, Loc loc) {
@@ -451,15 +493,17 @@ void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write) {
         if (!write) {
             if (sh.w == 0) {
                 const Instr& in = s.instrs[id];
-                fault(F_MEMORY, Loc(in.file, in.line), "%s reads %s, which nothing has written (uninitialised UB)",
-                      instr_desc(id).c_str(), where().c_str());
+                if (!fault_seen(F_MEMORY, Loc(in.file, in.line), -1))
+                    soft_fault(F_MEMORY, Loc(in.file, in.line), Loc(in.file, in.line), -1,
+                               "%s reads %s, which nothing has written (uninitialised UB)", instr_desc(id).c_str(),
+                               where().c_str());
             }
-            if (!ordered(id, sh.w, RAW)) race_fault(id, sh.w, RAW, where());
+            if (!ordered(id, sh.w, RAW)) race_fault(id, sh.w, RAW, where);
             sh.r[P] = id;
         } else {
             for (int q = 0; q < NPIPE; q++)
-                if (q != P && sh.r[q] && !ordered(id, sh.r[q], WAR)) race_fault(id, sh.r[q], WAR, where());
-            if (sh.w && !ordered(id, sh.w, WAW)) race_fault(id, sh.w, WAW, where());
+                if (q != P && sh.r[q] && !ordered(id, sh.r[q], WAR)) race_fault(id, sh.r[q], WAR, where);
+            if (sh.w && !ordered(id, sh.w, WAW)) race_fault(id, sh.w, WAW, where);
             sh.w = id;
             for (auto& r : sh.r) r = 0;
         }
@@ -489,13 +533,16 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
         if (reg->owner.empty()) reg->owner.assign(reg->bytes, 0);
         uint8_t me = static_cast<uint8_t>(s.block_idx % 255 + 1);
         uint8_t* o = reg->owner.data() + off;
+        bool overlap = false;
         for (uint64_t i = 0; i < bytes; i++) {
-            if (o[i] != 0 && o[i] != me)
-                fault(F_RACE, loc,
-                      "%s: GM bytes [%llu, %llu) of %s are written by block %lld and were already written by block %d "
-                      "(cores would race on them)",
-                      api, (unsigned long long)(off + i), (unsigned long long)(off + bytes), reg->name.c_str(),
-                      (long long)s.block_idx, o[i] - 1);
+            if (!overlap && o[i] != 0 && o[i] != me) {
+                overlap = true;
+                soft_fault(F_RACE, loc, loc, -3,
+                           "%s: GM bytes [%llu, %llu) of %s are written by block %lld and were already written by "
+                           "block %d (cores would race on them)",
+                           api, (unsigned long long)(off + i), (unsigned long long)(off + bytes), reg->name.c_str(),
+                           (long long)s.block_idx, o[i] - 1);
+            }
             o[i] = me;
         }
     }
@@ -517,12 +564,13 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
         }
         GmSeg& g = it->second;
         if (!write) {
-            if (g.w && !ordered(id, g.w, RAW)) race_fault(id, g.w, RAW, where(it->first, g.end));
+            if (g.w && !ordered(id, g.w, RAW)) race_fault(id, g.w, RAW, [&] { return where(it->first, g.end); });
             g.r[P] = id;
         } else {
             for (int q = 0; q < NPIPE; q++)
-                if (q != P && g.r[q] && !ordered(id, g.r[q], WAR)) race_fault(id, g.r[q], WAR, where(it->first, g.end));
-            if (g.w && !ordered(id, g.w, WAW)) race_fault(id, g.w, WAW, where(it->first, g.end));
+                if (q != P && g.r[q] && !ordered(id, g.r[q], WAR))
+                    race_fault(id, g.r[q], WAR, [&] { return where(it->first, g.end); });
+            if (g.w && !ordered(id, g.w, WAW)) race_fault(id, g.w, WAW, [&] { return where(it->first, g.end); });
             g.w = id;
             for (auto& r : g.r) r = 0;
         }
@@ -565,11 +613,27 @@ void set_flag(int event, int id, Loc loc) {
     State& s = S();
     issue(static_cast<Pipe>(e.src), "SetFlag", loc);
     FlagSlot& f = s.flags[event][id];
+    long detail = event * kIds + id;
     if (f.set)
-        fault(F_SYNC, loc,
-              "SetFlag<HardEvent::%s>(%d) while the flag set at %s:%d is still pending (no WaitFlag in between): "
-              "undefined on hardware",
-              e.name, id, f.file, f.line);
+        soft_fault(F_SYNC, loc, loc, 1000 + detail,
+                   "SetFlag<HardEvent::%s>(%d) while the flag set at %s:%d is still pending (no WaitFlag in between): "
+                   "undefined on hardware",
+                   e.name, id, f.file, f.line);
+    // Reusing the id needs the previous WaitFlag (on the destination pipe) to happen before this
+    // SetFlag (on the source pipe); program order alone does not order two pipes. Without it the
+    // source pipe may set the flag again before the destination consumed the first set: the two
+    // merge and a later WaitFlag hangs (reference-ops.md s4.1 "reuse an ID only after its Wait").
+    bool implicit = e.src == e.dst || (!s.cfg.strict && (e.src == P_S || e.dst == P_S));
+    if (!f.set && f.wait_clock && !implicit && s.vc[e.src].c[e.dst] < f.wait_clock)
+        soft_fault(F_SYNC, loc, loc, 2000 + detail,
+                   "SetFlag<HardEvent::%s>(%d) reuses event id %d, whose previous SetFlag at %s:%d was waited by "
+                   "WaitFlag at %s:%d on the %s pipe, but nothing orders that WaitFlag before this SetFlag on the %s "
+                   "pipe: the %s pipe may set the flag again before %s consumed it (a lost set, then a hang). Use "
+                   "another event id, or make %s signal %s after its WaitFlag (e.g. "
+                   "SetFlag/WaitFlag<HardEvent::%s_%s>)",
+                   e.name, id, id, f.file, f.line, f.wait_file, f.wait_line, kPipeName[e.dst], kPipeName[e.src],
+                   kPipeName[e.src], kPipeName[e.dst], kPipeName[e.dst], kPipeName[e.src], kPipeName[e.dst],
+                   kPipeName[e.src]);
     f.set = true;
     f.snap = s.vc[e.src];
     f.file = loc.file;
@@ -582,13 +646,18 @@ void wait_flag(int event, int id, Loc loc) {
     State& s = S();
     issue(static_cast<Pipe>(e.dst), "WaitFlag", loc);
     FlagSlot& f = s.flags[event][id];
-    if (!f.set)
-        fault(F_DEADLOCK, loc,
-              "WaitFlag<HardEvent::%s>(%d) with no SetFlag<HardEvent::%s>(%d) pending: the %s pipe would wait "
-              "forever",
-              e.name, id, e.name, id, kPipeName[e.dst]);
+    if (!f.set) {
+        soft_fault(F_DEADLOCK, loc, loc, event * kIds + id,
+                   "WaitFlag<HardEvent::%s>(%d) with no SetFlag<HardEvent::%s>(%d) pending: the %s pipe would wait "
+                   "forever",
+                   e.name, id, e.name, id, kPipeName[e.dst]);
+        return;  // (the emulation goes on as if the wait had nothing to wait for)
+    }
     join_into(e.dst, f.snap);
     f.set = false;
+    f.wait_clock = s.vc[e.dst].c[e.dst];
+    f.wait_file = loc.file;
+    f.wait_line = loc.line;
     s.counters.pipe[e.dst].wait_flags++;
 }
 

@@ -48,5 +48,7 @@ void begin_block(int64_t idx, int64_t num, uint64_t key);
 void end_block();  // leaked-flag check
 const BlockCounters& block_counters();
 const char* last_api_summary();
+// Faults of the run so far, in order (the recoverable ones do not stop a block).
+std::vector<SimFault>& recorded_faults();
 
 }  // namespace dslc

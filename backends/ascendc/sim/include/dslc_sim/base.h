@@ -15,6 +15,15 @@
 #define __simd_callee__ inline
 typedef uint8_t* GM_ADDR;
 
+// ASSERT(expr): assert() in CANN's CPU debug build, nothing on the NPU (asc-devkit
+// impl/basic_api/kernel_macros.h). The emulator is a debug run, so a false ASSERT is a fault.
+#ifndef ASSERT
+#define ASSERT(x)                                                                                        \
+    do {                                                                                                 \
+        if (!(x)) ::dslc::fault(::dslc::F_SIM, ::dslc::Loc(__FILE__, __LINE__), "ASSERT(%s) failed", #x); \
+    } while (0)
+#endif
+
 #define KERNEL_TASK_TYPE_DEFAULT(x) \
     do {                            \
     } while (0)
@@ -57,12 +66,14 @@ __aicore__ inline void InitSocState() {}
 template <typename T> __aicore__ inline T CeilDivision(T a, T b) { return (a + b - 1) / b; }
 __aicore__ inline constexpr uint32_t GetVecLen() { return 256; }
 
-// Type traits of the kernel library (impl/basic_api/utils/kernel_utils_ceil_oom_que.h).
-template <typename T, typename U> struct IsSameType {
-    static constexpr bool value = false;
+// Type traits of impl/basic_api/utils (asc-devkit kernel_utils_ceil_oom_que.h): IsSameType<T, U>::value.
+template <bool b> struct BoolInst {
+    using Type = BoolInst<b>;
+    static constexpr bool value = b;
 };
-template <typename T> struct IsSameType<T, T> {
-    static constexpr bool value = true;
-};
+using TrueType = BoolInst<true>;
+using FalseType = BoolInst<false>;
+template <typename T, typename U> struct IsSameType : public FalseType {};
+template <typename T> struct IsSameType<T, T> : public TrueType {};
 
 }  // namespace AscendC

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstring>
 #include <deque>
+#include <map>
+#include <memory>
 
 #include "dslc_sim/host_types.h"
 
@@ -47,6 +49,8 @@ public:
     const Tensor* GetOptionalInputTensor(size_t i) const { return GetRequiredInputTensor(i); }
     const RuntimeAttrs* GetAttrs() const { return &attrs_; }
     fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
+    // The object IMPL_OP_OPTILING(...).TilingParse<CompileInfo>(...) filled (nullptr without one).
+    template <typename T> const T* GetCompileInfo() const { return static_cast<const T*>(compile_info_); }
     ge::graphStatus SetBlockDim(uint32_t n) {
         block_dim_ = n;
         block_dim_set_ = true;
@@ -84,6 +88,7 @@ public:
     std::vector<TensorSlot> inputs_, outputs_;
     RuntimeAttrs attrs_;
     fe::PlatFormInfos* platform_ = nullptr;
+    const void* compile_info_ = nullptr;
     TilingData raw_;
     std::vector<size_t> workspace_;
     uint32_t block_dim_ = 0, schedule_mode_ = 0;
@@ -102,6 +107,19 @@ private:
     }
 };
 
+// Context of a TilingParse function (IMPL_OP_OPTILING(...).TilingParse<CompileInfo>(f)): it
+// fills the op's compile info once, before any TilingFunc.
+class TilingParseContext {
+public:
+    template <typename T> T* GetCompiledInfo() { return static_cast<T*>(compile_info_); }
+    fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
+    const char* GetNodeName() const { return op_type_.c_str(); }
+    const char* GetNodeType() const { return op_type_.c_str(); }
+    void* compile_info_ = nullptr;
+    fe::PlatFormInfos* platform_ = nullptr;
+    std::string op_type_;
+};
+
 class InferShapeContext {
 public:
     const Shape* GetInputShape(size_t i) const { return GetRequiredInputShape(Ir(i)); }
@@ -115,7 +133,9 @@ public:
     Shape* GetOutputShape(size_t i) { return i < out_.size() ? &out_[i] : nullptr; }
     const Tensor* GetInputTensor(size_t i) const { return i < tensors_.size() && in_present_[i] ? &tensors_[i] : nullptr; }
     const RuntimeAttrs* GetAttrs() const { return attrs_; }
-    const char* GetNodeName() const { return "dslc"; }
+    const char* GetNodeName() const { return op_type_.c_str(); }
+    const char* GetNodeType() const { return op_type_.c_str(); }
+    std::string op_type_;
     std::vector<Shape> in_, out_;
     std::vector<bool> in_present_;
     std::vector<Tensor> tensors_;
@@ -287,6 +307,18 @@ namespace dslc_host {
 inline std::vector<ops::OpDef*>& registry() {
     static std::vector<ops::OpDef*> ops;
     return ops;
+}
+// Functions registered apart from the OpDef (register/op_impl_registry.h, the ops-nn style), by op type.
+struct OpImpl {
+    ops::TilingKernelFunc tiling = nullptr;
+    ge::graphStatus (*tiling_parse)(gert::TilingParseContext*) = nullptr;
+    std::shared_ptr<void> (*make_compile_info)() = nullptr;
+    ops::InferShapeKernelFunc infer_shape = nullptr;
+    ops::InferDataTypeKernelFunc infer_dtype = nullptr;
+};
+inline std::map<std::string, OpImpl>& impls() {
+    static std::map<std::string, OpImpl> m;
+    return m;
 }
 template <class Op> struct OpRegistrar {
     Op def;

@@ -1,0 +1,134 @@
+// Host-side logging and check macros of CANN operator code: OP_LOGD/I/W/E, OP_CHECK_IF,
+// OP_CHECK_NULL_WITH_CONTEXT, with the include name ops-nn op_host sources use ("log/log.h";
+// the real header is opbase pkg_inc/op_common/log/log.h). The macro names, arguments and the
+// "[file:line][OPS_BASE][function] OpName:[type:name] message" prefix follow that header;
+// the emulator prints to stderr instead of the device log, which the harness attaches to a
+// TilingError. As with CANN's ASCEND_GLOBAL_LOG_LEVEL (0 debug, 1 info, 2 warning, 3 error,
+// 4 none; default 3), only errors are printed unless the environment asks for more.
+#pragma once
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+
+#include "dslc_sim/host_types.h"
+
+#ifndef OP_SUBMOD_NAME
+#define OP_SUBMOD_NAME "OPS_BASE"
+#endif
+#ifndef unlikely
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#endif
+
+namespace Ops {
+namespace Base {
+
+enum LogLevel { kLogDebug = 0, kLogInfo = 1, kLogWarn = 2, kLogError = 3, kLogNone = 4 };
+
+inline int LogLevelFromEnv() {
+    const char* v = std::getenv("ASCEND_GLOBAL_LOG_LEVEL");
+    if (v == nullptr || *v < '0' || *v > '4' || v[1] != '\0') return kLogError;
+    return *v - '0';
+}
+
+inline const char* GetOpInfo(const char* s) { return s == nullptr ? "nil" : s; }
+inline const char* GetOpInfo(char* s) { return s == nullptr ? "nil" : s; }
+inline const std::string& GetOpInfo(const std::string& s) { return s; }
+// A context pointer (TilingContext, InferShapeContext, ...): "NodeType:NodeName".
+template <class T, typename = std::enable_if_t<std::is_pointer<T>::value &&
+                                               !std::is_same<std::decay_t<std::remove_pointer_t<T>>, char>::value>>
+std::string GetOpInfo(T context) {
+    if (context == nullptr) return "nil:nil";
+    std::string info = context->GetNodeType() != nullptr ? context->GetNodeType() : "nil";
+    info += ":";
+    info += context->GetNodeName() != nullptr ? context->GetNodeName() : "nil";
+    return info;
+}
+inline const char* GetSafeStr(const char* s) { return s; }
+inline const char* GetSafeStr(const std::string& s) { return s.c_str(); }
+
+inline void OpLog(int level, const char* file, int line, const char* func, const char* op, const char* fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+inline void OpLog(int level, const char* file, int line, const char* func, const char* op, const char* fmt, ...) {
+    static const char* names[] = {"DEBUG", "INFO", "WARNING", "ERROR"};
+    if (level < LogLevelFromEnv()) return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    std::fprintf(stderr, "[%s] OP [%s:%d][%s][%s] OpName:[%s] %s\n", names[level], file, line, OP_SUBMOD_NAME, func,
+                 op, msg);
+}
+
+inline std::string ToString(ge::DataType type) {
+    switch (type) {
+        case ge::DT_FLOAT: return "DT_FLOAT";
+        case ge::DT_FLOAT16: return "DT_FLOAT16";
+        case ge::DT_BF16: return "DT_BF16";
+        case ge::DT_INT8: return "DT_INT8";
+        case ge::DT_UINT8: return "DT_UINT8";
+        case ge::DT_INT16: return "DT_INT16";
+        case ge::DT_UINT16: return "DT_UINT16";
+        case ge::DT_INT32: return "DT_INT32";
+        case ge::DT_UINT32: return "DT_UINT32";
+        case ge::DT_INT64: return "DT_INT64";
+        case ge::DT_UINT64: return "DT_UINT64";
+        case ge::DT_DOUBLE: return "DT_DOUBLE";
+        case ge::DT_BOOL: return "DT_BOOL";
+        default: return "DT_UNDEFINED";
+    }
+}
+inline std::string ToString(ge::Format format) {
+    switch (format) {
+        case ge::FORMAT_ND: return "ND";
+        case ge::FORMAT_NCHW: return "NCHW";
+        case ge::FORMAT_NHWC: return "NHWC";
+        case ge::FORMAT_NC1HWC0: return "NC1HWC0";
+        case ge::FORMAT_FRACTAL_Z: return "FRACTAL_Z";
+        case ge::FORMAT_FRACTAL_NZ: return "FRACTAL_NZ";
+        default: return "RESERVED";
+    }
+}
+inline std::string ToString(const gert::Shape& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.GetDimNum(); i++) s += (i ? ", " : "") + std::to_string(shape.GetDim(i));
+    return s + "]";
+}
+
+}  // namespace Base
+}  // namespace Ops
+
+#define DSLC_OP_LOG(level, opName, ...)                                                                          \
+    ::Ops::Base::OpLog(level, __FILE__, __LINE__, __FUNCTION__,                                                  \
+                       ::Ops::Base::GetSafeStr(::Ops::Base::GetOpInfo(opName)), __VA_ARGS__)
+#define OP_LOGD(opName, ...) DSLC_OP_LOG(::Ops::Base::kLogDebug, opName, __VA_ARGS__)
+#define OP_LOGI(opName, ...) DSLC_OP_LOG(::Ops::Base::kLogInfo, opName, __VA_ARGS__)
+#define OP_LOGW(opName, ...) DSLC_OP_LOG(::Ops::Base::kLogWarn, opName, __VA_ARGS__)
+#define OP_LOGE_WITHOUT_REPORT(opName, ...) DSLC_OP_LOG(::Ops::Base::kLogError, opName, __VA_ARGS__)
+#define OP_LOGE(opName, ...) OP_LOGE_WITHOUT_REPORT(opName, __VA_ARGS__)
+
+// Runs `log` then `return_expr` when `condition` holds.
+#define OP_CHECK_IF(condition, log, return_expr) \
+    do {                                         \
+        if (unlikely(condition)) {               \
+            log;                                 \
+            return_expr;                         \
+        }                                        \
+    } while (0)
+
+// Logs "<ptr> is nullptr!" and returns ge::GRAPH_FAILED when `ptr` is null.
+#define OP_CHECK_NULL_WITH_CONTEXT(context, ptr)                                                                \
+    do {                                                                                                        \
+        if (unlikely((ptr) == nullptr)) {                                                                       \
+            const char* dslc_node_ =                                                                            \
+                ((context) == nullptr || (context)->GetNodeName() == nullptr) ? "nil" : (context)->GetNodeName(); \
+            OP_LOGE(dslc_node_, "%s is nullptr!", #ptr);                                                        \
+            return ge::GRAPH_FAILED;                                                                            \
+        }                                                                                                       \
+    } while (0)
