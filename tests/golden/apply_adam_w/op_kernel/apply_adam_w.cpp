@@ -253,7 +253,7 @@ private:
             PipeBarrier<PIPE_V>();
             Cast(vOut, vOutF32, RoundMode::CAST_RINT, n);
         }
-        CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
+        CopyOut(vOutGm_, vOut, copyT, t, slot + 2);  // V -> MTE3: vOut computed
         if constexpr (IS_FLOAT) {
             // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
             PipeBarrier<PIPE_V>();
@@ -291,8 +291,8 @@ private:
             PipeBarrier<PIPE_V>();
             Cast(varOut, varOutF32, RoundMode::CAST_RINT, n);
         }
-        CopyOut(varOutGm_, varOut, copyT, t, slot);  // V -> MTE3: varOut computed
-        SetFlag<HardEvent::MTE3_MTE2>(slot);         // MTE3 -> MTE2: mOut, vOut, varOut copied out
+        CopyOut(varOutGm_, varOut, copyT, t, slot + 4);  // V -> MTE3: varOut computed
+        SetFlag<HardEvent::MTE3_MTE2>(slot);             // MTE3 -> MTE2: mOut, vOut, varOut copied out
     }
 
     // One output tile to GM: MTE3 waits for V to finish the tile, then copies it out.
