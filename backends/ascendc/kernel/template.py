@@ -737,6 +737,7 @@ class KernelText:
                 "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);",
                 "vector cores only: GetBlockIdx() is the AIV index",
             )
+            w.line("(void)workspace;", "no user workspace (the host reserves the system's only)")
             w.line("GET_TILING_DATA(tilingData, tiling);")
             call = ", ".join(self.gm_args() + ["tilingData"])
             keys = [v for v in plan.variants if v.dtype == plan.first_dtype]

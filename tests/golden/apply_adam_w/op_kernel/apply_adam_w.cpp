@@ -367,6 +367,7 @@ extern "C" __global__ __aicore__ void apply_adam_w(GM_ADDR var, GM_ADDR m, GM_AD
                                                    GM_ADDR varOut, GM_ADDR mOut, GM_ADDR vOut, GM_ADDR workspace,
                                                    GM_ADDR tiling) {
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // vector cores only: GetBlockIdx() is the AIV index
+    (void)workspace;                                 // no user workspace (the host reserves the system's only)
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(0)) {
         Run<DTYPE_VAR, false, false>(var, m, v, beta1Power, beta2Power, lr, weightDecay, beta1, beta2, epsilon, grad,
