@@ -466,13 +466,23 @@ class KernelText:
         w = self.e.w
         plan = self.plan
         tiling = f"{plan.op_type}TilingData"
-        args = [f"GM_ADDR {a}" for a in self.gm_args()] + [f"const {tiling}& tiling"]
+        body = CodeWriter()
+        body.level = w.level + 1
+        self.e.w = body
+        body.line("SetCoreSlice(tiling);")
+        self.e.section(self.per_variant(self.gm_stmts))
+        self.e.section(self.per_variant(lambda c: c.init))
+        self.e.section(self.per_variant(self.buffer_stmts))
+        self.e.section(self.per_variant(self.zero_stmts))
+        self.e.w = w
+        text = "\n".join(line.split("//", 1)[0] for line in body.lines)
+        # An input no variant reads stays in the signature (the entry passes every GM address) unnamed.
+        args = [
+            f"GM_ADDR {a}" if re.search(rf"\b{a}\b", text) else f"GM_ADDR /*{a}*/" for a in self.gm_args()
+        ]
+        args.append(f"const {tiling}& tiling")
         with w.block(f"__aicore__ inline void Init({', '.join(args)})"):
-            w.line("SetCoreSlice(tiling);")
-            self.e.section(self.per_variant(self.gm_stmts))
-            self.e.section(self.per_variant(lambda c: c.init))
-            self.e.section(self.per_variant(self.buffer_stmts))
-            self.e.section(self.per_variant(self.zero_stmts))
+            w.lines.extend(body.lines)
 
     def core_slice(self) -> None:
         w = self.e.w
