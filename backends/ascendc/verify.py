@@ -13,10 +13,7 @@ import numpy as np
 from dsl.errors import CompileError
 from dsl.ir import Module
 from dsl.ir.interpreter import run_func
-from dsl.precision import compare
-
-# Expanded tanh/sigmoid differ from numpy's by a few ulps; a pass bug is far larger.
-PASS_CHECK_RTOL = 2e-4
+from dsl.precision import compare, func_tolerances
 
 
 def random_inputs(op, dtype, values: dict[str, Any], shapes: list[tuple[int, ...]], rng) -> list:
@@ -52,7 +49,10 @@ class PassNumericCheck:
             arrays = random_inputs(op, dtype, values, [shape], rng)
             _, inputs, full = op.bind(tuple(arrays), values)
             ref = op.reference(*arrays, **values)
-            self.cases.append((full, inputs, ref if isinstance(ref, tuple) else (ref,)))
+            # exact outputs stay bit-exact through every pass; approximated ones (an expanded
+            # tanh/sigmoid differs from numpy's by a few ulps) meet the precision standard
+            tols = func_tolerances(op.variant(dtype, full))
+            self.cases.append((full, inputs, ref if isinstance(ref, tuple) else (ref,), tols))
 
     def _static_combinations(self):
         import itertools
@@ -65,17 +65,18 @@ class PassNumericCheck:
     def __call__(self, p, module: Module) -> None:
         for func in module.funcs:
             bind = func.attributes.get("bind")
-            for values, inputs, refs in self.cases:
+            for values, inputs, refs, tols in self.cases:
                 if bind is not None and any(values[k] != v for k, v in bind.items()):
                     continue
                 outs = run_func(func, inputs, values)
                 for out, ref, o in zip(outs, refs, func.outputs):
                     if ref is None or out is None:
                         continue
-                    c = compare(out, ref, rtol=PASS_CHECK_RTOL)
+                    c = compare(out, ref, tols[o.name])
                     if not c.ok:
                         raise CompileError(
                             f"--verify-each: after pass '{p.spelling()}', @{func.name} output '{o.name}' "
-                            f"differs from the reference (max abs {c.max_abs:.3g}, max rel {c.max_rel:.3g})",
+                            f"differs from the reference (max abs {c.max_abs:.3g}, max rel {c.max_rel:.3g}; "
+                            f"{c.detail})",
                             func.loc,
                         )

@@ -65,7 +65,8 @@ def test_ascend950_uses_the_membase_kernels(write_module, tmp_path):
     assert 'AddConfig("ascend950")' in (project / "op_host" / "twice_relu.cpp").read_text()
     x = np.linspace(-3, 3, 70001).astype(np.float16)
     out = mod.twice_relu.simulate(x, target="ascend950")  # 64 cores, 248 KiB UB
-    assert dsl.precision.compare(out, mod.twice_relu.reference(x)).ok
+    assert dsl.precision.output_tolerances(mod.twice_relu, "f16") == {"y": dsl.precision.EXACT}
+    dsl.precision.check(out, mod.twice_relu.reference(x), dsl.precision.EXACT, what="twice_relu[ascend950]")
     with pytest.raises(ValueError, match="unknown target 'npu9'"):
         mod.twice_relu.compile(target="npu9", out_dir=tmp_path)
 
