@@ -20,9 +20,8 @@ def _dslc_cmd():
     if exe.exists():
         return [str(exe)]
     found = shutil.which("dslc")
-    if found:
-        return [found]
-    pytest.skip("the dslc console script is not installed (pip install -e .)")
+    assert found, "the dslc console script is not installed (pip install -e .)"
+    return [found]
 
 
 def dslc(*args, cwd=None):

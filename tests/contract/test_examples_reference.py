@@ -29,9 +29,7 @@ def _load_helpers():
 
 
 H = _load_helpers()
-dsl = pytest.importorskip("dsl")
-if not hasattr(dsl, "op"):
-    pytest.skip("dsl.op is not implemented yet", allow_module_level=True)
+import dsl  # noqa: E402  (a broken dsl fails these tests; it does not skip them)
 
 DTYPE_NAMES = ("f16", "f32", "bf16")
 

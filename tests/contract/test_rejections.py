@@ -883,9 +883,8 @@ ACCEPTED = [
 
 @pytest.fixture(scope="module")
 def dsl():
-    module = pytest.importorskip("dsl")
-    if not hasattr(module, "op"):
-        pytest.skip("dsl.op is not implemented yet")
+    import dsl as module  # a broken dsl fails these tests; it does not skip them
+
     return module
 
 
