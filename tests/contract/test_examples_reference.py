@@ -238,6 +238,7 @@ def test_adamw_rejects_non_scalar_scalar(adamw):
 
 QALN_SHAPES = [(1,), (7,), (1, 1), (3, 1), (4, 33), (5, 7), (2, 3, 16), (2, 4096 + 17)]
 QALN_MODES = ("per_channel", "mul", "per_tensor")
+QALN_MODES_DECLARED = ("per_channel", "per_tensor", "mul")  # Literal order (tiling key digit)
 
 
 def qaln_golden(x1, x2, gamma, beta, bias, scale_row, zp_row, *, mode, epsilon, wide):
@@ -606,6 +607,18 @@ def _bool_combos(names):
     return [dict(zip(names, vals)) for vals in itertools.product([False, True], repeat=len(names))]
 
 
+def _ir_parts(text: str) -> tuple[str, list[str], list[str]]:
+    """(header line, body lines without locations, op names of the body)."""
+    lines = text.strip().splitlines()
+    body = [line.split(" loc(")[0].strip() for line in lines[1:-1]]
+    ops = [line.split(" = ", 1)[1].split()[0] for line in body if " = " in line]
+    return lines[0], body, ops
+
+
+def _b(v: bool) -> str:
+    return "true" if v else "false"
+
+
 @pytest.mark.parametrize("tname", DTYPE_NAMES)
 @pytest.mark.parametrize("attrs", _bool_combos(["amsgrad", "maximize"]), ids=repr)
 def test_adamw_ir(adamw, tname, attrs):
@@ -614,6 +627,16 @@ def test_adamw_ir(adamw, tname, attrs):
     used = [n for n in adamw.inputs if n != "max_grad_norm" or attrs["amsgrad"]]
     for name in used:
         assert _mentions(text, name), f"IR does not mention input {name!r}:\n{text}"
+    head, body, ops = _ir_parts(text)
+    key = int(attrs["amsgrad"]) + 2 * int(attrs["maximize"])  # mixed radix over the static attrs
+    bind = f"bind = {{amsgrad = {_b(attrs['amsgrad'])}, maximize = {_b(attrs['maximize'])}}}"
+    assert f"dtype = {tname}, broadcast = false, {bind}, tiling_key = {key}}}" in head, head
+    assert not any(op.startswith("static.") for op in ops), ops  # static conditions resolved
+    assert ops.count("sqrt") == 1 and ops.count("div") == 3
+    assert ops.count("max") == int(attrs["amsgrad"])  # v_hat = maximum(max_grad_norm, v_out)
+    assert _mentions("\n".join(body), "max_grad_norm") == attrs["amsgrad"]
+    assert any(line.startswith("%1 = neg %grad") for line in body) == attrs["maximize"]
+    assert body[-1] == "return %var_out, %m_out, %v_out"
 
 
 @pytest.mark.parametrize("tname", DTYPE_NAMES)
@@ -628,6 +651,18 @@ def test_qaln_ir(qaln, tname, mode, attrs):
         used.append("zero_point" if mode == "per_tensor" else "zero_points")
     for name in used:
         assert _mentions(text, name), f"IR does not mention input {name!r}:\n{text}"
+    head, body, ops = _ir_parts(text)
+    unused = {"scale", "scales", "zero_point", "zero_points"} - set(used)
+    assert not [n for n in unused if _mentions("\n".join(body), n)], body
+    add_out, with_zp = attrs["additional_output"], attrs["with_zero_points"]
+    key = QALN_MODES_DECLARED.index(mode) + 3 * int(add_out) + 6 * int(with_zp)
+    bind = f'bind = {{quant_mode = "{mode}", additional_output = {_b(add_out)}, with_zero_points = {_b(with_zp)}}}'
+    assert f"{bind}, tiling_key = {key}}}" in head, head
+    assert not any(op.startswith("static.") for op in ops), ops
+    assert ops.count("reduce") == 2 and ops.count("rsqrt") == 1 and ops.count("round") == 1
+    assert ops.count("div") == int(mode == "per_channel")  # per_channel divides, the others multiply
+    assert body[-1] == "return %y, %x" if add_out else body[-1].startswith("return %y, %")
+    assert ("none" in ops) == (not add_out)
 
 
 @pytest.mark.parametrize("tname", GREATER_DTYPES)
@@ -636,6 +671,12 @@ def test_greater_ir(greater, tname):
     assert isinstance(text, str) and text.strip()
     for name in greater.inputs:
         assert _mentions(text, name), f"IR does not mention input {name!r}:\n{text}"
+    head, body, _ = _ir_parts(text)
+    assert head.startswith(
+        f"func @greater(%x1: tensor<*, {tname}>, %x2: tensor<*, {tname}>) -> (y: tensor<*, bool>) "
+    ), head
+    assert "broadcast = true" in head
+    assert body == ['%0 = cmp %x1, %x2 {pred = "gt"} : tensor<*, bool>', "return %0"]
 
 
 def test_ir_rejects_unlisted_dtype(adamw):
