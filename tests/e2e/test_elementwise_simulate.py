@@ -1,6 +1,7 @@
 """End-to-end: the generated Ascend C of every elementwise example, run on the CPU emulator
-(``op.simulate``), equals the reference interpreter (``op.reference``) within the dtype's
-tolerance (``ew_cases.Tol``/``assert_close``, documented there).
+(``op.simulate``), equals the reference interpreter (``op.reference``): bit for bit for outputs
+whose IR path has only exact ops, within ``dsl.precision.APPROX`` otherwise (the class comes
+from the IR: ``ew_cases.tolerances``/``assert_close``).
 
 Matrix (DESIGN.md section 9): example x dtype x static-attribute combination x size x cores.
 The full product (``SIZES`` x ``CORES``) is marked ``slow`` (``pytest --runslow``); the default

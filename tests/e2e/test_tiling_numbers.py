@@ -189,3 +189,27 @@ def test_ub_peak_is_the_planned_tile(projects):
         assert result.counters["ub_peak_bytes"] == tile * bpe
         assert result.counters["MTE2"]["dma"] == 2 * math.ceil(3 * 12000 / tile)
     np.testing.assert_array_equal(C.as_tuple(op.simulate(*inputs, cores=1))[0], op.reference(*inputs))
+
+
+@pytest.mark.parametrize("stem", [c.stem for c in C.CASES])
+def test_three_tiles_on_one_core_reuse_every_slot(projects, stem):
+    """With three tiles per core the third reuses the first one's ping-pong slot, so every
+    reverse dependency (V_MTE2, MTE3_MTE2, MTE3_V) is exercised; strict emulation (auto-sync
+    off) reports a missing one as a race. Every dtype, the last static combination."""
+    op = C.load_op(stem)
+    case = C.CASES_BY_STEM[stem]
+    keys = readme_keys(projects(stem))
+    combo = static_combos(op)[-1]
+    for t in op.dtypes:
+        key = DTYPE_CODE[t.name] * 1000 + len(static_combos(op)) - 1
+        n = 2 * keys[key][2] + keys[key][2] // 2 + 17
+        inputs = case.inputs(t, (n,), case.attrs(**combo))
+        outs, result = simulate(
+            op, inputs, combo, target=TARGET, cores=1, project=projects(stem), strict=True
+        )
+        assert result.tiling_key == key and result.counters["MTE3"]["dma"] == 3 * len(op.outputs)
+        tols = C.tolerances(op, t, combo)
+        with np.errstate(all="ignore"):
+            refs = C.as_tuple(op.reference(*inputs, **combo))
+        for name, got, want in zip(op.outputs, C.as_tuple(outs), refs):
+            C.assert_close(got, want, tols[name], what=f"{stem}.{name}[{t}, n={n}]")
