@@ -6,11 +6,12 @@
     python tests/mutations/plant_bugs.py --list          # the bugs and where they apply, no runs
 
 Never edits this checkout: the tracked and untracked (not ignored) files are copied to a
-temporary directory, each bug is applied to its own copy of that, and ``python -m pytest`` runs
-there with ``PYTHONPATH`` pointing at the copy (checked: ``import dsl`` must resolve inside it,
-also for the ``dslc`` console script the tests start). A clean copy is run first (``--no-baseline``
-skips it) so that a failure can be blamed on the bug. Emulator binaries are cached by content
-hash (``$DSLC_CACHE``), so mutants that change generated kernels rebuild those kernels only.
+temporary directory, each bug is applied there in turn (and undone after its run), and
+``python -m pytest`` runs there with ``PYTHONPATH`` pointing at the copy (checked: ``import dsl``
+must resolve inside it, also for the ``dslc`` console script the tests start). The clean copy is
+run first (``--no-baseline`` skips it) so that a failure can be blamed on the bug. Emulator
+binaries are cached by a hash of their sources and compiler flags (which include the copy's
+path, kept the same for every bug), so a bug rebuilds only the kernels it changes.
 
 Each bug is a list of search/replace edits on code patterns (regular expressions), searched in
 a set of files rather than at a line number, so that it survives code movement; an edit whose
@@ -160,9 +161,11 @@ class PatternError(Exception):
     pass
 
 
-def apply_bug(root: Path, bug: Bug) -> list[str]:
-    """Apply ``bug`` to the tree at ``root``; returns ``file:line`` of every change."""
+def apply_bug(root: Path, bug: Bug, originals: dict[Path, str] | None = None) -> list[str]:
+    """Apply ``bug`` to the tree at ``root``; returns ``file:line`` of every change. The text
+    each file had before is recorded in ``originals`` (for ``restore``)."""
     where = []
+    originals = {} if originals is None else originals
     for edit in bug.edits:
         files = _files(root, edit)
         rx = re.compile(edit.pattern, re.M)
@@ -182,8 +185,14 @@ def apply_bug(root: Path, bug: Bug) -> list[str]:
                 where.append(f"{f.relative_to(root)}:{text.count(chr(10), 0, m.start()) + 1}")
             new = rx.sub(edit.repl, text)
             assert new != text
+            originals.setdefault(f, text)
             f.write_text(new)
     return where
+
+
+def restore(originals: dict[Path, str]) -> None:
+    for f, text in originals.items():
+        f.write_text(text)
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -259,7 +268,9 @@ def main(argv=None) -> int:
     ap.add_argument("--tests", nargs="+", default=[], help="pytest paths/ids (default: the whole suite)")
     ap.add_argument("--pytest-args", default="", help="extra pytest arguments, e.g. '-k elementwise'")
     ap.add_argument("--no-baseline", action="store_true", help="skip the run of the unmodified copy")
-    ap.add_argument("--list", action="store_true", help="apply each bug to a copy, print where, run nothing")
+    ap.add_argument(
+        "--list", action="store_true", help="apply each bug to the copy, print where, run nothing"
+    )
     ap.add_argument("--keep", action="store_true", help="keep the temporary trees and logs")
     ap.add_argument("--json", type=Path, help="also write the report as JSON")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per suite run")
@@ -269,7 +280,7 @@ def main(argv=None) -> int:
     extra = args.pytest_args.split()
     work = Path(tempfile.mkdtemp(prefix="dslc-plant-bugs-"))
     files = tree_files(ROOT)
-    base = work / "base"
+    base = work / "tree"
     copy_tree(ROOT, base, files)
     suite = " ".join(args.tests + extra) or "the default suite (python -m pytest)"
     print(f"plant_bugs: {len(files)} files copied to {base}; suite: {suite}", flush=True)
@@ -285,30 +296,33 @@ def main(argv=None) -> int:
                 print("plant_bugs: the unmodified copy fails; fix that first:\n  " + "\n  ".join(r.failed))
                 return 2
         for bug in bugs:
-            tree = work / bug.name
-            shutil.copytree(base, tree, symlinks=True)
+            originals: dict[Path, str] = {}
             try:
-                where = apply_bug(tree, bug)
-            except PatternError as e:
-                print(f"\n{e}", flush=True)
-                report["bugs"][bug.name] = {"error": str(e)}
-                status = 2
-                continue
-            print(f"\n{bug.name}: {bug.what}\n  planted at {', '.join(where)}", flush=True)
-            entry = {"what": bug.what, "planted_at": where}
-            if not args.list:
-                r = run_suite(tree, args.tests, extra, work / f"{bug.name}.log", args.timeout)
-                entry.update(seconds=round(r.seconds), caught_by=r.failed, summary=r.summary)
-                if r.failed:
-                    print(f"  CAUGHT by {len(r.failed)} test(s) ({r.summary}, {r.seconds:.0f} s):")
-                    for line in _group(r.failed):
-                        print(f"    {line}")
-                else:
-                    print(f"  NOT CAUGHT ({r.summary}, {r.seconds:.0f} s)")
-                    status = max(status, 1)
-            report["bugs"][bug.name] = entry
-            if not args.keep:
-                shutil.rmtree(tree, ignore_errors=True)
+                try:
+                    where = apply_bug(base, bug, originals)
+                except PatternError as e:
+                    print(f"\n{e}", flush=True)
+                    report["bugs"][bug.name] = {"error": str(e)}
+                    status = 2
+                    continue
+                print(f"\n{bug.name}: {bug.what}\n  planted at {', '.join(where)}", flush=True)
+                entry = {"what": bug.what, "planted_at": where}
+                if args.keep:
+                    for f in originals:
+                        shutil.copy2(f, work / f"{bug.name}.{f.name}")
+                if not args.list:
+                    r = run_suite(base, args.tests, extra, work / f"{bug.name}.log", args.timeout)
+                    entry.update(seconds=round(r.seconds), caught_by=r.failed, summary=r.summary)
+                    if r.failed:
+                        print(f"  CAUGHT by {len(r.failed)} test(s) ({r.summary}, {r.seconds:.0f} s):")
+                        for line in _group(r.failed):
+                            print(f"    {line}")
+                    else:
+                        print(f"  NOT CAUGHT ({r.summary}, {r.seconds:.0f} s)")
+                        status = max(status, 1)
+                report["bugs"][bug.name] = entry
+            finally:
+                restore(originals)
     finally:
         if args.json:
             args.json.write_text(json.dumps(report, indent=2) + "\n")
