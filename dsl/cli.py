@@ -365,7 +365,7 @@ def cmd_run(args) -> int:
 
     from backends.ascendc.simulate import simulate
 
-    from .precision import compare
+    from .precision import compare, output_tolerances
 
     op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_RUN_SHAPE)
     print(inputs_line(notes, args.seed))
@@ -373,15 +373,16 @@ def cmd_run(args) -> int:
     outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = outs if isinstance(outs, tuple) else (outs,)
+    tols = output_tolerances(op, dtype, **attrs)  # exact unless an approximated op is on the path
     ok, nonfinite = True, False
     for name, o, r in zip(op.outputs, outs, refs):
         if r is None:
             print(f"{name}: not produced by this variant")
             continue
-        c = compare(o, r)
+        c = compare(o, r, tols[name])
         ok &= c.ok
-        verdict = "ok" if c.ok else "MISMATCH"
-        line = f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {verdict}"
+        verdict = "ok" if c.ok else f"MISMATCH: {c.detail}"
+        line = f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} ({tols[name]}) -> {verdict}"
         if r.size == 0:
             line = f"{name}: empty (shape {r.shape}), nothing to compare -> ok"
         elif r.dtype.kind == "f" or r.dtype.name == "bfloat16":
