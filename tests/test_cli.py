@@ -54,11 +54,11 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
         (["ir", str(ADAMW), "--op", "other"], "has no operator 'other'"),
         (
             ["opt", str(ROOT / "tests" / "passes" / "tile" / "loads_and_stores.ir"), "--passes", "bogus"],
-            "dslc: unknown pass 'bogus' (known: canonicalize, double-buffer, expand-math, hoist-scalars, "
+            "dslc: error: unknown pass 'bogus' (known: canonicalize, double-buffer, expand-math, hoist-scalars, "
             "insert-sync, legalize-casts, materialize-bools, plan-buffers, promote-precision, specialize, "
             "split-cores, tile)",
         ),
-        (["opt", str(ADAMW)], "dslc: 1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
+        (["opt", str(ADAMW)], "apply_adam_w.py:1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
         (
             ["compile", str(ROOT / "examples" / "quantize_add_layer_norm.py"), "-o", "/nonexistent/never"],
             "named dims",

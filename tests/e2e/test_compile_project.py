@@ -339,4 +339,4 @@ def test_cli_compile_writes_the_same_project(tmp_path):
     assert sorted(p.relative_to(cli) for p in cli.rglob("*") if p.is_file()) == api_files
     for rel in api_files:
         assert (cli / rel).read_bytes() == (api / rel).read_bytes(), f"{rel} differs between CLI and API"
-    assert r.stdout == f"dslc: wrote {cli} (3 kernel variants, tiling keys 1000, 2000, 3000)\n"
+    assert r.stdout == f"dslc: wrote {cli} (3 kernel variants: dtypes f16, f32, bf16 x tiling key 0)\n"

@@ -39,7 +39,6 @@ def _load_cases():
 C = _load_cases()
 TARGET = "ascend910b"
 USABLE_UB = get_target(TARGET).ub_usable_bytes
-DTYPE_CODE = {"f16": 1, "f32": 2, "bf16": 3}  # position in the examples' dtypes=(f16, f32, bf16), from 1
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +54,13 @@ def projects(tmp_path_factory):
     return get
 
 
-def readme_keys(project: Path) -> dict[int, tuple[str, str, int, int]]:
-    """key -> (T, static attributes, tile, UB bytes per element) from the project README."""
+def readme_keys(project: Path) -> dict[tuple[str, int], tuple[str, int, int]]:
+    """(T, key) -> (static attributes, tile, UB bytes per element) from the project README (the
+    tiling key is the static attributes' index; T is the binary's element type)."""
     rows = re.findall(
         r"^\| (\d+) \| (\w+) \| ([^|]*) \| (\d+) \| (\d+) \|$", (project / "README.md").read_text(), re.M
     )
-    return {int(k): (t, attrs.strip(), int(tile), int(bpe)) for k, t, attrs, tile, bpe in rows}
+    return {(t, int(k)): (attrs.strip(), int(tile), int(bpe)) for k, t, attrs, tile, bpe in rows}
 
 
 def static_combos(op) -> list[dict]:
@@ -83,9 +83,9 @@ def test_readme_lists_every_tiling_key_and_a_tile_that_fills_the_ub(projects, st
     want = {}
     for t in op.dtypes:
         for i, combo in enumerate(combos):
-            want[DTYPE_CODE[t.name] * 1000 + i] = (t.name, _fmt(combo) or "-")
-    assert {k: v[:2] for k, v in keys.items()} == want
-    for key, (t, _, tile, bpe) in keys.items():
+            want[(t.name, i)] = _fmt(combo) or "-"
+    assert {k: v[0] for k, v in keys.items()} == want
+    for key, (_, tile, bpe) in keys.items():
         assert tile % 64 == 0, (key, tile)  # a whole 256-byte repeat of the narrowest buffer (<= 4 B)
         assert tile * bpe <= USABLE_UB < (tile + 256) * bpe, (key, tile, bpe)  # the largest that fits
 
@@ -97,8 +97,8 @@ def test_adamw_tiles():
 
     with TemporaryDirectory() as d:
         keys = readme_keys(op.compile(target=TARGET, out_dir=d))
-    assert keys[2000][2:] == (5184, 36) and keys[2003][2:] == (4224, 44)
-    assert keys[1000][2:] == (5120, 36)
+    assert keys[("f32", 0)][1:] == (5184, 36) and keys[("f32", 3)][1:] == (4224, 44)
+    assert keys[("f16", 0)][1:] == (5120, 36)
 
 
 def _sample_static(op, k: int) -> dict:
@@ -116,8 +116,7 @@ def test_host_tiling_picks_the_readme_key(projects, stem):
         for i, combo in enumerate(static_combos(op)):
             inputs = case.inputs(t, (40,), case.attrs(**combo))
             _, result = simulate(op, inputs, combo, target=TARGET, cores=2, project=projects(stem))
-            key = DTYPE_CODE[t.name] * 1000 + i
-            assert result.tiling_key == key and keys[key][:2] == (t.name, _fmt(combo) or "-")
+            assert result.tiling_key == i and keys[(t.name, i)][0] == (_fmt(combo) or "-")
 
 
 def expected_split(n: int, cores: int, narrowest: int) -> list[int]:
@@ -158,7 +157,7 @@ def test_core_split_and_dma_counts(projects, stem, dt, n, cores):
     outs = outs if isinstance(outs, tuple) else (outs,)
     narrowest = min(a.dtype.itemsize for a in (*tensors, *outs))
     counts = expected_split(n, cores or get_target(TARGET).aiv_cores, narrowest)
-    tile = readme_keys(projects(stem))[result.tiling_key][2]
+    tile = readme_keys(projects(stem))[(dt, result.tiling_key)][1]
     assert result.block_dim == len(counts)
     per_block = result.counters["per_block"]
     assert len(per_block) == len(counts)
@@ -185,7 +184,7 @@ def test_ub_peak_is_the_planned_tile(projects):
         t = getattr(dsl, dt)
         inputs = case.inputs(t, (3 * 12000,), {})
         _, result = simulate(op, inputs, {}, target=TARGET, cores=1, project=projects("lerp"))
-        _, _, tile, bpe = keys[result.tiling_key]
+        _, tile, bpe = keys[(dt, result.tiling_key)]
         assert result.counters["ub_peak_bytes"] == tile * bpe
         assert result.counters["MTE2"]["dma"] == 2 * math.ceil(3 * 12000 / tile)
     np.testing.assert_array_equal(C.as_tuple(op.simulate(*inputs, cores=1))[0], op.reference(*inputs))
@@ -201,8 +200,9 @@ def test_three_tiles_on_one_core_reuse_every_slot(projects, stem):
     keys = readme_keys(projects(stem))
     combo = static_combos(op)[-1]
     for t in op.dtypes:
-        key = DTYPE_CODE[t.name] * 1000 + len(static_combos(op)) - 1
-        n = 2 * keys[key][2] + keys[key][2] // 2 + 17
+        key = len(static_combos(op)) - 1
+        tile = keys[(t.name, key)][1]
+        n = 2 * tile + tile // 2 + 17
         inputs = case.inputs(t, (n,), case.attrs(**combo))
         outs, result = simulate(
             op, inputs, combo, target=TARGET, cores=1, project=projects(stem), strict=True
