@@ -217,7 +217,9 @@ def cmd_compile(args) -> int:
             failed.append(op.name)
             continue
         try:
-            compiled = lower(op, args.target, dump=dump, dump_dir=dump_dir, verify_each=args.verify_each)
+            compiled = lower(
+                op, args.target, dump=dump, dump_dir=dump_dir, verify_each=args.verify_each, cann=args.cann
+            )
         except CompileError as e:  # report it and go on with the file's other operators
             print(format_error(e), file=sys.stderr)
             failed.append(op.name)
@@ -500,6 +502,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--out", default="build", metavar="OUT", help="write OUT/<op>/ per operator (default: build)"
     )
     comp.add_argument("--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)")
+    comp.add_argument(
+        "--cann",
+        default="8.5",
+        choices=("8.5", "9.0"),
+        help="the CANN release whose API spellings to emit where releases differ (default: 8.5, whose "
+        "spellings 9.x still accepts; 9.0 avoids the ones 9.x deprecates)",
+    )
     comp.add_argument("--dump-ir", metavar="DIR", help="write the final IR of each dtype to DIR/<op>.<T>.ir")
     comp.add_argument(
         "--print-ir-after-all", action="store_true", help="print the IR after every pass to stderr"
