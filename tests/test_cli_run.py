@@ -96,7 +96,7 @@ def test_run_says_what_it_drew(capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "inputs (seed 7): x: f16 uniform in [-2, 2) with 1/16 exact zeros"
-    assert lines[1] == "y: max abs err 0, max rel err 0 -> ok"
+    assert lines[1] == "y: max abs err 0, max rel err 0 (exact) -> ok"
     assert lines[-1] == "leaky_relu[f16] matches the reference"
     code, out, err = run(["run", LEAKY, "--shape", "1000", "--range", "x=0.5,1"], capsys)
     assert code == 0, err
@@ -120,7 +120,7 @@ def test_nan_from_outside_the_domain_is_compared_nan_aware_and_said(tmp_path, ca
     assert code == 0, err
     lines = out.splitlines()
     assert re.fullmatch(
-        rf"y: max abs err \S+, max rel err \S+ -> ok \({negatives} of 4096 reference values are NaN/inf, "
+        rf"y: max abs err \S+, max rel err \S+ \((exact|approx)\) -> ok \({negatives} of 4096 reference values are NaN/inf, "
         r"compared NaN-aware\)",
         lines[1],
     ), lines[1]

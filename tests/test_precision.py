@@ -117,7 +117,7 @@ def test_tile_level_functions_give_the_same_classes():
     for stem in ("apply_adam_w", "gelu_tanh", "rms_prop", "threshold", "fake_quant"):
         op = C.load_op(stem)
         module = Module([op.func(dsl.f32)])
-        PassManager(elementwise_pipeline("ascend910b", 192 * 1024)).run(module)
+        PassManager(elementwise_pipeline(192 * 1024)).run(module)
         for func in module.funcs:
             assert func.attributes.get("level") == "tile"
             want = precision.func_tolerances(op.variant(dsl.f32, op.check_attrs(func.attributes["bind"])))

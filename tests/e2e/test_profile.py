@@ -29,7 +29,7 @@ def test_profile_report_fields_and_trace(write_module, tmp_path):
     assert p.bytes == {"gm_to_ub": 2 * 4 * n, "ub_to_gm": 4 * n}
     # 8 cores x 32768 elements, each in ceil(32768 / tile) tiles: one DMA per input/output each
     readme = (mod.axpy.compile(out_dir=tmp_path / "project") / "README.md").read_text()
-    tile, bpe = map(int, re.search(r"^\| 1000 \| f32 \| - \| (\d+) \| (\d+) \|$", readme, re.M).groups())
+    tile, bpe = map(int, re.search(r"^\| 0 \| f32 \| - \| (\d+) \| (\d+) \|$", readme, re.M).groups())
     assert bpe == 16  # two f32 buffers (x * a + y computed in place), two slots each
     tiles = -(-(n // 8) // tile)
     assert p.dma == {"MTE2": 8 * tiles * 2, "MTE3": 8 * tiles}
@@ -66,8 +66,11 @@ def test_cli_profile(tmp_path, capsys):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     report = module.silu.profile(np.zeros(100000, ml_dtypes.bfloat16))
-    assert out == f"{report}\ntrace written to {tmp_path / 'trace.json'}\n"
-    assert report.tiling_key == 3000 and report.block_dim == 48  # ceil(100000 / 2048) > 48 cores
+    assert (
+        out
+        == f"inputs (seed 0): x: bf16 uniform in [-2, 2) with 1/16 exact zeros\n{report}\ntrace written to {tmp_path / 'trace.json'}\n"
+    )
+    assert report.tiling_key == 0 and report.block_dim == 48  # ceil(100000 / 2048) > 48 cores
     assert report.bytes == {"gm_to_ub": 200000, "ub_to_gm": 200000}
     trace = json.loads((tmp_path / "trace.json").read_text())
     assert {e["ph"] for e in trace["traceEvents"]} >= {"X"}

@@ -69,8 +69,9 @@ class Bug:
     note: str = ""
 
 
-# A blocks count expression of the kernel's core split: "smallBlocks + (core < tailCores ? 1 : 0)"
-_BLOCKS = r"smallBlocks \+ \(core < tailCores \? 1 : 0\)"
+# A blocks count expression of the kernel's core split:
+# "tiling.smallBlocks + (core < tiling.tailCores ? 1 : 0)"
+_BLOCKS = r"tiling\.smallBlocks \+ \(core < tiling\.tailCores \? 1 : 0\)"
 
 BUGS: tuple[Bug, ...] = (
     Bug(

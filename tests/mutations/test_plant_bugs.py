@@ -59,7 +59,7 @@ def test_each_bug_still_applies_and_is_undone(bug, tmp_path):
 
 def test_a_pattern_that_moved_stops_the_script(tmp_path):
     root = _copy_code(tmp_path)
-    kernel = root / "backends" / "ascendc" / "kernel.py"
+    kernel = root / "backends" / "ascendc" / "kernel" / "api.py"
     kernel.write_text(kernel.read_text().replace('"sub": "Sub"', '"sub": SUB_NAME'))
     with pytest.raises(P.PatternError, match=r"sub-as-add: pattern .* matched 0 time\(s\), expected 1\.\.1"):
         P.apply_bug(root, P.BUGS[0])
