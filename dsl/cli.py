@@ -436,6 +436,14 @@ def cmd_profile(args) -> int:
 # -- the parser ---------------------------------------------------------------------------------------
 
 
+class _Version(argparse.Action):
+    """--version, looked up (importlib.metadata) only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"dslc {version()}\n")
+        parser.exit(0)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse style, with the dslc prefix every diagnostic has
         self.print_usage(sys.stderr)
@@ -459,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=fmt,
     )
-    p.add_argument("--version", action="version", version=f"dslc {version()}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="{ir,opt,compile,run,profile}")
 
     def subparser(name: str, help: str) -> argparse.ArgumentParser:
