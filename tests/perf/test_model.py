@@ -60,13 +60,13 @@ def test_bank_conflicts_follow_the_a2_ub_layout():
 
 def test_l2_plan():
     big = L2Plan(allocating_bytes=384 << 20, l2_bytes=192 << 20, warm=True, bypass=frozenset())
-    assert big.memory(0, write=False, bypass=False) == HBM and big.memory(2, write=True, bypass=False) == HBM
+    assert big.memory(write=False, bypass=False) == HBM and big.memory(write=True, bypass=False) == HBM
     small = L2Plan(allocating_bytes=128 << 20, l2_bytes=192 << 20, warm=True, bypass=frozenset({0, 1}))
-    assert small.memory(2, write=True, bypass=False) == L2  # outputs finish inside L2 (C7)
-    assert small.memory(0, write=False, bypass=True) == HBM  # a bypassed input streams from HBM
-    assert small.memory(0, write=False, bypass=False) == L2  # warm: inputs that fit are L2 hits
+    assert small.memory(write=True, bypass=False) == L2  # outputs finish inside L2 (C7)
+    assert small.memory(write=False, bypass=True) == HBM  # a bypassed input streams from HBM
+    assert small.memory(write=False, bypass=False) == L2  # warm: inputs that fit are L2 hits
     cold = L2Plan(allocating_bytes=128 << 20, l2_bytes=192 << 20, warm=False, bypass=frozenset())
-    assert cold.memory(0, write=False, bypass=False) == HBM
+    assert cold.memory(write=False, bypass=False) == HBM
 
 
 # ---- the replay ------------------------------------------------------------------------------------

@@ -157,6 +157,11 @@ A2 = ArchModel(
             "not 512 B aligned can fall to 70% of single-core bandwidth (worst case)",
         ),
         "burst_cycles": Constant(8, "cycles per extra burst of a multi-burst copy", "[G]"),
+        "adv_api_calls": Constant(
+            4,
+            "vector instructions per advanced-API Tanh/Sigmoid call",
+            "[G] pc §4: " "sequences (an Exp, Adds, Div, ...); each pays the head",
+        ),
         "flag_set_cycles": Constant(2, "cycles", "[G] pc §5/§7: SetFlag/WaitFlag issue"),
         "flag_propagation_cycles": Constant(15, "cycles", "[G] pc §5/§7: set -> wait visibility"),
         "barrier_cycles": Constant(2, "cycles", "[G] pc §5 (PipeBarrier issue; the wait itself is modelled)"),

@@ -100,7 +100,7 @@ class L2Plan:
     def fits(self) -> bool:
         return self.allocating_bytes <= self.l2_bytes
 
-    def memory(self, region: int, write: bool, bypass: bool) -> int:
+    def memory(self, write: bool, bypass: bool) -> int:
         if bypass:
             return HBM
         if write:
@@ -190,28 +190,28 @@ def block_costs(
             if c is None:
                 c = per_rep[sig] = cycles_per_repeat(arch, name, dtype[i], dtype2[i])
             beats = bank_conflict_beats(*ub[i]) if conflicts and c else 1
-            extra = arch["vector_head_cycles"] * 3 if vector_class(name) == "adv_activation" else 0
-            fixed[i] = ((head if c else 0) + extra + reps[i] * c * beats) * cyc
+            calls = arch["adv_api_calls"] if vector_class(name) == "adv_activation" else 1
+            fixed[i] = ((head * calls if c else 0) + reps[i] * c * beats) * cyc
         elif p in (PIPE_MTE2, PIPE_MTE3):
             name = names[api[i]]
             if name.startswith("TQue::"):
                 fixed[i] = flag_s
                 continue
             write = p == PIPE_MTE3
-            mem = l2.memory(gm[i], write, gm[i] in bypassing)
+            bypass = gm[i] in bypassing
+            mem = l2.memory(write, bypass)
             if write:
                 cap = arch["mte3_core_bw"]
             else:
                 cap = arch["mte2_l2_core_bw"] if mem == L2 else arch["mte2_core_bw"]
             cap *= scale
-            if gm_off[i] % 512:
+            if gm_off[i] % 512:  # GM tensors start 512-byte aligned: the offset decides
                 cap *= arch["misaligned_factor"]
             dma_bytes[i] = nbytes[i]
             dma_mem[i] = mem
             dma_cap[i] = cap
-            t0 = 0.0 if (write and mem == L2) else arch["dma_t0_s"]
-            if write and mem == HBM and gm[i] not in bypassing:
-                t0 = 0.0  # written into L2 first, evicted to HBM later: no per-copy latency [M] pc §3
+            # A write lands in L2 (written back later if it must): no fixed cost [M] pc §3.
+            t0 = arch["dma_t0_s"] if (not write or bypass) else 0.0
             dma_t0[i] = t0 + max(reps[i] - 1, 0) * arch["burst_cycles"] * cyc
         elif p == PIPE_S:
             name = names[api[i]]
