@@ -84,16 +84,16 @@ class Profile:
                 else f"HBM traffic {self.hbm_floor_us:.2f} us"
             )
         )
-        note = ""
+        lines.append(
+            f"  HBM roofline {self.roofline_us:.2f} us (all GM bytes at HBM bandwidth); bound {self.bound_us:.2f} us = "
+            f"launch {self.launch_us:.2f} us + copies at full bandwidth after the L2 plan {self.floor_us:.2f} us "
+            f"(predicted/bound {self.ratio:.2f})"
+        )
         if self.roofline_us < LAUNCH_DOMINATES * self.launch_us:
-            note = (
-                f"\n  (the {self.launch_us:.2f} us launch overhead is most of the time: the data moves in "
+            lines.append(
+                f"  (the {self.launch_us:.2f} us launch overhead is most of the bound: the data moves in "
                 f"{self.roofline_us:.2f} us at HBM bandwidth; profile a larger --shape to judge the kernel itself)"
             )
-        lines.append(
-            f"  HBM roofline {self.roofline_us:.2f} us (all GM bytes at HBM bandwidth); bound {self.bound_us:.2f} us "
-            f"(launch + copies at full bandwidth after the L2 plan); predicted/bound {self.ratio:.2f}{note}"
-        )
         if self.l2:
             lines.append(f"  L2: {self.l2['summary']}")
         if slow:

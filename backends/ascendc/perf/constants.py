@@ -182,16 +182,17 @@ A2 = ArchModel(
             "(pypto's simulator: 1400 cycles per GM read at 2 GHz [L] pc §3)",
         ),
         "launch_s": Constant(
-            0.5e-6,
+            2.0e-6,
             "s per kernel",
-            "[M] pc §6 C3: Task Duration - aiv_time = 0.46 us with one block "
-            "(pc §7 guesses 3 us + 0.1 us/block [G])",
+            "[G] pc §5: the smallest whole kernels measured take 2.8 us (C13, 910B4) to 5.8 us (910B3); "
+            "C3's Task Duration - aiv_time is 0.46 us, the rest is the core's start, which the trace does "
+            "not show (pc §7 guesses 3 us + 0.1 us/block)",
         ),
         "launch_per_block_s": Constant(
-            0.075e-6,
+            0.044e-6,
             "s per block",
-            "fit [G] to C18 (48 blocks: 4.1 us in all; C4-C8 "
-            "measured Task - aiv_time 2.5-9.5 us with 48 blocks, pc §5)",
+            "fit [G] to C18 (48 blocks: 4.1 us in all with launch_s; C4-C8 measured Task - aiv_time "
+            "2.5-9.5 us with 48 blocks, pc §5)",
         ),
         "ref_clock_hz": Constant(
             1.85e9,
