@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .perf.constants import L2_STATES, get_sku
+from .perf.constants import check_l2_state, get_sku
 from .perf.model import ModelRun, gm_bytes, run
 from .project import current_umask
 
@@ -215,8 +215,8 @@ def report(result, target: str, sku: str | None = None, l2: str = "warm") -> Pro
 
 
 def _check(target: str, sku: str | None, l2: str):
-    if l2 not in L2_STATES:
-        raise ValueError(f"l2 must be one of {', '.join(L2_STATES)}, got {l2!r}")
+    """The SKU, after checking the arguments before anything is simulated."""
+    check_l2_state(l2)
     return get_sku(sku, target)
 
 

@@ -259,3 +259,9 @@ ARCH_MODELS = {2201: A2, 3510: A5}
 # inputs there, as in a repeated measurement (msprof averages repeated runs; pc §6 C16, C18);
 # "cold" — every input comes from HBM.
 L2_STATES = ("warm", "cold")
+
+
+def check_l2_state(l2: str) -> str:
+    if l2 not in L2_STATES:
+        raise ValueError(f"l2 must be one of {', '.join(L2_STATES)}, got {l2!r}")
+    return l2

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..sim.trace import OP, PIPE_MTE2, PIPE_MTE3, SimTrace
-from .constants import ARCH_MODELS, L2_STATES, ArchModel, Sku
+from .constants import ARCH_MODELS, ArchModel, Sku, check_l2_state
 from .costs import HBM, BlockCosts, L2Plan, block_costs, plan_l2
 from .replay import CoreTimeline, replay
 
@@ -65,8 +65,7 @@ def _signature(recs: np.ndarray) -> bytes:
 def run(
     trace: SimTrace, block_dim: int, sku: Sku, l2_state: str = "warm", arch: ArchModel | None = None
 ) -> ModelRun:
-    if l2_state not in L2_STATES:
-        raise ValueError(f"l2 must be one of {', '.join(L2_STATES)}, got {l2_state!r}")
+    check_l2_state(l2_state)
     arch = arch or ARCH_MODELS[2201 if sku.target == "ascend910b" else 3510]
     l2 = plan_l2(trace, sku.l2_bytes, warm=l2_state == "warm")
     active = max(1, min(block_dim, trace.blocks))
