@@ -414,7 +414,16 @@ def cmd_profile(args) -> int:
     trace = check_file_option("--trace", args.trace) if args.trace else None
     op, _, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
     print(inputs_line(notes, args.seed))
-    report = profile(op, arrays, attrs, target=args.target, cores=args.cores)
+    report = profile(
+        op,
+        arrays,
+        attrs,
+        target=args.target,
+        cores=args.cores,
+        sku=args.sku,
+        l2=args.l2,
+        project=args.project,
+    )
     print(report)
     if trace is not None:
         try:
@@ -425,6 +434,14 @@ def cmd_profile(args) -> int:
 
 
 # -- the parser ---------------------------------------------------------------------------------------
+
+
+class _Version(argparse.Action):
+    """--version, looked up (importlib.metadata) only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"dslc {version()}\n")
+        parser.exit(0)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -439,6 +456,7 @@ bound, default 1G), DSLC_MAX_MEMORY (memory limit of run/profile, default half t
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from backends.ascendc.perf.constants import SKUS
     from backends.ascendc.targets import TARGETS
 
     targets = sorted(TARGETS)
@@ -449,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=fmt,
     )
-    p.add_argument("--version", action="version", version=f"dslc {version()}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="{ir,opt,compile,run,profile}")
 
     def subparser(name: str, help: str) -> argparse.ArgumentParser:
@@ -567,6 +585,24 @@ def build_parser() -> argparse.ArgumentParser:
     prof = subparser("profile", "the performance model's report (and a Perfetto trace)")
     random_run_args(prof, "profile", DEFAULT_PROFILE_SHAPE)
     prof.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON to FILE")
+    prof.add_argument(
+        "--sku",
+        choices=sorted(SKUS),
+        help="the chip the model prices the kernel on (default: 910B1 for ascend910b, 950PR for ascend950)",
+    )
+    prof.add_argument(
+        "--l2",
+        choices=("warm", "cold"),
+        default="warm",
+        help="warm: inputs that fit in L2 are there, as in repeated runs; cold: they come from HBM "
+        "(default: warm)",
+    )
+    prof.add_argument(
+        "--project",
+        metavar="DIR",
+        help="profile the sources of a project `dslc compile` wrote (and you may have edited) instead of "
+        "generating it anew",
+    )
     prof.set_defaults(run=cmd_profile)
     return p
 
