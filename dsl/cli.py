@@ -524,8 +524,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--cann",
         default="8.5",
         choices=("8.5", "9.0"),
-        help="the CANN release whose API spellings to emit where releases differ (default: 8.5, whose "
-        "spellings 9.x still accepts; 9.0 avoids the ones 9.x deprecates)",
+        help="the CANN release whose API spellings to emit where releases differ: 8.5's are accepted by "
+        "9.x too, 9.0 avoids the ones 9.x deprecates (default: 8.5)",
     )
     comp.add_argument("--dump-ir", metavar="DIR", help="write the final IR of each dtype to DIR/<op>.<T>.ir")
     comp.add_argument(
