@@ -104,10 +104,10 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         if first is None:
             _fail(w, f"{plan.op_type}: no required tensor input to take the shape from")
         else:
-            w.line(f"const gert::StorageShape* shape0 = context->GetInputShape({first});")
-            with w.block("if (shape0 == nullptr)"):
+            w.line(f"const gert::StorageShape* firstShape = context->GetInputShape({first});")
+            with w.block("if (firstShape == nullptr)"):
                 _fail(w, f"{plan.op_type}: input '{params[first].value.name}' has no shape")
-            w.line("const gert::Shape& shape = shape0->GetStorageShape();")
+            w.line("const gert::Shape& shape = firstShape->GetStorageShape();")
             w.line("const uint64_t totalLength = static_cast<uint64_t>(shape.GetShapeSize());")
         for i, p in tensors:
             if i == first:
