@@ -70,3 +70,70 @@ def test_a_scalar_declared_before_a_tensor(write_module):
     y = np.linspace(2, -3, 777).astype(np.float32)
     s, t = np.array([1.5], np.float32), np.array([-0.25], np.float32)
     check(mod.mixed_order, (s, x, t, y), x * s[0] - y * t[0])
+
+
+# -- independent numpy formulas for dsl.cast ------------------------------------------------------
+
+
+def int_to_half_type(x: np.ndarray, dtype) -> np.ndarray:
+    """Integers rounded once to nearest even to f16 (numpy converts through float64: exact
+    for these integers, then one rounding) or bf16 (exact integer arithmetic on Python ints)."""
+    if np.dtype(dtype) == np.float16:
+        with np.errstate(over="ignore"):
+            return np.asarray(x).astype(np.float64).astype(np.float16)
+
+    def one(v: int) -> float:
+        m = abs(v)
+        shift = max(m.bit_length() - 8, 0)  # bf16 keeps 8 significant bits
+        q, rem = divmod(m, 1 << shift)
+        half = (1 << shift) >> 1
+        if shift and (rem > half or (rem == half and q % 2 == 1)):
+            q += 1
+        return float(q << shift) * (-1 if v < 0 else 1)
+
+    return np.array([one(int(v)) for v in np.asarray(x).ravel()], np.float64).astype(BF16)
+
+
+def float_to_int(x: np.ndarray, dtype) -> np.ndarray:
+    """Truncate toward zero, saturate, NaN -> 0."""
+    info = np.iinfo(dtype)
+    x = np.asarray(x, np.float64)
+    return np.clip(np.nan_to_num(np.trunc(x), nan=0.0), info.min, info.max).astype(dtype)
+
+
+def int_to_int(x: np.ndarray, dtype) -> np.ndarray:
+    info = np.iinfo(dtype)
+    return np.clip(np.asarray(x, np.int64), info.min, info.max).astype(dtype)
+
+
+# -- F: casts to f16/bf16 round once, from integers too -------------------------------------------
+
+
+def test_f_int_to_bf16_rounds_to_nearest_even_once(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32, bf16, f16, i32
+
+        @dsl.op(dtypes=(i32,))
+        def via_bf16(x: Tensor):
+            t = dsl.cast(x, bf16)
+            y = dsl.cast(t, f32)
+            return y
+
+        @dsl.op(dtypes=(i32,))
+        def via_f16(x: Tensor):
+            t = dsl.cast(x, f16)
+            y = dsl.cast(t, f32)
+            return y
+        """)
+    # 257 is a bf16 tie (256 | 258): even is 256. 16842753 = 2^24 + 2^16 + 1 rounds to f32 on
+    # the bf16 midpoint 2^24 + 2^16 and from there (ties to even) down to 2^24, but once: up.
+    x = np.array(
+        [257, 259, -257, 16842753, -16842753, 16842752, 2**31 - 1, -(2**31), 65519, 65520, 2049], np.int32
+    )
+    ref = mod.via_bf16.reference(x)
+    assert ref[0] == 256 and ref[1] == 260 and ref[3] == 16908288 and ref[4] == -16908288
+    assert same_bits(ref, int_to_half_type(x, BF16).astype(np.float32))
+    ref16 = mod.via_f16.reference(x)
+    assert ref16[8] == 65504 and np.isinf(ref16[9]) and ref16[10] == 2048
+    assert same_bits(ref16, int_to_half_type(x, np.float16).astype(np.float32))
