@@ -27,6 +27,11 @@ class DType:
         return self.kind in ("int", "uint")
 
     @property
+    def np_info(self) -> np.iinfo:
+        """Range of an integer dtype."""
+        return np.iinfo(self.np)
+
+    @property
     def bytes(self) -> int:
         return self.bits // 8
 

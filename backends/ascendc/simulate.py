@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from dsl.errors import ArgumentError, CompileError, SimulationError
+from dsl.ir.interpreter import check_attr_values
 
 from .compile import lower
 from .project import write_project
@@ -72,6 +73,7 @@ def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=
     tgt = get_target(target)
     T, inputs, values = op.bind(arrays, attrs)
     func = op.variant(T, values, inputs)
+    check_attr_values(func, values)
     if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
         raise ArgumentError(f"cores must be a positive integer, got {cores!r}")
     shape = None

@@ -137,3 +137,52 @@ def test_f_int_to_bf16_rounds_to_nearest_even_once(write_module):
     ref16 = mod.via_f16.reference(x)
     assert ref16[8] == 65504 and np.isinf(ref16[9]) and ref16[10] == 2048
     assert same_bits(ref16, int_to_half_type(x, np.float16).astype(np.float32))
+
+
+# -- G: a literal that does not fit its partner's integer type --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line, at, what",
+    [
+        ("y = t != -1", "-1", "the number -1 does not fit u8 (0 to 255)"),
+        ("y = dsl.maximum(t, 256)", "256", "the number 256 does not fit u8 (0 to 255)"),
+        ("y = (dsl.cast(x, i32) + 2147483648) > 0", "2147483648", "does not fit i32"),
+        ("y = dsl.cast(x, i8) * -129 > 0", "-129", "the number -129 does not fit i8 (-128 to 127)"),
+    ],
+)
+def test_g_literal_out_of_its_partners_range_is_a_dsl_error(write_module, line, at, what):
+    src = f"""
+import dsl
+from dsl import Tensor, f32, i8, i32, u8
+
+@dsl.op(dtypes=(f32,))
+def lit(x: Tensor):
+    t = dsl.cast(x, u8)
+    {line}
+    return y
+"""
+    with pytest.raises(dsl.DslError) as e:
+        write_module(src)
+    err = e.value
+    assert what in err.msg and "cast the other operand to a wider type" in err.msg
+    assert err.lineno == 8 and err.offset == src.splitlines()[7].index(at) + 1
+    assert line in str(err)  # the source line with a caret
+
+
+def test_g_run_time_int_attribute_out_of_range_is_an_argument_error(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32, i32
+
+        @dsl.op(dtypes=(f32,))
+        def shift(x: Tensor, *, k: int = 3):
+            t = dsl.cast(x, i32)
+            y = t + k
+            return y
+        """)
+    x = np.array([1.5, -200.0, 3e9, np.nan], np.float32)
+    check(mod.shift, (x,), float_to_int(x, np.int32) + np.int32(-7), {"k": -7})
+    for run in (mod.shift.reference, mod.shift.simulate):
+        with pytest.raises(dsl.ArgumentError, match=r"attribute 'k' = 2147483648 does not fit i32 .*line 8"):
+            run(x, k=2**31)
