@@ -186,3 +186,67 @@ def test_g_run_time_int_attribute_out_of_range_is_an_argument_error(write_module
     for run in (mod.shift.reference, mod.shift.simulate):
         with pytest.raises(dsl.ArgumentError, match=r"attribute 'k' = 2147483648 does not fit i32 .*line 8"):
             run(x, k=2**31)
+
+
+# -- B, C: integer with float computes (and compares) in the float type -----------------------------
+
+
+def test_b_int_with_float_computes_in_the_float_type(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f32, i32
+
+        @dsl.op(dtypes=(i32,))
+        def int_float(x: Tensor, s: Scalar[f32]):
+            a = x + 0.5
+            b = x * 0.5
+            c = 0.5 - x
+            d = x / 2.0
+            e = dsl.maximum(x, 0.5)
+            f = dsl.minimum(x * s, x - s)
+            return a, b, c, d, e, f
+
+        @dsl.op(dtypes=(f32,))
+        def float_int(x: Tensor):
+            t = dsl.cast(x, i32)
+            m = dsl.maximum(x, t)
+            frac = x - t
+            q = t / x
+            return m, frac, q
+        """)
+    x = np.array([-(2**24) - 1, -7, -1, 0, 1, 3, 2**24 + 1, 2**31 - 1] * 40, np.int32)
+    s = np.array([0.75], np.float32)
+    xf = x.astype(np.float32)  # one f32 rounding of each integer
+    half = np.float32(0.5)
+    expected = (
+        xf + half,
+        xf * half,
+        half - xf,
+        xf / np.float32(2),
+        np.maximum(xf, half),
+        np.minimum(xf * s[0], xf - s[0]),
+    )
+    check(mod.int_float, (x, s), expected)
+    y = np.array([-3.75, -0.5, 0.25, 2.5, 1e10, -1e10, 7.0] * 50, np.float32)
+    t = float_to_int(y, np.int32).astype(np.float32)
+    with np.errstate(divide="ignore"):
+        check(mod.float_int, (y,), (np.maximum(y, t), y - t, t / y))
+
+
+def test_c_comparisons_compare_in_the_promoted_type(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f32, i32
+
+        @dsl.op(dtypes=(f32,))
+        def cmp_promoted(x: Tensor, s: Scalar):
+            t = dsl.cast(x, i32)
+            y = t > s
+            z = t <= x
+            return y, z
+        """)
+    x = np.array([-300.5, -128.0, -1.5, 0.0, 0.5, 1.0, 127.0, 2.5e9, 16777217.0] * 30, np.float32)
+    s = np.array([0.5], np.float32)
+    t = float_to_int(x, np.int32)
+    expected = (t.astype(np.float32) > s[0], t.astype(np.float32) <= x)
+    check(mod.cmp_promoted, (x, s), expected)
