@@ -380,7 +380,15 @@ class Lowerer:
                 opt_pred = self.cond(e.test)
                 name_node = e.body
                 self.guard += 1
-            if isinstance(name_node, ast.Name):
+            if (
+                single
+                and opt_pred is None
+                and isinstance(name_node, ast.Name)
+                and name_node.id in self.input_values
+            ):
+                # `return x` of an input: one expression, output `y`, a copy of the input
+                oname, val = self.default_output_name(), self.expr(name_node)
+            elif isinstance(name_node, ast.Name):
                 oname = name_node.id
                 if oname in self.input_values:
                     raise self.err(

@@ -330,7 +330,8 @@ class KernelEmitter:
                 self.bufs_of[id(op.result)] = op.attrs["buf"]
         with w.block("__aicore__ inline void ProcessTile(uint64_t t)"):
             w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
-            w.line("const int32_t n = static_cast<int32_t>(len);")
+            if any(not op.opname.startswith(("dma.", "sync.")) for op in self.loop.region):
+                w.line("const int32_t n = static_cast<int32_t>(len);")  # a pure copy has no vector op
             slot = "static_cast<int32_t>(t & 1)" if self.slots == 2 else "0"
             w.line(f"const int32_t slot = {slot};", "ping-pong slot: buffer half and event id")
             views = sorted(

@@ -250,3 +250,78 @@ def test_c_comparisons_compare_in_the_promoted_type(write_module):
     t = float_to_int(x, np.int32)
     expected = (t.astype(np.float32) > s[0], t.astype(np.float32) <= x)
     check(mod.cmp_promoted, (x, s), expected)
+
+
+# -- D: an output may hold an input's or another output's value unchanged; unused inputs --------
+
+
+def special_values(dt) -> np.ndarray:
+    base = [0.0, -0.0, 1.5, -2.25, np.inf, -np.inf, np.nan, 65504.0, 1e-3, 3.0e38]
+    with np.errstate(over="ignore"):
+        return np.array(base * 70 + [7.0] * 3, np.float64).astype(dt)
+
+
+def test_d_outputs_equal_to_inputs_are_copies(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, bf16, f32, i32
+
+        @dsl.op(dtypes=(f16, bf16, f32, i32))
+        def one_times(x: Tensor):
+            y = 1 * x
+            return y
+
+        @dsl.op(dtypes=(f16, bf16, f32, i32))
+        def ret_input(x: Tensor):
+            return x
+
+        @dsl.op(dtypes=(f16, f32))
+        def maybe_twice(x: Tensor, *, flag: bool = False):
+            return x * 2 if flag else x
+        """)
+    for dt in (np.float16, BF16, np.float32, np.int32):
+        x = special_values(dt) if dt != np.int32 else np.arange(-350, 353, dtype=np.int32) * 7919
+        check(mod.one_times, (x,), x.copy(), cores=2)
+        check(mod.ret_input, (x,), x.copy())
+        assert mod.ret_input.outputs == ["y"]
+        if dt in (np.float16, np.float32):
+            check(mod.maybe_twice, (x,), x.copy())
+            with np.errstate(over="ignore"):
+                twice = (x.astype(np.float32) * np.float32(2)).astype(dt)
+            check(mod.maybe_twice, (x,), twice, {"flag": True})
+
+
+def test_d_outputs_equal_to_other_outputs_and_unused_inputs(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, f32, i32
+
+        @dsl.op(dtypes=(f16, f32, i32))
+        def aliases(s: Scalar, x: Tensor, unused: Tensor, t: Scalar, *, k: int = 2):
+            y = x * k
+            z = y
+            a = x
+            b = a
+            return y, z, a, b
+        """)
+    for dt in (np.float16, np.float32, np.int32):
+        x = (np.arange(5000) % 101 - 50).astype(dt)
+        s, t = np.array([1], dt), np.array([2], dt)
+        y = x * dt(3) if dt == np.int32 else (x.astype(np.float32) * np.float32(3)).astype(dt)
+        check(mod.aliases, (s, x, x[::-1].copy(), t), (y, y.copy(), x.copy(), x.copy()), {"k": 3}, cores=3)
+
+
+def test_d_returning_an_input_among_several_outputs_needs_a_name(write_module):
+    src = """
+import dsl
+from dsl import Tensor
+
+@dsl.op
+def two(x: Tensor):
+    y = x * 2
+    return y, x
+"""
+    with pytest.raises(dsl.DslError) as e:
+        write_module(src)
+    assert "output 'x' would have the same name as an input" in e.value.msg
+    assert (e.value.lineno, e.value.offset) == (8, 15) and "return y, x" in str(e.value)
