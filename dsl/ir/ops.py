@@ -171,7 +171,8 @@ def cast_value(x: np.ndarray, src: DType, dst: DType) -> np.ndarray:
         return x != 0
     if dst.is_float:
         if dst.bits == 16 and src.is_float:
-            return x.astype(dst.np).astype(np.float32)
+            with np.errstate(over="ignore"):  # past the f16 range: inf, as rounding says
+                return x.astype(dst.np).astype(np.float32)
         if dst.bits == 16:
             return round_int_to_16bit(x, dst).astype(np.float32)
         return x.astype(np.float32)

@@ -236,19 +236,24 @@ def test_b_int_with_float_computes_in_the_float_type(write_module):
 def test_c_comparisons_compare_in_the_promoted_type(write_module):
     mod = write_module("""
         import dsl
-        from dsl import Tensor, Scalar, f32, i32
+        from dsl import Tensor, Scalar, f32, i8, i32
 
         @dsl.op(dtypes=(f32,))
         def cmp_promoted(x: Tensor, s: Scalar):
             t = dsl.cast(x, i32)
             y = t > s
             z = t <= x
-            return y, z
+            w = dsl.cast(x, i8) == t
+            return y, z, w
         """)
     x = np.array([-300.5, -128.0, -1.5, 0.0, 0.5, 1.0, 127.0, 2.5e9, 16777217.0] * 30, np.float32)
     s = np.array([0.5], np.float32)
     t = float_to_int(x, np.int32)
-    expected = (t.astype(np.float32) > s[0], t.astype(np.float32) <= x)
+    expected = (
+        t.astype(np.float32) > s[0],
+        t.astype(np.float32) <= x,
+        float_to_int(x, np.int8).astype(np.int32) == t,
+    )
     check(mod.cmp_promoted, (x, s), expected)
 
 
@@ -325,3 +330,66 @@ def two(x: Tensor):
         write_module(src)
     assert "output 'x' would have the same name as an input" in e.value.msg
     assert (e.value.lineno, e.value.offset) == (8, 15) and "return y, x" in str(e.value)
+
+
+# -- E: casts between every pair of dtypes --------------------------------------------------------
+
+DTYPES = {"f16": np.float16, "bf16": BF16, "f32": np.float32, "i8": np.int8, "i32": np.int32, "u8": np.uint8}
+
+
+def cast_inputs(src: str) -> np.ndarray:
+    if src == "i8":
+        return np.arange(-128, 128, dtype=np.int8)
+    if src == "u8":
+        return np.arange(256, dtype=np.uint8)
+    if src == "i32":
+        mids = [k * 2**17 + 2**16 + d for k in (128, 129, 255, -200) for d in (-3, -1, 0, 1, 2)]  # bf16 ties
+        edges = [0, 1, -1, 127, 128, -128, -129, 255, 256, 257, 65504, 65519, 65520, -65520, 2**24 + 1]
+        rng = np.random.default_rng(10)
+        rand = rng.integers(-(2**31), 2**31, 300).tolist() + rng.integers(-70000, 70000, 300).tolist()
+        return np.array(mids + edges + [2**31 - 1, -(2**31)] + rand, np.int32)
+    vals = [0.0, -0.0, 0.4, -0.6, 1.0, 127.4, 127.6, -128.9, -129.0, 255.5, 256.0, -1.5, 2.5, 1e5, -1e5]
+    vals += [3e9, -3e9, 65519.0, 65520.0, 1e-8, np.inf, -np.inf, np.nan, 16777217.0, 3.3e38]
+    rng = np.random.default_rng(11)
+    with np.errstate(over="ignore"):
+        return np.concatenate([np.array(vals), rng.normal(0, 300, 500)]).astype(DTYPES[src])
+
+
+def expected_cast(v: np.ndarray, src: str, dst: str) -> np.ndarray:
+    """cast(v, dst) of values v held in src (bool: a comparison's result)."""
+    want = np.dtype(bool) if dst == "bool" else np.dtype(DTYPES[dst])
+    if dst == "bool":
+        return v != 0
+    if src == "bool":
+        return v.astype(want)  # 1 / 0
+    if src in ("f16", "bf16", "f32"):
+        f = v.astype(np.float32)
+        return f.astype(want) if want.kind == "f" or want == BF16 else float_to_int(f, want)
+    if want == BF16 or want == np.float16:
+        return int_to_half_type(v, want)
+    return v.astype(np.float32) if want == np.float32 else int_to_int(v, want)
+
+
+@pytest.mark.parametrize("src", list(DTYPES))
+def test_e_casts_between_every_pair_of_dtypes(write_module, src):
+    dsts = [d for d in [*DTYPES, "bool"] if d != src]
+    body = "\n    ".join(f"o_{d} = dsl.cast(x, {d if d != 'bool' else 'bool_'})" for d in dsts)
+    body += "\n    c = x > 1"
+    body += "\n    " + "\n    ".join(f"c_{d} = dsl.cast(c, {d})" for d in DTYPES)
+    outs = [f"o_{d}" for d in dsts] + [f"c_{d}" for d in DTYPES]
+    mod = write_module(f"""
+import dsl
+from dsl import Tensor, f16, bf16, f32, i8, i32, u8, bool_
+
+@dsl.op(dtypes=({src},))
+def casts_from_{src}(x: Tensor):
+    {body}
+    return {", ".join(outs)}
+""")
+    op = getattr(mod, f"casts_from_{src}")
+    x = cast_inputs(src)
+    c = x.astype(np.float64) > 1
+    with np.errstate(invalid="ignore", over="ignore"):
+        expected = tuple(expected_cast(x, src, d) for d in dsts)
+        expected += tuple(expected_cast(c, "bool", d) for d in DTYPES)
+    check(op, (x,), expected, cores=2)
