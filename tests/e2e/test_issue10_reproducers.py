@@ -393,3 +393,41 @@ def casts_from_{src}(x: Tensor):
         expected = tuple(expected_cast(x, src, d) for d in dsts)
         expected += tuple(expected_cast(c, "bool", d) for d in DTYPES)
     check(op, (x,), expected, cores=2)
+
+
+# -- integer where/abs and 8-bit max/min/relu (were CompileErrors; the fuzzer draws them) ---------
+
+
+def test_integer_where_abs_and_8bit_max_min_relu(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, i32, i8, u8
+
+        @dsl.op(dtypes=(i32,))
+        def int_select(x: Tensor, y: Tensor, s: Scalar):
+            a = dsl.where(x > y, x, y * 3)
+            b = dsl.abs(x - y)
+            c = dsl.where(x < s, s, x)
+            q = dsl.cast(x, i8)
+            d = dsl.maximum(q, dsl.cast(y, i8))
+            e = dsl.relu(q)
+            f = dsl.where(x > 0, q, dsl.cast(y, i8))
+            u = dsl.minimum(dsl.cast(x, u8), dsl.cast(y, u8))
+            return a, b, c, d, e, f, u
+        """)
+    rng = np.random.default_rng(3)
+    x, y = (rng.integers(-300, 300, 5000).astype(np.int32) for _ in range(2))
+    x[:4] = [2**31 - 1, -(2**31) + 8, 0, 5]  # extremes, but no i32 overflow anywhere
+    y[:4] = [700_000_000, 7, 0, 5]
+    s = np.array([7], np.int32)
+    q, qy = int_to_int(x, np.int8), int_to_int(y, np.int8)
+    expected = (
+        np.where(x > y, x, y * np.int32(3)),
+        np.abs(x - y),
+        np.where(x < 7, np.int32(7), x),
+        np.maximum(q, qy),
+        np.maximum(q, np.int8(0)),
+        np.where(x > 0, q, qy),
+        np.minimum(int_to_int(x, np.uint8), int_to_int(y, np.uint8)),
+    )
+    check(mod.int_select, (x, y, s), expected, cores=4)
