@@ -431,3 +431,53 @@ def test_integer_where_abs_and_8bit_max_min_relu(write_module):
         np.minimum(int_to_int(x, np.uint8), int_to_int(y, np.uint8)),
     )
     check(mod.int_select, (x, y, s), expected, cores=4)
+
+
+# -- casts of Scalars: exact conversions on the scalar unit, the others on the vector unit --------
+
+
+def test_casts_of_scalars_and_attributes(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f32, f16, bf16, i32, i8, u8
+
+        @dsl.op(dtypes=(f32,))
+        def scalar_casts(x: Tensor, s: Scalar, *, alpha: float = 2.5):
+            a = x + dsl.cast(s, i32)
+            b = x + dsl.cast(s, f16)
+            c = x * dsl.cast(s, i8)
+            d = dsl.cast(s, u8) < x
+            e = x - dsl.cast(alpha * s, bf16)
+            f = dsl.cast(dsl.cast(2.7, i32), f32) + x
+            return a, b, c, d, e, f
+
+        @dsl.op(dtypes=(i32,))
+        def int_scalar_casts(x: Tensor, s: Scalar):
+            a = dsl.cast(s, bf16) + x
+            b = dsl.cast(s, i8) * x
+            return a, b
+        """)
+    x = np.linspace(-3, 3, 1000).astype(np.float32)
+    for sv in (1.7, -300.5, 3e9, np.nan, 1000.3):
+        s = np.array([sv], np.float32)
+        alpha = np.float32(2.5)
+        with np.errstate(invalid="ignore", over="ignore"):
+            expected = (
+                x + float_to_int(s, np.int32).astype(np.float32),
+                x + s.astype(np.float16).astype(np.float32),
+                x * float_to_int(s, np.int8).astype(np.float32),
+                float_to_int(s, np.uint8).astype(np.float32) < x,
+                x - (alpha * s).astype(BF16).astype(np.float32),
+                np.float32(2) + x,
+            )
+        check(mod.scalar_casts, (x, s), expected)
+    xi = np.arange(-500, 500, dtype=np.int32)
+    for sv in (16842753, -7, 300):
+        s = np.array([sv], np.int32)
+        expected = (
+            (int_to_half_type(s, BF16).astype(np.float32) + xi.astype(np.float32)).astype(
+                BF16
+            ),  # bf16 + i32: bf16
+            int_to_int(s, np.int8).astype(np.int32) * xi,
+        )
+        check(mod.int_scalar_casts, (xi, s), expected)
