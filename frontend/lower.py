@@ -646,7 +646,7 @@ class Lowerer:
         ):
             base = self.expr(node.left)
             if exp.value == 2:
-                if isinstance(base, Weak):
+                if isinstance(base, Weak) and base.attr is None:  # a run-time attribute is no constant
                     return Weak(base.value**2, node=node)
                 base = self.value(base, node.left)
                 return self.emit("mul", [base, base], node)
