@@ -329,6 +329,8 @@ class KernelEmitter:
             if op.result is not None and "buf" in op.attrs:
                 self.bufs_of[id(op.result)] = op.attrs["buf"]
         with w.block("__aicore__ inline void ProcessTile(uint64_t t)"):
+            if not self.loop.region:  # every output of this variant is absent (x if flag else None)
+                return
             w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
             if any(not op.opname.startswith(("dma.", "sync.")) for op in self.loop.region):
                 w.line("const int32_t n = static_cast<int32_t>(len);")  # a pure copy has no vector op
