@@ -74,6 +74,11 @@ def expand(func: Func) -> None:
     func.body = body
 
 
+def _join(a, b):
+    """The type of an elementwise op on a and b of one dtype (a tensor if either is)."""
+    return a.type if isinstance(a.type, TensorType) else b.type
+
+
 def _integer_form(op: Op) -> bool:
     if op.result is None or not isinstance(op.result.type, TensorType):
         return False
@@ -107,7 +112,8 @@ def _expand_integer(op: Op, body: list[Op], namer: Namer):
         mask = emit("where", [c, const(1.0, f32), const(0.0, f32)], c.type.with_dtype(f32))
         m = cast(mask, i32)
         keep_b = emit("sub", [const(1, i32), m], m.type)
-        return emit("add", [emit("mul", [a, m], t), emit("mul", [b, keep_b], t)], t)
+        pa, pb = emit("mul", [a, m], _join(a, m)), emit("mul", [b, keep_b], _join(b, keep_b))
+        return emit("add", [pa, pb], t)
     # 8-bit values are exact in f16, and so are their max, min, relu and selection
     operands = [v if v.type.dtype == bool_ else cast(v, f16) for v in op.operands]
     return cast(emit(op.opname, operands, t.with_dtype(f16), dict(op.attrs)), t.dtype)
