@@ -481,3 +481,98 @@ def test_casts_of_scalars_and_attributes(write_module):
             int_to_int(s, np.int8).astype(np.int32) * xi,
         )
         check(mod.int_scalar_casts, (xi, s), expected)
+
+
+# -- found by the widened fuzzer (tests/e2e/dslfuzz.py) -------------------------------------------
+
+
+def test_fuzz_run_time_attribute_squared_is_not_its_default_squared(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor
+
+        @dsl.op
+        def sq_attr(x: Tensor, *, alpha: float = 0.5, k: int = 2):
+            y = x * alpha ** 2 + k ** 2
+            return y
+        """)
+    x = np.linspace(-2, 2, 300).astype(np.float32)
+    alpha, k = np.float32(3.0), np.float32(-4)
+    check(mod.sq_attr, (x,), x * (alpha * alpha) + k * k, {"alpha": 3.0, "k": -4})
+
+
+def test_fuzz_adding_zero_keeps_the_sign_of_zero(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f32, f16))
+        def add_zero(x: Tensor):
+            a = x + 0
+            b = 0.0 + x
+            c = x - (-0.0)
+            d = x - 0.0
+            return a, b, c, d
+        """)
+    for dt in (np.float32, np.float16):
+        x = np.array([-0.0, 0.0, 1.5, -2.0, np.nan] * 20, dt)
+        f = x.astype(np.float32)
+        zero, nzero = np.float32(0.0), np.float32(-0.0)
+        check(mod.add_zero, (x,), tuple(v.astype(dt) for v in (f + zero, zero + f, f - nzero, f - zero)))
+
+
+def test_fuzz_variant_whose_only_output_is_absent(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, i32
+
+        @dsl.op(dtypes=(i32,))
+        def maybe(s: Scalar, w: Tensor, n: Tensor, z: Tensor[f16], *, fast: bool = True):
+            v0 = n
+            return v0 if not fast else None
+        """)
+    n = np.arange(100, dtype=np.int32)
+    args = (np.array([1], np.int32), n, n * 2, n.astype(np.float16))
+    assert mod.maybe.reference(*args, fast=True) is None
+    assert mod.maybe.simulate(*args, fast=True) is None
+    check(mod.maybe, args, n * 2, {"fast": False})
+
+
+def test_fuzz_integer_comparisons_and_selections_of_scalars(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f32, i32
+
+        @dsl.op(dtypes=(i32,))
+        def scalar_int_cmp(lr: Scalar[i32], g: Tensor, t: Scalar, s: Scalar[f32], *, k: int = 4):
+            a = dsl.where(lr == k, g, -3)
+            b = dsl.cast(-3 == t, i32) - g
+            c = dsl.where(dsl.cast(s, i32) > 3, g, t)
+            return a, b, c
+        """)
+    g = np.arange(-50, 50, dtype=np.int32)
+    for lr, t, s in ((4, -3, 3.5), (5, 2, 4.5), (4, 7, -1e10)):
+        args = (np.array([lr], np.int32), g, np.array([t], np.int32), np.array([s], np.float32))
+        expected = (
+            np.where(lr == 4, g, np.int32(-3)),
+            np.int32(-3 == t) - g,
+            np.where(float_to_int(np.float32(s), np.int32) > 3, g, np.int32(t)),
+        )
+        check(mod.scalar_int_cmp, args, expected, {"k": 4})
+
+
+def test_fuzz_scalar_compared_with_itself(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, i32
+
+        @dsl.op(dtypes=(i32,))
+        def self_cmp(p: Tensor, s: Scalar, z: Tensor):
+            a = dsl.where((z + dsl.minimum(s, s)) != dsl.maximum(s, s), z, p)
+            c = dsl.cast(2.5, i32)
+            b = dsl.where(c >= c, p, z)
+            return a, b
+        """)
+    p, z = np.arange(-20, 20, dtype=np.int32), np.arange(40, dtype=np.int32) % 3
+    for s in (0, 2):
+        check(mod.self_cmp, (p, np.array([s], np.int32), z), (np.where(z + s != s, z, p), p.copy()))
