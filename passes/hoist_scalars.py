@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dsl.dtypes import bf16, f16, f32, i32
+from dsl.dtypes import bf16, bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, Shape, TensorType, Value
 
 from .manager import FunctionPass, register
@@ -108,10 +108,11 @@ def hoist(func: Func) -> None:
             continue
         if scalar_only:  # e.g. sqrt of a scalar: broadcast it and compute on the vector unit
             if not any(isinstance(v.type, TensorType) for v in op.operands):
-                s = op.operands[0]
+                k = next(k for k, v in enumerate(op.operands) if v.type.dtype != bool_)  # not where's cond
+                s = op.operands[k]
                 dup = Op("vec.dup", [s], TensorType(s.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
                 inner.append(dup)
-                op.operands = [dup.result] + op.operands[1:]
+                op.operands = op.operands[:k] + [dup.result] + op.operands[k + 1 :]
             _retype(op)
             widened[id(op.result)] = op.result
         elif (

@@ -576,3 +576,20 @@ def test_fuzz_scalar_compared_with_itself(write_module):
     p, z = np.arange(-20, 20, dtype=np.int32), np.arange(40, dtype=np.int32) % 3
     for s in (0, 2):
         check(mod.self_cmp, (p, np.array([s], np.int32), z), (np.where(z + s != s, z, p), p.copy()))
+
+
+def test_fuzz_scalar_where_on_a_constant_condition(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i32
+
+        @dsl.op(dtypes=(i32,))
+        def const_cond(q: Tensor, *, k: int = 1):
+            y = dsl.where(dsl.where(k <= k, 0.25, k) < k - 3, -1.25, q)
+            return y
+        """)
+    q = np.arange(-10, 10, dtype=np.int32)
+    for k in (9, -9):
+        inner = np.float32(0.25)  # k <= k
+        expected = np.where(inner < np.float32(k - 3), np.float32(-1.25), q.astype(np.float32))
+        check(mod.const_cond, (q,), expected, {"k": k})
