@@ -593,3 +593,37 @@ def test_fuzz_scalar_where_on_a_constant_condition(write_module):
         inner = np.float32(0.25)  # k <= k
         expected = np.where(inner < np.float32(k - 3), np.float32(-1.25), q.astype(np.float32))
         check(mod.const_cond, (q,), expected, {"k": k})
+
+
+def test_returning_one_name_twice_is_a_dsl_error(write_module):
+    src = """
+import dsl
+from dsl import Tensor
+
+@dsl.op
+def twice(x: Tensor):
+    y = x * 2
+    return y, y
+"""
+    with pytest.raises(dsl.DslError) as e:
+        write_module(src)
+    assert "output 'y' is returned twice" in e.value.msg
+    assert (e.value.lineno, e.value.offset) == (8, 15)
+
+
+def test_cast_of_a_bool_input_is_refused_at_its_line(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, bool_, f32
+
+        @dsl.op(dtypes=(f32,))
+        def masked(x: Tensor, m: Tensor[bool_]):
+            y = x * dsl.cast(m, f32)
+            return y
+        """)
+    x, m = np.arange(4, dtype=np.float32), np.array([True, False, True, False])
+    np.testing.assert_array_equal(mod.masked.reference(x, m), x * m)
+    with pytest.raises(dsl.CompileError) as e:
+        mod.masked.compile(out_dir=tmp_path)
+    assert e.value.loc.line == 7 and "y = x * dsl.cast(m, f32)" in str(e.value)
+    assert "needs that value to be a comparison computed in the operator" in str(e.value)
