@@ -87,7 +87,7 @@ def legalize(func: Func) -> None:
     replaced: dict[int, Value] = {}  # casts whose chain ends in another op (a select)
     for op in func.body:
         op.operands = [replaced.get(id(v), v) for v in op.operands]
-        if op.opname == "cmp" and _integer_tile_compare(op):
+        if op.opname == "cmp" and _integer_compare(op):
             body.extend(_legalize_compare(op, namer))
             continue
         if op.opname != "cast":
@@ -95,15 +95,10 @@ def legalize(func: Func) -> None:
             continue
         src, dst = op.operands[0].type.dtype, op.result.type.dtype
         b = _Builder(body, namer, op.loc)
-        if dst == bool_:
-            b.out = []
+        if dst == bool_:  # x != 0
             zero = b.const(0, src)
             op.opname, op.operands, op.attrs = "cmp", [op.operands[0], zero], {"pred": "ne"}
-            body.extend(b.out)
-            if _integer_tile_compare(op):
-                body.extend(_legalize_compare(op, namer))
-            else:
-                body.append(op)
+            body.extend(_legalize_compare(op, namer) if _integer_compare(op) else [op])
             continue
         x = _chain(b, op.operands[0], dst)
         if body and x.owner is body[-1] and x.owner.opname == "cast":
@@ -120,7 +115,8 @@ def legalize(func: Func) -> None:
 
 
 def _chain(b: _Builder, x: Value, dst) -> Value:
-    """A value equal to ``cast(x, dst)`` built from LEGAL casts; its last op is a cast to dst."""
+    """A value equal to ``cast(x, dst)`` built from LEGAL casts (and exact arithmetic), made by
+    a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32."""
     src = x.type.dtype
     if (src, dst) in LEGAL:
         return b.cast(x, dst)
@@ -178,7 +174,7 @@ def _i32_to_bf16_value(b: _Builder, x: Value) -> Value:
     return b.op("where", [mid, side, r], f.type)
 
 
-def _integer_tile_compare(op: Op) -> bool:
+def _integer_compare(op: Op) -> bool:
     """Integer comparisons, of tiles and of scalars alike: a scalar one may still become a tile
     (hoist-scalars widens scalar math the scalar unit lacks), and Compare takes half/float."""
     return op.operands[0].type.dtype.is_int
