@@ -6,7 +6,8 @@ Takes a tile-level function; produces one where (1) each Scalar input is read by
 the loop (in order), and (3) tile-scalar arithmetic becomes ``vec.adds/muls/maxs/mins``:
 ``t - s`` is ``adds(t, -s)`` with ``-s`` computed once; ``s - t`` is ``adds(neg t, s)``;
 ``t / s`` and ``s / t`` divide by / into a ``vec.dup`` of s, since ``t * (1/s)`` rounds
-differently from the division the program asked for. Scalar math the scalar unit lacks (sqrt,
+differently from the division the program asked for; ``max(s, t)`` keeps its operand order
+(max of equal operands, +0.0 and -0.0, is the second) with a ``vec.dup`` of s. Scalar math the scalar unit lacks (sqrt,
 comparisons, casts other than the exact f16/bf16/i32 -> f32: f32 -> i32 must saturate, f32 ->
 f16 must round to nearest even) runs on a ``vec.dup`` of its operand; math on constants only
 stays scalar (canonicalize folds it).
@@ -178,9 +179,13 @@ def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
         return [op]
     tile_first = isinstance(a.type, TensorType)
     t, s = (a, b) if tile_first else (b, a)
-    if op.opname in VECTOR_SCALAR:
+    if op.opname in VECTOR_SCALAR and (tile_first or op.opname in ("add", "mul")):
         op.opname, op.operands = VECTOR_SCALAR[op.opname], [t, s]
         return [op]
+    if op.opname in ("max", "min"):  # max(s, t): s first; equal operands (+0/-0) give the second
+        dup = Op("vec.dup", [s], t.type.with_dtype(s.type.dtype), namer.fresh(), {}, op.loc)
+        op.operands = [dup.result, t]
+        return [dup, op]
     if op.opname == "sub" and tile_first:  # t - s = t + (-s)
         neg = _scalar_op("neg", [s], outside, namer, op.loc)
         op.opname, op.operands = "vec.adds", [t, neg.result]

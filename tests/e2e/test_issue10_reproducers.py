@@ -627,3 +627,29 @@ def test_cast_of_a_bool_input_is_refused_at_its_line(write_module, tmp_path):
         mod.masked.compile(out_dir=tmp_path)
     assert e.value.loc.line == 7 and "y = x * dsl.cast(m, f32)" in str(e.value)
     assert "needs that value to be a comparison computed in the operator" in str(e.value)
+
+
+def test_fuzz_maximum_keeps_its_operand_order_for_signed_zeros(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar
+
+        @dsl.op
+        def zeros(a: Tensor, s: Scalar):
+            p = dsl.maximum(0.0, a)
+            q = dsl.minimum(-0.0, a)
+            r = dsl.maximum(a, 0.0)
+            t = dsl.minimum(s, a)
+            return p, q, r, t
+        """)
+    a = np.array([-0.0, 0.0, 1.0, -1.0, np.nan] * 30, np.float32)
+    for sv in (0.0, -0.0):
+        s = np.array([sv], np.float32)
+        # numpy's maximum/minimum return the second operand when the operands are equal
+        expected = (
+            np.maximum(np.float32(0.0), a),
+            np.minimum(np.float32(-0.0), a),
+            np.maximum(a, np.float32(0)),
+            np.minimum(s[0], a),
+        )
+        check(mod.zeros, (a, s), expected)
