@@ -18,6 +18,7 @@ saturates, casts to f16/bf16 round once to nearest even):
   result is the neighbour (r or o) on the side of the exact ``x - i32(f)``, else r;
 * x -> bool:     ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes);
 * bool -> x:     a comparison's mask selects 1 or 0 (in f32 for f32/i32/bf16, in f16 else);
+* an i8/u8 run-time attribute is read as f32 (exact) where it is cast or compared;
 * comparisons of integer tensors (A2's Compare takes half/float): i8/u8 compare exactly as f16;
   i32 compares its f32 roundings (rounding is monotonic, so unequal roundings order correctly)
   and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0
@@ -118,6 +119,12 @@ def _chain(b: _Builder, x: Value, dst) -> Value:
     """A value equal to ``cast(x, dst)`` built from LEGAL casts (and exact arithmetic), made by
     a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32."""
     src = x.type.dtype
+    if src in RANGES and x.owner is not None and x.owner.opname == "attr":
+        # an 8-bit run-time attribute: read its (exact) value as f32 (A2 has no 8-bit Duplicate)
+        x = b.op("attr", [], x.type.with_dtype(f32), dict(x.owner.attrs))
+        src = f32
+        if dst == f32:
+            return x
     if (src, dst) in LEGAL:
         return b.cast(x, dst)
     if src == bool_:
@@ -188,7 +195,7 @@ def _legalize_compare(op: Op, namer: Namer) -> list[Op]:
     b = _Builder(out, namer, op.loc)
 
     if a.type.dtype.bits == 8:  # i8/u8 are exact in f16
-        op.operands = [b.cast(a, f16), b.cast(c, f16)]
+        op.operands = [_chain(b, a, f16), _chain(b, c, f16)]
         out.append(op)
         return out
     fa, fc = b.cast(a, f32), b.cast(c, f32)

@@ -653,3 +653,22 @@ def test_fuzz_maximum_keeps_its_operand_order_for_signed_zeros(write_module):
             np.minimum(s[0], a),
         )
         check(mod.zeros, (a, s), expected)
+
+
+def test_fuzz_int_attribute_compared_with_an_int8_tensor(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i8, f16, f32
+
+        @dsl.op(dtypes=(f16,))
+        def attr8(w: Tensor, n: Tensor[i8], *, k: int = 1):
+            a = dsl.cast(k != n, f32)
+            b = dsl.where(n > k, w, dsl.cast(k, w.dtype))
+            c = dsl.maximum(n, k)
+            return a, b, c
+        """)
+    n = np.arange(-128, 128, dtype=np.int8)
+    w = np.linspace(-1, 1, 256).astype(np.float16)
+    for k in (1, -5, 127):
+        expected = ((n != k).astype(np.float32), np.where(n > k, w, np.float16(k)), np.maximum(n, np.int8(k)))
+        check(mod.attr8, (w, n), expected, {"k": k})
