@@ -48,6 +48,8 @@ SCALAR_UNIT = {
     "abs",
     "relu",
     "reciprocal",
+    "cmp",  # exact in C++ (integer comparisons too: Compare on the vector unit takes half/float only)
+    "where",  # (c ? a : b): any dtype (Select on the vector unit takes half/float only)
 }
 
 

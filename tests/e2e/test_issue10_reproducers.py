@@ -672,3 +672,22 @@ def test_fuzz_int_attribute_compared_with_an_int8_tensor(write_module):
     for k in (1, -5, 127):
         expected = ((n != k).astype(np.float32), np.where(n > k, w, np.float16(k)), np.maximum(n, np.int8(k)))
         check(mod.attr8, (w, n), expected, {"k": k})
+
+
+def test_fuzz_integer_where_of_scalars_runs_on_the_scalar_unit(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, i32
+
+        @dsl.op(dtypes=(i32,))
+        def scalar_select(t: Scalar, s: Scalar[i32], n: Tensor, p: Tensor, *, alpha: float = 0.75):
+            y = (-dsl.where(s == alpha, t, 7)) - dsl.where((p - p) > dsl.abs(p), 3.0, dsl.where(alpha >= n, n, n))
+            return y
+        """)
+    n = np.arange(-20, 20, dtype=np.int32)
+    p = n[::-1].copy()
+    for sv, alpha in ((3, 3.0), (3, 2.5)):
+        args = (np.array([5], np.int32), np.array([sv], np.int32), n, p)
+        picked = np.int32(5) if np.float32(sv) == np.float32(alpha) else np.int32(7)
+        inner = np.where(np.zeros_like(p) > np.abs(p), np.float32(3.0), n.astype(np.float32))
+        check(mod.scalar_select, args, np.float32(-picked) - inner, {"alpha": alpha})
