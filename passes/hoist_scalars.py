@@ -7,10 +7,11 @@ the loop (in order), and (3) tile-scalar arithmetic becomes ``vec.adds/muls/maxs
 ``t - s`` is ``adds(t, -s)`` with ``-s`` computed once; ``s - t`` is ``adds(neg t, s)``;
 ``t / s`` and ``s / t`` divide by / into a ``vec.dup`` of s, since ``t * (1/s)`` rounds
 differently from the division the program asked for; ``max(s, t)`` keeps its operand order
-(max of equal operands, +0.0 and -0.0, is the second) with a ``vec.dup`` of s. Scalar math the scalar unit lacks (sqrt,
-comparisons, casts other than the exact f16/bf16/i32 -> f32: f32 -> i32 must saturate, f32 ->
-f16 must round to nearest even) runs on a ``vec.dup`` of its operand; math on constants only
-stays scalar (canonicalize folds it).
+(max of equal operands, +0.0 and -0.0, is the second) with a ``vec.dup`` of s. Scalar
+comparisons and selections run on the scalar unit; scalar math it lacks (sqrt, exp, ...; casts
+other than the exact f16/bf16/i32 -> f32: f32 -> i32 must saturate, f32 -> f16 must round to
+nearest even) runs on a ``vec.dup`` of its operand; math on constants only stays scalar
+(canonicalize folds it).
 
     before:  loop.tiles do {
                %0 = sub %x_t, %s : tensor<*, f32>
