@@ -9,7 +9,8 @@ Abs only for half/float, and no 8-bit arithmetic. Takes tensor-level IR after pr
   polynomial x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below, where the first form would cancel
   (relative error < 1e-9 there; 1 - 2/(e^(2a)+1) loses ~eps/(2a) at a = 0.1: 3e-7).
 * where(c, a, b) on i32 = a * m + b * (1 - m) with m = i32(where(c, 1.0, 0.0)): one product is
-  0, so nothing overflows and the result is exact; on i8/u8 it selects in f16 (exact).
+  0, so nothing overflows and the result is exact; on i8/u8 it selects in f16 (exact); on
+  bools it selects 1/0 in f16 and compares with 0.5.
 * abs(x) on i32 = max(x, -x); max/min/relu on i8/u8 run in f16 (exact) and cast back.
 
     before:  %y = sigmoid %x : tensor<*, f32>
@@ -84,7 +85,7 @@ def _integer_form(op: Op) -> bool:
         return False
     dt = op.result.type.dtype
     if op.opname == "where":
-        return dt.is_int
+        return dt.is_int or dt == bool_
     if op.opname == "abs":
         return dt == i32
     return op.opname in ("max", "min", "relu") and dt.is_int and dt.bits == 8
@@ -107,6 +108,12 @@ def _expand_integer(op: Op, body: list[Op], namer: Namer):
     if op.opname == "abs":
         x = op.operands[0]
         return emit("max", [x, emit("neg", [x], t)], t)
+    if op.opname == "where" and t.dtype == bool_:  # select 1/0 in f16, then compare with 0.5
+        c, a, b = op.operands
+        one, zero = const(1.0, f16), const(0.0, f16)
+        af, bf = (emit("where", [v, one, zero], v.type.with_dtype(f16)) for v in (a, b))
+        sel = emit("where", [c, af, bf], t.with_dtype(f16))
+        return emit("cmp", [sel, const(0.5, f16)], t, {"pred": "gt"})
     if op.opname == "where" and t.dtype == i32:
         c, a, b = op.operands
         mask = emit("where", [c, const(1.0, f32), const(0.0, f32)], c.type.with_dtype(f32))

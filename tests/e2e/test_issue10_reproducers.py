@@ -691,3 +691,24 @@ def test_fuzz_integer_where_of_scalars_runs_on_the_scalar_unit(write_module):
         picked = np.int32(5) if np.float32(sv) == np.float32(alpha) else np.int32(7)
         inner = np.where(np.zeros_like(p) > np.abs(p), np.float32(3.0), n.astype(np.float32))
         check(mod.scalar_select, args, np.float32(-picked) - inner, {"alpha": alpha})
+
+
+def test_fuzz_where_between_bool_values(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, bool_, f32
+
+        @dsl.op(dtypes=(f32,))
+        def bool_select(g: Tensor, x: Tensor, scale: Scalar, *, alpha: float = 0.5):
+            c = dsl.where(x > alpha, scale, 0.0) <= scale - 1.5
+            v0 = dsl.where(g < alpha, dsl.cast(c, bool_), dsl.cast(g ** 2 > dsl.abs(x), bool_))
+            v1 = dsl.cast(v0, f32) + x
+            return v0, v1
+        """)
+    rng = np.random.default_rng(0)
+    g, x = (rng.uniform(-2, 2, 1000).astype(np.float32) for _ in range(2))
+    for sv in (1.0, 2.0):
+        s = np.float32(sv)
+        c = np.where(x > np.float32(0.5), s, np.float32(0)) <= s - np.float32(1.5)
+        v0 = np.where(g < np.float32(0.5), c, g * g > np.abs(x))
+        check(mod.bool_select, (g, x, np.array([sv], np.float32)), (v0, v0.astype(np.float32) + x))
