@@ -46,6 +46,13 @@ class DType:
         return self.kind in ("int", "uint")
 
     @property
+    def np_info(self):
+        """Range of an integer dtype (a numpy ``iinfo``)."""
+        import numpy as np
+
+        return np.iinfo(self.np)
+
+    @property
     def bytes(self) -> int:
         return self.bits // 8
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from dsl.errors import ArgumentError, CompileError, SimulationError
+from dsl.ir.interpreter import check_attr_values
 
 from .cache import cache_dir, enforce_limit, touch
 from .compile import lower
@@ -88,6 +89,7 @@ def simulate(
     tgt = get_target(target)
     T, inputs, values = op.bind(arrays, attrs)
     func = op.variant(T, values, inputs)
+    check_attr_values(func, values)
     if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
         raise ArgumentError(f"cores must be a positive integer, got {cores!r}")
     shape = None

@@ -192,3 +192,19 @@ def test_emulator_faults_name_the_dsl_line(write_module, tmp_path):
     with pytest.raises(dsl.RaceError) as e:
         mod.twice.simulate(np.ones(64, np.float32), project=project)
     assert "DSL line(s): " in str(e.value) and ".py:7 (op_kernel/twice.cpp:" in str(e.value)
+
+
+def test_math_on_an_int8_scalar_is_refused_at_its_line(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, i8, f32
+
+        @dsl.op(dtypes=(f32,))
+        def add_s8(x: Tensor, s: Scalar[i8]):
+            y = x + s
+            return y
+        """)
+    with pytest.raises(CompileError) as e:
+        mod.add_s8.compile(out_dir=tmp_path / "out")
+    assert e.value.loc.line == 7 and "Duplicate does not take i8" in str(e.value)
+    assert "y = x + s" in str(e.value)
