@@ -58,11 +58,7 @@ def check_shapes(op_name: str, decls, arrays: dict[str, np.ndarray | None], broa
     if not unshaped:
         return
     if broadcast:
-        try:
-            out = np.broadcast_shapes(*(s for _, s in unshaped))
-        except ValueError:
-            detail = ", ".join(f"{n}: {s}" for n, s in unshaped)
-            raise ArgumentError(f"inputs of {op_name} do not broadcast together ({detail})") from None
+        out = broadcast_shape(op_name, unshaped)
         if len(out) > MAX_BROADCAST_RANK:
             raise ArgumentError(f"broadcasting supports up to {MAX_BROADCAST_RANK} dims, got {len(out)}")
         return
@@ -73,3 +69,25 @@ def check_shapes(op_name: str, decls, arrays: dict[str, np.ndarray | None], broa
                 f"inputs '{first_name}' and '{n}' must have the same shape, got {first} and {s}"
                 f" (declare broadcast=True on the op to broadcast)"
             )
+
+
+def broadcast_shape(op_name: str, named: list[tuple[str, tuple[int, ...]]]) -> tuple[int, ...]:
+    """numpy's broadcast shape of ``named`` (name, shape) pairs; the error names both inputs, their
+    shapes and the axis (counted from the last, as broadcasting aligns them), as host tiling does."""
+    rank = max((len(s) for _, s in named), default=0)
+    dims = [1] * rank
+    owner: list[tuple[str, tuple[int, ...]] | None] = [None] * rank
+    for name, shape in named:
+        for d, size in enumerate(shape):
+            o = rank - len(shape) + d
+            if size == 1 or size == dims[o]:
+                continue
+            if dims[o] == 1:
+                dims[o], owner[o] = size, (name, shape)
+                continue
+            other, oshape = owner[o]
+            raise ArgumentError(
+                f"inputs of {op_name} do not broadcast: '{other}' {list(oshape)} and '{name}' {list(shape)} "
+                f"differ at axis {o - rank} (counted from the last): {dims[o]} vs {size}"
+            )
+    return tuple(dims)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from dsl.dtypes import DType
 from dsl.ir import AttrDecl, Func, ScalarType, TensorType
 
+from . import host_broadcast
 from .cann import spelling
 from .kernel import Signature, Variant, field_name, float_literal
 from .writer import CodeWriter
@@ -39,10 +40,20 @@ class HostPlan:
     min_per_core: dict[tuple, int]  # (dtype, key) -> elements a core should at least get
     granule: dict[tuple, int]  # (dtype, key) -> elements per 32-byte block
     cann: str = "8.5"
+    tiles: dict = None  # (dtype, key) -> elements per tile (broadcast ops: the row packing)
 
     @property
     def func0(self) -> Func:
         return self.funcs[self.dtypes[0]]
+
+    @property
+    def broadcast(self) -> bool:
+        return bool(self.func0.attributes.get("broadcast"))
+
+    @property
+    def attr_keys(self) -> int:
+        """Static-attribute combinations: the tiling keys before a broadcast mode is added."""
+        return len({v.key for v in self.variants})
 
     def t_input(self) -> int | None:
         """IR index of the input whose dtype is the op's T (the first unpinned required one)."""
@@ -80,6 +91,9 @@ def tiling_header(plan: HostPlan, header: str) -> str:
     for name, kind in plan.sig.attrs:
         ctype = "float" if kind == "float" else "int64_t"
         w.line(f"TILING_DATA_FIELD_DEF({ctype}, {field_name(name)});", f"attribute {name}")
+    if plan.broadcast:
+        for ctype, name, why in host_broadcast.tiling_fields(len(plan.func0.params)):
+            w.line(host_broadcast.field_line(ctype, name), why)
     w.line("END_TILING_DATA_DEF;")
     w.line()
     w.line(f"REGISTER_TILING_DATA_CLASS({plan.op_type}, {plan.op_type}TilingData)")
@@ -233,10 +247,26 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
         w.line("uint64_t key;")
         w.line("uint64_t granule;")
         w.line("uint64_t minPerCore;")
+        if plan.broadcast:
+            w.line("uint64_t tile;", "elements per tile (plan-buffers)")
+            w.line("uint64_t maxBytes;", "bytes of the widest GM tensor element")
     with w.block("constexpr SplitSpec SPLITS[] =", "};"):
         for v in plan.variants:
             k = (v.dtype, v.key)
-            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}}},")
+            extra = f", {plan.tiles[k]}, {_max_bytes(v.func)}" if plan.broadcast else ""
+            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}{extra}}},")
+    if plan.broadcast:
+        host_broadcast.emit_tables(w, plan)
+
+
+def _max_bytes(func: Func) -> int:
+    sizes = [p.value.type.dtype.bytes for p in func.params if isinstance(p.value.type, TensorType)]
+    sizes += [o.type.dtype.bytes for o in func.outputs]
+    return max(sizes, default=1)
+
+
+def output_count(plan: HostPlan) -> int:
+    return len(plan.func0.outputs)
 
 
 def _keys_reading(plan: HostPlan, name: str) -> list[int]:
@@ -272,6 +302,8 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line(f"const gert::StorageShape* first = context->GetRequiredInputShape({shape_index});")
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, first);")
         w.line("const gert::Shape& shape = first->GetStorageShape();")
+        if broadcast:
+            w.line("(void)shape;")
         with w.block("for (size_t i = 0; i < sizeof(INPUTS) / sizeof(INPUTS[0]); ++i)"):
             w.line("const InputSpec& in = INPUTS[i];")
             w.line(
@@ -300,18 +332,15 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
                 'OP_CHECK_IF(in.scalar && inShape.GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input %s must '
                 'have shape [1]", in.name), return ge::GRAPH_FAILED);'
             )
-            if broadcast:
-                message = (
-                    "input %s has another shape than input %s; this kernel handles broadcast=True inputs of "
-                    "equal shapes only (broadcasting between different shapes is not supported yet)"
-                )
-            else:
+            if not broadcast:  # broadcast ops: host_broadcast checks the shapes together below
                 message = "input %s must have the shape of input %s"
-            first_name = w_escape(plan.func0.params[shape_index].value.name)
-            w.line(
-                f'OP_CHECK_IF(!in.scalar && !(inShape == shape), OP_LOGE(OP_TYPE, "{message}", in.name, '
-                f'"{first_name}"), return ge::GRAPH_FAILED);'
-            )
+                first_name = w_escape(plan.func0.params[shape_index].value.name)
+                w.line(
+                    f'OP_CHECK_IF(!in.scalar && !(inShape == shape), OP_LOGE(OP_TYPE, "{message}", in.name, '
+                    f'"{first_name}"), return ge::GRAPH_FAILED);'
+                )
+        if broadcast:
+            host_broadcast.emit_analysis(w, plan)
         w.line()
         w.line(comment="Core split (split-cores): whole 32-byte blocks, remainder blocks to the first cores.")
         w.line("const SplitSpec* split = nullptr;")
@@ -321,19 +350,23 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             'OP_CHECK_IF(split == nullptr, OP_LOGE(OP_TYPE, "no kernel for dtype %d and tiling key %llu", '
             "static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), return ge::GRAPH_FAILED);"
         )
-        w.line("const uint64_t totalLength = static_cast<uint64_t>(shape.GetShapeSize());")
-        w.line("const uint64_t blocks = (totalLength + split->granule - 1) / split->granule;")
-        w.line("uint64_t usedCores = (totalLength + split->minPerCore - 1) / split->minPerCore;")
-        w.line("if (usedCores > coreNum) usedCores = coreNum;")
-        w.line(
-            "if (usedCores == 0) usedCores = 1;", "an empty input still launches one core, which does nothing"
-        )
-        w.line()
-        w.line(f"{plan.op_type}TilingData tiling;")
-        w.line("tiling.set_totalLength(totalLength);")
-        w.line("tiling.set_smallBlocks(blocks / usedCores);")
-        w.line("tiling.set_tailCores(static_cast<uint32_t>(blocks % usedCores));")
-        w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
+        if broadcast:
+            host_broadcast.emit_split(w, plan)
+        else:
+            w.line("const uint64_t totalLength = static_cast<uint64_t>(shape.GetShapeSize());")
+            w.line("const uint64_t blocks = (totalLength + split->granule - 1) / split->granule;")
+            w.line("uint64_t usedCores = (totalLength + split->minPerCore - 1) / split->minPerCore;")
+            w.line("if (usedCores > coreNum) usedCores = coreNum;")
+            w.line(
+                "if (usedCores == 0) usedCores = 1;",
+                "an empty input still launches one core, which does nothing",
+            )
+            w.line()
+            w.line(f"{plan.op_type}TilingData tiling;")
+            w.line("tiling.set_totalLength(totalLength);")
+            w.line("tiling.set_smallBlocks(blocks / usedCores);")
+            w.line("tiling.set_tailCores(static_cast<uint32_t>(blocks % usedCores));")
+            w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
         runtime = [(i, a) for i, a in enumerate(plan.attr_decls) if not a.static]
         for i, a in runtime:
             ctype = "float" if a.kind == "float" else "int64_t"
@@ -348,7 +381,10 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         for _, a in runtime:
             w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
         w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
-        w.line("context->SetTilingKey(tilingKey);")
+        if broadcast:
+            w.line("context->SetTilingKey(tilingKey + ATTR_KEYS * mode);", "the broadcast mode selects the kernel path")
+        else:
+            w.line("context->SetTilingKey(tilingKey);")
         w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
         w.line("workspace[0] = plat.GetLibApiWorkSpaceSize();", "no user workspace: the system reserve only")
@@ -363,6 +399,14 @@ def emit_infer(w: CodeWriter, plan: HostPlan) -> None:
     func0 = plan.func0
     shape_index = plan.shape_input() or 0
     t_index = plan.t_input()
+    if plan.broadcast and shape_index is not None:
+        host_broadcast.emit_infer(w, plan)
+    else:
+        _emit_infer_shape(w, plan, func0, shape_index)
+    _emit_infer_dtype(w, plan, func0, t_index)
+
+
+def _emit_infer_shape(w: CodeWriter, plan: HostPlan, func0, shape_index) -> None:
     w.line(comment="Every output has the shape of the inputs.")
     with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
         w.line(f"const gert::Shape* shape = context->GetRequiredInputShape({shape_index});")
@@ -372,6 +416,9 @@ def emit_infer(w: CodeWriter, plan: HostPlan) -> None:
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, out);")
             w.line("*out = *shape;")
         w.line("return GRAPH_SUCCESS;")
+
+
+def _emit_infer_dtype(w: CodeWriter, plan: HostPlan, func0, t_index) -> None:
     w.line()
     pinned = [None if _follows_t(plan, k) else o.type.dtype for k, o in enumerate(func0.outputs)]
     w.line(comment="Outputs have the inputs' element type T, or the type the op fixes (bool, i8, ...).")

@@ -98,6 +98,10 @@ def simulate(
         if arr is not None and not d.is_scalar:
             shape = arr.shape
             break
+    if op.broadcast and shape is not None:  # the outputs have the inputs' broadcast shape
+        shape = np.broadcast_shapes(
+            *(a.shape for d in op._def.inputs if not d.is_scalar and (a := inputs.get(d.name)) is not None)
+        )
     if shape is None:
         raise ArgumentError(f"{op.name} has no tensor input to take the output shape from")
     zero_d = shape == ()

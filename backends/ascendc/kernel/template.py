@@ -19,6 +19,7 @@ from dsl.ir import AttrDecl
 
 from ..cann import spelling
 from ..writer import CodeWriter
+from . import broadcast as bc
 from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
 from .naming import camel, pascal
@@ -314,6 +315,9 @@ def emit_kernel(
         r.assign_names(chains, temps)
     view_types = agree_view_types(renderers)
     codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
+    if bc.is_broadcast(variants):
+        for code in codes.values():
+            code.body = bc.rewrite_body(code.body, sig.inputs)
     space = build_space(variants, dtypes, static_attrs)
     plan = KernelPlan(
         op_name,
@@ -338,6 +342,7 @@ class KernelText:
         self.w = self.e.w
         self.canon, maps = canonical_buffers(list(plan.codes.values()))
         self.bufmap = dict(zip(plan.codes, maps))
+        self.bcast = bc.is_broadcast(plan.variants)
 
     @property
     def cls(self) -> str:
@@ -347,10 +352,20 @@ class KernelText:
         params = ["typename T"]
         for a in self.plan.static_attrs:
             params.append(("bool " if a.kind == "bool" else f"{enum_name(a)} ") + template_param(a))
+        if self.bcast:
+            params.append(bc.template_param())
         return f"template <{', '.join(params)}>"
 
     def template_args(self) -> str:
-        return ", ".join(["T"] + [template_param(a) for a in self.plan.static_attrs])
+        return ", ".join(["T"] + [template_param(a) for a in self.plan.static_attrs] + (["MODE"] if self.bcast else []))
+
+    def bcast_inputs(self) -> list[tuple[int, str, str]]:
+        """(index, name, C++ element type) of the tensor inputs a broadcast kernel copies in."""
+        return [
+            (i, n, self.gm_type(n))
+            for i, n in enumerate(self.plan.sig.inputs)
+            if any(n in code.gm for code in self.plan.codes.values())
+        ]
 
     def gm_args(self) -> list[str]:
         return [camel(n) for n in self.plan.sig.inputs + self.plan.sig.outputs]
@@ -377,6 +392,9 @@ class KernelText:
                 values = ", ".join(f"{enum_value(c)} = {k}" for k, c in enumerate(a.choices))
                 w.line(f"enum class {enum_name(a)} : uint32_t {{ {values} }};", f"attribute {a.name}")
                 w.line()
+        if self.bcast:
+            for line in bc.enum_lines():
+                w.lines.append(line)
         self.helpers()
         body = CodeWriter()
         self.e.w = body
@@ -447,12 +465,16 @@ class KernelText:
             w.level -= 1
             w.line("private:")
             w.level += 1
-            self.core_slice()
+            if self.bcast and self.bcast_inputs():
+                bc.emit_helpers(w, plan.op_type, self.bcast_inputs())
+            else:
+                self.core_slice()
             w.line()
             self.tile()
             w.line()
-            self.copy_out()
-            w.line()
+            if not (self.bcast and self.bcast_inputs()):
+                self.copy_out()
+                w.line()
             self.members()
 
     def class_comment(self) -> list[str]:
@@ -492,6 +514,8 @@ class KernelText:
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
         self.e.section(self.per_variant(self.zero_stmts))
+        if self.bcast and self.bcast_inputs():
+            body.line("InitBroadcast();")
         self.e.w = w
         text = "\n".join(line.split("//", 1)[0] for line in body.lines)
         # An input no variant reads stays in the signature (the entry passes every GM address) unnamed.
@@ -525,6 +549,10 @@ class KernelText:
             if name not in code.gm:
                 continue
             c = self.gm_type(name)
+            if self.bcast and self.bcast_inputs():  # whole tensors: the modes index them absolutely
+                sig = self.plan.sig
+                out.append(bc.gm_stmt(name, c, sig.inputs.index(name) if name in sig.inputs else None))
+                continue
             out.append(
                 Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {c}*){camel(name)} + offset_, count_);")
             )
@@ -556,7 +584,7 @@ class KernelText:
         return str(nbytes)
 
     def zero_stmts(self, code: VariantCode) -> list[Stmt]:
-        if not code.has_compare:
+        if not code.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
             return []
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         out = []
@@ -624,7 +652,10 @@ class KernelText:
             if not bodies:  # every output of every variant is absent (x if flag else None)
                 w.line("(void)t;")
                 return
-            w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
+            if self.bcast and self.bcast_inputs():
+                w.line("const uint32_t len = SetTile(t);", "elements the vector math covers")
+            else:
+                w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
             if any(re.search(r"\bn\b", code) for code in bodies):  # a pure copy has no vector op
                 w.line("const int32_t n = static_cast<int32_t>(len);")
             if any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values()):
@@ -753,6 +784,10 @@ class KernelText:
         w.line("uint64_t offset_ = 0;")
         w.line("uint64_t count_ = 0;")
         w.line("uint64_t tiles_ = 0;")
+        if self.bcast and self.bcast_inputs():
+            from ..host_broadcast import resident_bytes
+
+            bc.members(w, plan.op_type, self.bcast_inputs(), resident_bytes(len(self.bcast_inputs())))
 
     # -- the entry ------------------------------------------------------------------------------
 
@@ -777,13 +812,21 @@ class KernelText:
             w.line("GET_TILING_DATA(tilingData, tiling);")
             call = ", ".join(self.gm_args() + ["tilingData"])
             keys = [v for v in plan.variants if v.dtype == plan.first_dtype]
-            for k, v in enumerate(keys):
+
+            def targs_of(v) -> list[str]:
                 targs = [plan.dtype_macro]
                 for a in plan.static_attrs:
                     x = v.bind[a.name]
                     targs.append(
                         ("true" if x else "false") if a.kind == "bool" else f"{enum_name(a)}::{enum_value(x)}"
                     )
+                return targs
+
+            if self.bcast:
+                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of)
+                return
+            for k, v in enumerate(keys):
+                targs = targs_of(v)
                 head = ("if" if k == 0 else "} else if") + f" (TILING_KEY_IS({v.key}))"
                 w.line(head + " {")
                 w.level += 1

@@ -1,0 +1,334 @@
+"""Host side of ``broadcast=True`` operators: the run-time broadcast analysis in TilingFunc.
+
+TilingFunc right-aligns the tensor inputs' shapes (numpy rules, up to 8 dims), rejects shapes
+that do not broadcast (naming both shapes and the axis), drops size-1 output axes, merges
+adjacent axes on which every input has the same broadcast pattern (moving or broadcast), and
+gives each input a stride per merged axis (0 where it is broadcast). From that it picks a kernel
+mode, which becomes part of the tiling key (``key = attribute index + ATTR_KEYS * mode``), so one
+compiled kernel serves every shape:
+
+==========  ==============================================================================
+FLAT        every input has the output's shape: one flat range (the path of equal shapes)
+SCALAR      the rest are size-1 tensors: read once per core, splatted by the vector unit
+ROW         [M, N] with [1, N] / [N] (either side): the row is loaded once per core and kept
+            resident in UB; the moving input is packed many rows per DMA at a 32-byte pitch
+COL         [M, N] with [M, 1]: each packed row takes one value of the column
+GENERAL     anything else: an odometer over the merged outer axes, one 2-D DMA per run of
+            rows along the second-to-last axis
+==========  ==============================================================================
+
+The row modes process whole rows packed into a tile at a pitch rounded up to 32 bytes (of the
+narrowest GM tensor), so every row starts 32-byte aligned in UB; rows longer than a tile are cut
+into chunks. The output of a tile leaves in one 2-D ``DataCopyPad``. Each input's role
+(``bcKind``) is computed here; the kernel (``kernel/broadcast.py``) follows it.
+"""
+
+from __future__ import annotations
+
+from dsl.ir import ScalarType
+
+from .writer import CodeWriter
+
+MAX_DIMS = 8
+MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")
+KINDS = ("FULL", "ONE", "RESIDENT", "STRIDED", "COLUMN")
+# UB kept per tensor input for a resident broadcast row: 4 KiB holds seed 003's 1023-element
+# int32 row at its 32-byte pitch. A longer row is re-read per tile (kind STRIDED, mode GENERAL).
+RESIDENT_BYTES = 4096
+RESIDENT_TOTAL = 16384
+# A moving input at least this large is read with SetL2CacheHint(CACHE_MODE_DISABLE): it is read
+# once, is larger than the 910B's L2 (the seed's threshold, 128 MiB, measured on 910B4: -16% on its
+# C2 case), and would only evict the resident broadcast row and the outputs from L2.
+L2_BYPASS_BYTES = 128 << 20
+
+
+def resident_bytes(n_tensors: int) -> int:
+    """UB bytes per tensor input reserved for a resident broadcast row."""
+    if n_tensors == 0:
+        return 0
+    per = min(RESIDENT_BYTES, RESIDENT_TOTAL // n_tensors)
+    return per // 32 * 32
+
+
+def ub_reserve(func) -> int:
+    """UB the broadcast machinery takes from the tile budget (the resident rows)."""
+    if not func.attributes.get("broadcast"):
+        return 0
+    n = sum(1 for p in func.params if not isinstance(p.value.type, ScalarType))
+    return n * resident_bytes(n)
+
+
+def tiling_fields(n_inputs: int) -> list[tuple[str, str, str]]:
+    return [
+        ("uint32_t", "bcRank", "merged broadcast axes (row modes)"),
+        ("uint32_t", "bcL2Bypass", "bit i: input i streams past L2 (CACHE_MODE_DISABLE)"),
+        ("uint64_t", "bcInner", "elements of the last merged axis: one row"),
+        ("uint64_t", "bcChunk", "elements of a row chunk (= bcInner when a row fits a tile)"),
+        ("uint64_t", "bcChunks", "chunks per row"),
+        ("uint64_t", "bcPitch", "UB elements between packed rows (32-byte multiple)"),
+        ("uint64_t", "bcPackRows", "rows per tile"),
+        (f"uint64_t@{MAX_DIMS}", "bcDims", "merged output dims"),
+        (
+            f"int64_t@{n_inputs * MAX_DIMS}",
+            "bcStrides",
+            "per input and merged axis: element stride, 0 = broadcast",
+        ),
+        (f"uint64_t@{n_inputs}", "bcSize", "elements of each input"),
+        (f"uint32_t@{n_inputs}", "bcKind", "FULL, ONE, RESIDENT, STRIDED, COLUMN"),
+    ]
+
+
+def field_line(ctype: str, name: str) -> str:
+    if "@" in ctype:
+        base, n = ctype.split("@")
+        return f"TILING_DATA_FIELD_DEF_ARR({base}, {n}, {name});"
+    return f"TILING_DATA_FIELD_DEF({ctype}, {name});"
+
+
+def emit_tables(w: CodeWriter, plan) -> None:
+    """Constants and the analysis function (inside TilingFunc's anonymous namespace)."""
+    n = len(plan.func0.params)
+    n_tensors = sum(1 for p in plan.func0.params if not isinstance(p.value.type, ScalarType))
+    w.line()
+    w.line(comment="Broadcasting (host_broadcast.py): numpy rules, right-aligned, up to 8 dims.")
+    w.line(f"constexpr size_t BC_DIMS = {MAX_DIMS};")
+    w.line(f"constexpr size_t BC_INPUTS = {n};")
+    w.line(
+        f"constexpr uint64_t ATTR_KEYS = {plan.attr_keys};", "tiling key = attribute index + ATTR_KEYS * mode"
+    )
+    w.line(
+        f"constexpr uint64_t BC_RESIDENT_BYTES = {resident_bytes(n_tensors)};",
+        "UB per input for a resident broadcast row",
+    )
+    w.line(
+        f"constexpr uint64_t BC_L2_BYPASS_BYTES = {L2_BYPASS_BYTES}ULL;",
+        "a moving input this large bypasses L2 (seed 003: 128 MiB)",
+    )
+    w.line("enum BcMode : uint64_t { " + ", ".join(f"MODE_{m} = {i}" for i, m in enumerate(MODES)) + " };")
+    w.line("enum BcKind : uint32_t { " + ", ".join(f"BC_{k} = {i}" for i, k in enumerate(KINDS)) + " };")
+    w.line(comment="Shapes of present tensor inputs as text for messages: [40320, 1023].")
+    with w.block("void ShapeText(const gert::Shape& s, char* buf, size_t cap)"):
+        w.line("size_t used = 0;")
+        w.line('used += std::snprintf(buf + used, cap - used, "[");')
+        with w.block("for (size_t d = 0; d < s.GetDimNum() && used < cap; ++d)"):
+            w.line(
+                'used += std::snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", '
+                "static_cast<long long>(s.GetDim(d)));"
+            )
+        w.line('if (used < cap) std::snprintf(buf + used, cap - used, "]");')
+    w.line()
+    w.line(comment="The output shape of the present tensor inputs (nullptr: absent or a Scalar).")
+    with w.block("bool BroadcastShape(const gert::Shape* const* shapes, gert::Shape& out)"):
+        w.line("size_t rank = 0;")
+        w.line("size_t owner[BC_DIMS] = {};", "which input set each output dim (for messages)")
+        with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+            w.line("if (shapes[i] == nullptr) continue;")
+            with w.block("if (shapes[i]->GetDimNum() > BC_DIMS)"):
+                w.line(
+                    'OP_LOGE(OP_TYPE, "input %s has %zu dims; broadcasting supports up to %zu", INPUTS[i].name, '
+                    "shapes[i]->GetDimNum(), BC_DIMS);"
+                )
+                w.line("return false;")
+            w.line("if (shapes[i]->GetDimNum() > rank) rank = shapes[i]->GetDimNum();")
+        w.line("int64_t dims[BC_DIMS];")
+        w.line("for (size_t d = 0; d < rank; ++d) dims[d] = 1;")
+        with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+            w.line("if (shapes[i] == nullptr) continue;")
+            w.line("const size_t nd = shapes[i]->GetDimNum();")
+            with w.block("for (size_t d = 0; d < nd; ++d)"):
+                w.line("const size_t o = rank - nd + d;")
+                w.line("const int64_t s = shapes[i]->GetDim(d);")
+                w.line("if (s == 1 || s == dims[o]) continue;")
+                with w.block("if (dims[o] == 1)"):
+                    w.line("dims[o] = s;")
+                    w.line("owner[o] = i;")
+                    w.line("continue;")
+                w.line("char a[160], b[160];")
+                w.line("ShapeText(*shapes[owner[o]], a, sizeof(a));")
+                w.line("ShapeText(*shapes[i], b, sizeof(b));")
+                w.line(
+                    'OP_LOGE(OP_TYPE, "inputs %s %s and %s %s do not broadcast: axis %lld (counted from the last) '
+                    'has size %lld in one and %lld in the other", INPUTS[owner[o]].name, a, INPUTS[i].name, b, '
+                    "static_cast<long long>(o) - static_cast<long long>(rank), static_cast<long long>(dims[o]), "
+                    "static_cast<long long>(s));"
+                )
+                w.line("return false;")
+        w.line("out.SetDimNum(0);")
+        w.line("for (size_t d = 0; d < rank; ++d) out.AppendDim(dims[d]);")
+        w.line("return true;")
+    w.line()
+    w.line(comment="Merged axes, strides, each input's kind and the mode (see host_broadcast.py).")
+    with w.block(
+        f"uint64_t BroadcastPlan(const gert::Shape* const* shapes, const gert::Shape& out, {plan.op_type}TilingData& tiling)"
+    ):
+        w.line("const size_t rank = out.GetDimNum();")
+        w.line("uint64_t dims[BC_DIMS] = {};")
+        w.line("bool moving[BC_INPUTS][BC_DIMS] = {};", "input i has the output's size on merged axis k")
+        w.line("size_t k = 0;")
+        with w.block("for (size_t d = 0; d < rank; ++d)"):
+            w.line("const uint64_t size = static_cast<uint64_t>(out.GetDim(d));")
+            w.line("if (size == 1) continue;", "a size-1 output axis moves nothing")
+            w.line("bool pattern[BC_INPUTS] = {};")
+            with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                w.line("if (shapes[i] == nullptr) continue;")
+                w.line("const size_t nd = shapes[i]->GetDimNum();")
+                w.line(
+                    "pattern[i] = d + nd >= rank && shapes[i]->GetDim(d + nd - rank) == static_cast<int64_t>(size);"
+                )
+            w.line("bool same = k > 0;")
+            w.line("for (size_t i = 0; i < BC_INPUTS && same; ++i) same = pattern[i] == moving[i][k - 1];")
+            with w.block("if (same)"):
+                w.line("dims[k - 1] *= size;", "merge with the previous axis: same broadcast pattern")
+                w.line("continue;")
+            w.line("for (size_t i = 0; i < BC_INPUTS; ++i) moving[i][k] = pattern[i];")
+            w.line("dims[k++] = size;")
+        w.line("if (k == 0) dims[k++] = 1;", "a one-element output")
+        w.line("uint64_t strides[BC_INPUTS * BC_DIMS] = {};")
+        w.line("uint64_t sizes[BC_INPUTS] = {};")
+        w.line("uint32_t kinds[BC_INPUTS] = {};")
+        w.line("bool flat = true, scalarOnly = true;")
+        with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+            w.line("if (shapes[i] == nullptr) continue;")
+            w.line("uint64_t acc = 1;")
+            w.line("bool all = true, none = true, outerNone = true;")
+            with w.block("for (size_t a = k; a-- > 0;)"):
+                w.line("strides[i * BC_DIMS + a] = moving[i][a] ? acc : 0;")
+                w.line("if (moving[i][a]) acc *= dims[a];")
+                w.line("all = all && moving[i][a];")
+                w.line("none = none && !moving[i][a];")
+                w.line("if (a + 1 < k) outerNone = outerNone && !moving[i][a];")
+            w.line("sizes[i] = static_cast<uint64_t>(shapes[i]->GetShapeSize());")
+            w.line(
+                "kinds[i] = all ? BC_FULL : none ? BC_ONE : !moving[i][k - 1] ? BC_COLUMN : "
+                "outerNone ? BC_RESIDENT : BC_STRIDED;"
+            )
+            w.line("flat = flat && kinds[i] == BC_FULL;")
+            w.line("scalarOnly = scalarOnly && (kinds[i] == BC_FULL || kinds[i] == BC_ONE);")
+        w.line("uint64_t mode = MODE_GENERAL;")
+        with w.block("if (flat || out.GetShapeSize() == 0)"):
+            w.line("mode = MODE_FLAT;")
+        with w.block("else if (scalarOnly && k == 1)"):
+            w.line("mode = MODE_SCALAR;")
+        with w.block("else if (k == 2)"):
+            w.line("bool row = true, col = true;")
+            with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                w.line("if (shapes[i] == nullptr) continue;")
+                w.line("row = row && (kinds[i] == BC_FULL || kinds[i] == BC_ONE || kinds[i] == BC_RESIDENT);")
+                w.line("col = col && (kinds[i] == BC_FULL || kinds[i] == BC_ONE || kinds[i] == BC_COLUMN);")
+            w.line("mode = row ? MODE_ROW : col ? MODE_COL : MODE_GENERAL;")
+        w.line("tiling.set_bcRank(static_cast<uint32_t>(k));")
+        w.line("tiling.set_bcInner(dims[k - 1]);")
+        w.line("tiling.set_bcDims(dims);")
+        w.line("int64_t signedStrides[BC_INPUTS * BC_DIMS];")
+        w.line(
+            "for (size_t s = 0; s < BC_INPUTS * BC_DIMS; ++s) signedStrides[s] = static_cast<int64_t>(strides[s]);"
+        )
+        w.line("tiling.set_bcStrides(signedStrides);")
+        w.line("tiling.set_bcSize(sizes);")
+        w.line("tiling.set_bcKind(kinds);")
+        w.line("return mode;")
+    w.line()
+    w.line(comment="Row modes: rows packed per tile at a 32-byte pitch, or a long row cut into chunks.")
+    w.line(comment="Returns the units (rows, or row chunks) the cores share.")
+    with w.block(
+        f"uint64_t RowGeometry(uint64_t& mode, uint64_t tile, uint64_t granule, uint64_t maxBytes, "
+        f"{plan.op_type}TilingData& tiling)"
+    ):
+        w.line("const uint64_t inner = tiling.bcInner;")
+        w.line("uint64_t rows = 1;")
+        w.line("for (uint32_t a = 0; a + 1 < tiling.bcRank; ++a) rows *= tiling.bcDims[a];")
+        w.line("const uint64_t pitch = (inner + granule - 1) / granule * granule;")
+        w.line("uint64_t chunk = inner, chunks = 1, pack = 1;")
+        with w.block("if (pitch <= tile)"):
+            w.line("pack = tile / pitch;")
+            w.line("if (pack > 4095) pack = 4095;", "DataCopyPad blockCount")
+        with w.block("else"):
+            w.line("chunk = tile / granule * granule;")
+            w.line("chunks = (inner + chunk - 1) / chunk;")
+        w.line("uint32_t kinds[BC_INPUTS];")
+        w.line("std::memcpy(kinds, tiling.bcKind, sizeof(kinds));")
+        with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+            w.line(comment="A row that is chunked, or too long to keep, is re-read per tile.")
+            with w.block(
+                "if (kinds[i] == BC_RESIDENT && (chunks > 1 || pitch * maxBytes > BC_RESIDENT_BYTES))"
+            ):
+                w.line("kinds[i] = BC_STRIDED;")
+                w.line("if (mode == MODE_ROW) mode = MODE_GENERAL;")
+        w.line("tiling.set_bcKind(kinds);")
+        w.line("tiling.set_bcChunk(chunk);")
+        w.line("tiling.set_bcChunks(chunks);")
+        w.line("tiling.set_bcPitch(pitch);")
+        w.line("tiling.set_bcPackRows(pack);")
+        w.line("return rows * chunks;")
+
+
+def emit_analysis(w: CodeWriter, plan) -> None:
+    """Inside TilingFunc, after the per-input checks: the output shape and the plan."""
+    w.line()
+    w.line(comment="Broadcast the tensor inputs' shapes (numpy rules) and choose the kernel mode.")
+    w.line("const gert::Shape* bcShapes[BC_INPUTS] = {};")
+    with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+        w.line("if (INPUTS[i].scalar) continue;")
+        w.line(
+            "const gert::StorageShape* s = INPUTS[i].optional ? context->GetOptionalInputShape(i) : "
+            "context->GetRequiredInputShape(i);"
+        )
+        w.line("if (s != nullptr) bcShapes[i] = &s->GetStorageShape();")
+    w.line("gert::Shape outShape;")
+    w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
+    w.line(f"{plan.op_type}TilingData tiling;")
+    w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
+
+
+def emit_split(w: CodeWriter, plan) -> None:
+    """The core split of a broadcast op: flat blocks (FLAT, SCALAR) or whole rows / row chunks."""
+    w.line("const uint64_t totalLength = static_cast<uint64_t>(outShape.GetShapeSize());")
+    w.line("uint64_t units = (totalLength + split->granule - 1) / split->granule;", "32-byte blocks")
+    w.line("uint64_t unitElems = split->granule;")
+    with w.block("if (mode != MODE_FLAT && mode != MODE_SCALAR)"):
+        w.line("units = RowGeometry(mode, split->tile, split->granule, split->maxBytes, tiling);")
+        w.line("unitElems = tiling.bcChunks == 1 ? tiling.bcInner : tiling.bcChunk;")
+    w.line("const uint64_t minUnits = (split->minPerCore + unitElems - 1) / unitElems;")
+    w.line("uint64_t usedCores = (units + minUnits - 1) / minUnits;")
+    w.line("if (usedCores > coreNum) usedCores = coreNum;")
+    w.line("if (usedCores == 0) usedCores = 1;", "an empty input still launches one core, which does nothing")
+    w.line("uint32_t bypass = 0;")
+    with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+        w.line("const uint32_t kind = tiling.bcKind[i];")
+        w.line("const bool stream = bcShapes[i] != nullptr && (kind == BC_FULL || kind == BC_STRIDED);")
+        w.line("if (stream && tiling.bcSize[i] * split->maxBytes >= BC_L2_BYPASS_BYTES) bypass |= 1u << i;")
+    w.line("tiling.set_bcL2Bypass(bypass);")
+    w.line("tiling.set_totalLength(totalLength);")
+    w.line("tiling.set_smallBlocks(units / usedCores);", "blocks, rows or row chunks per core")
+    w.line("tiling.set_tailCores(static_cast<uint32_t>(units % usedCores));")
+    w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
+
+
+def emit_infer(w: CodeWriter, plan) -> None:
+    """InferShape: every output has the broadcast shape of the tensor inputs."""
+    w.line(comment="Every output has the broadcast shape of the tensor inputs (numpy rules).")
+    with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
+        w.line("gert::Shape out;")
+        w.line("size_t rank = 0;")
+        w.line("int64_t dims[8] = {1, 1, 1, 1, 1, 1, 1, 1};")
+        for k, p in enumerate(plan.func0.params):
+            if isinstance(p.value.type, ScalarType):
+                continue
+            getter = "GetOptionalInputShape" if p.optional else "GetRequiredInputShape"
+            with w.block(f"if (const gert::Shape* s = context->{getter}({k}); s != nullptr)"):
+                w.line("if (s->GetDimNum() > 8) return GRAPH_FAILED;")
+                w.line("const size_t nd = s->GetDimNum();")
+                w.line("if (nd > rank) rank = nd;", "dims are right-aligned: new leading dims are 1")
+                with w.block("for (size_t d = 0; d < nd; ++d)"):
+                    w.line("int64_t& o = dims[8 - nd + d];")
+                    w.line("const int64_t v = s->GetDim(d);")
+                    w.line("if (o == 1) o = v;")
+                    w.line("else if (v != 1 && v != o) return GRAPH_FAILED;")
+        w.line("for (size_t d = 8 - rank; d < 8; ++d) out.AppendDim(dims[d]);")
+        from .host import output_count
+
+        with w.block(f"for (size_t i = 0; i < {output_count(plan)}; ++i)"):
+            w.line("gert::Shape* o = context->GetOutputShape(i);")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, o);")
+            w.line("*o = out;")
+        w.line("return GRAPH_SUCCESS;")

@@ -1,0 +1,362 @@
+"""Kernel side of ``broadcast=True`` operators (the host side is ``host_broadcast.py``).
+
+The class template gets one more parameter, ``BcMode MODE``, chosen by the tiling key; the tile
+body (the vector math, the flags) is the same in every mode: only where a tile's input values
+come from and where its outputs go differ, so the body's copies become calls of:
+
+- ``Load(view, gm, i, t, len)`` (MTE2, where the body copied the input in): FLAT/SCALAR copy a
+  contiguous range; the row modes copy whole rows (or a row chunk) at a 32-byte pitch, one 2-D
+  ``DataCopyPad`` per run of rows (inputs of kind FULL: one per tile; STRIDED: one per run along
+  the second-to-last merged axis, found by the odometer ``RowOffset``).
+- ``Fill(view, gm, i, len)`` (V, right after the body's first MTE2 -> V wait that follows the
+  load, so it is ordered after every reverse dependency of the slot the way the copy was):
+  a size-1 input (ONE, read once per core) is splatted; a resident row (RESIDENT, copied into UB
+  once per core) is replicated into the tile's rows by UB -> UB copies that double each time; a
+  column (COLUMN) gives each row one value. ``PipeBarrier<PIPE_V>`` then orders the math after it.
+- ``Store(gm, view, copy, t)`` (MTE3): one 2-D ``DataCopyPad`` per tile in the row modes.
+
+Tiles in the row modes are computed over their padded layout (``(rows - 1) * pitch + clen``
+elements), so vector lengths never need to stop at a row end and no row's data is overwritten.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .merge import Stmt
+from .naming import camel
+
+MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")
+ROW_MODES = "MODE == BcMode::ROW || MODE == BcMode::COL || MODE == BcMode::GENERAL"
+FLAT_MODES = "MODE == BcMode::FLAT || MODE == BcMode::SCALAR"
+
+_LOAD = re.compile(r"DataCopyPad\((\w+), (\w+)Gm_\[t \* TILE\], \w+, \w+\);")
+_STORE = re.compile(r"DataCopyPad\((\w+)Gm_\[t \* TILE\], (\w+), (\w+)\);")
+_MTE2_V_WAIT = re.compile(r"WaitFlag<HardEvent::MTE2_V>\(")
+
+
+def is_broadcast(variants) -> bool:
+    return any(v.func.attributes.get("broadcast") for v in variants)
+
+
+def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
+    """The tile body with its copies turned into Load/Store calls and a Fill after each input's
+    first MTE2 -> V wait."""
+    index = {camel(n): i for i, n in enumerate(inputs)}
+    out: list[Stmt] = []
+    pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
+    for s in body:
+        m = _LOAD.fullmatch(s.code)
+        if m and m.group(2) in index:
+            view, gm = m.group(1), m.group(2)
+            out.append(Stmt(f"Load({view}, {gm}Gm_, {index[gm]}, t, len);", s.note, s.dsl, s.weight))
+            pending.append((view, gm, index[gm]))
+            continue
+        m = _STORE.fullmatch(s.code)
+        if m:
+            out.append(
+                Stmt(f"Store({m.group(1)}Gm_, {m.group(2)}, {m.group(3)}, t);", s.note, s.dsl, s.weight)
+            )
+            continue
+        out.append(s)
+        if pending and _MTE2_V_WAIT.match(s.code):
+            for view, gm, i in pending:
+                out.append(
+                    Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
+                )
+            pending = []
+    for view, gm, i in pending:  # an input only copied out again: its values must come by DMA
+        out.append(Stmt(f"NeedsDma({i});"))
+    return out
+
+
+def template_param() -> str:
+    return "BcMode MODE"
+
+
+def enum_lines() -> list[str]:
+    return [
+        "// Broadcast modes (host_broadcast.py picks one per call; it is part of the tiling key):",
+        "// FLAT equal shapes, SCALAR size-1 inputs, ROW [M,N] with [N], COL [M,N] with [M,1], GENERAL N-D.",
+        "enum class BcMode : uint32_t { " + ", ".join(f"{m} = {i}" for i, m in enumerate(MODES)) + " };",
+        "// What an input is to the output (per call, in the tiling data).",
+        "constexpr uint32_t BC_FULL = 0;      // the output's shape",
+        "constexpr uint32_t BC_ONE = 1;       // one element: read once per core, splatted",
+        "constexpr uint32_t BC_RESIDENT = 2;  // one row for every output row: kept in UB",
+        "constexpr uint32_t BC_STRIDED = 3;   // rows found by the odometer over the outer axes",
+        "constexpr uint32_t BC_COLUMN = 4;    // one value per output row",
+        "",
+    ]
+
+
+def gm_stmt(name: str, ctype: str, index: int | None) -> Stmt:
+    size = f"tiling.bcSize[{index}]" if index is not None else "tiling.totalLength"
+    return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype}*){camel(name)}, {size});")
+
+
+def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
+    """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
+    ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies."""
+    tiling = f"{op_type}TilingData"
+    line = w.line
+    line(comment="This core's slice. FLAT/SCALAR: whole 32-byte blocks of the flat range; row modes: whole")
+    line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
+    with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
+        line("tiling_ = &tiling;")
+        line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
+        line(
+            "const uint64_t first = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);"
+        )
+        line("const uint64_t units = tiling.smallBlocks + (core < tiling.tailCores ? 1 : 0);")
+        with w.block(f"if constexpr ({FLAT_MODES})"):
+            line("const uint64_t start = first * GRANULE;")
+            line("const uint64_t end = start + units * GRANULE;")
+            line("const uint64_t stop = end < tiling.totalLength ? end : tiling.totalLength;")
+            line("offset_ = start;")
+            line("count_ = stop > start ? stop - start : 0;")
+            line("tiles_ = (count_ + TILE - 1) / TILE;")
+        with w.block("else"):
+            line("offset_ = first;", "first row (or row chunk)")
+            line("count_ = units;")
+            line("inner_ = tiling.bcInner;")
+            line("pitch_ = tiling.bcPitch;")
+            line(
+                "tiles_ = tiling.bcChunks == 1 ? (units + tiling.bcPackRows - 1) / tiling.bcPackRows : units;"
+            )
+    w.line()
+    line(
+        comment="Tile t's rows [r0_, r0_ + rows_) and columns [col0_, col0_ + clen_); returns the elements the"
+    )
+    line(comment="vector math covers: the padded rows, (rows_ - 1) * pitch_ + clen_.")
+    with w.block("__aicore__ inline uint32_t SetTile(uint64_t t)"):
+        with w.block(f"if constexpr ({FLAT_MODES})"):
+            line("return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
+        with w.block("else"):
+            with w.block("if (tiling_->bcChunks == 1)"):
+                line("r0_ = offset_ + t * tiling_->bcPackRows;")
+                line("const uint64_t left = offset_ + count_ - r0_;")
+                line("rows_ = left < tiling_->bcPackRows ? left : tiling_->bcPackRows;")
+                line("col0_ = 0;")
+                line("clen_ = inner_;")
+                line("return static_cast<uint32_t>((rows_ - 1) * pitch_ + clen_);")
+            line("const uint64_t u = offset_ + t;")
+            line("r0_ = u / tiling_->bcChunks;")
+            line("col0_ = (u % tiling_->bcChunks) * tiling_->bcChunk;")
+            line("rows_ = 1;")
+            line("clen_ = inner_ - col0_ < tiling_->bcChunk ? inner_ - col0_ : tiling_->bcChunk;")
+            line("return static_cast<uint32_t>(clen_);")
+    w.line()
+    line(comment="Element offset of row r's start in input i (odometer over the merged outer axes);")
+    line(comment="left: rows until the second-to-last axis wraps (one 2-D copy covers them).")
+    with w.block("__aicore__ inline uint64_t RowOffset(uint32_t i, uint64_t r, uint64_t& left) const"):
+        line("const int64_t* stride = &tiling_->bcStrides[i * 8];")
+        line("const uint32_t rank = tiling_->bcRank;")
+        with w.block("if constexpr (MODE != BcMode::GENERAL)"):
+            line("left = tiling_->bcDims[0] - r;", "two merged axes: rows are axis 0")
+            line("return r * static_cast<uint64_t>(stride[0]);")
+        line("uint64_t offset = 0;")
+        with w.block("for (uint32_t a = rank - 1; a-- > 0;)"):
+            line("const uint64_t dim = tiling_->bcDims[a];")
+            line("const uint64_t c = r % dim;")
+            line("r /= dim;")
+            line("if (a + 2 == rank) left = dim - c;")
+            line("offset += c * static_cast<uint64_t>(stride[a]);")
+        line("return offset;")
+    w.line()
+    line(comment="MTE2 part of input i's tile (the V part is Fill).")
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void Load(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint32_t i, uint64_t t, "
+        "uint32_t len)"
+    ):
+        line("const uint32_t kind = tiling_->bcKind[i];")
+        with w.block(f"if constexpr ({FLAT_MODES})"):
+            line("if (kind != BC_FULL) return;", "a size-1 input: Fill splats it")
+            line("const DataCopyExtParams copy{1, static_cast<uint32_t>(len * sizeof(U)), 0, 0, 0};")
+            line("DataCopyPad(dst, gm[offset_ + t * TILE], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
+        with w.block("else if (kind == BC_FULL)"):
+            line("(void)len;")
+            line("LoadRows(dst, gm[r0_ * inner_ + col0_], rows_, inner_);", "one 2-D copy for the tile")
+        with w.block("else if (kind == BC_STRIDED)"):
+            with w.block("for (uint64_t r = 0; r < rows_;)"):
+                line("uint64_t left = 0;")
+                line("const uint64_t offset = RowOffset(i, r0_ + r, left);")
+                line(
+                    "const uint64_t step = static_cast<uint64_t>(tiling_->bcStrides[i * 8 + tiling_->bcRank - 2]);"
+                )
+                line("uint64_t run = rows_ - r < left ? rows_ - r : left;")
+                line("if (step == 0) run = 1;", "the same row again: one copy per row")
+                line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
+                line("r += run;")
+    w.line()
+    line(comment="`rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.")
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void LoadRows(const LocalTensor<U>& dst, const GlobalTensor<U>& src, uint64_t rows, "
+        "uint64_t gmStride)"
+    ):
+        line("const uint32_t bytes = static_cast<uint32_t>(clen_ * sizeof(U));")
+        line(
+            "const uint32_t gap = rows > 1 ? static_cast<uint32_t>((gmStride - clen_) * sizeof(U)) : 0;",
+            "bytes",
+        )
+        line(
+            "const uint32_t dstGap = rows > 1 ? static_cast<uint32_t>((pitch_ * sizeof(U) - (bytes + 31) / 32 * 32) / 32) : 0;",
+            "32-byte blocks",
+        )
+        line("const DataCopyExtParams copy{static_cast<uint16_t>(rows), bytes, gap, dstGap, 0};")
+        line("DataCopyPad(dst, src, copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
+    w.line()
+    line(comment="V part of input i's tile, after the MTE2 -> V wait: splat, replicate the resident row, or")
+    line(comment="one value per row; then a V barrier orders the math after it.")
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void Fill(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint32_t i, uint32_t len)"
+    ):
+        with w.block("if constexpr (MODE == BcMode::FLAT)"):
+            line("(void)dst;")
+            line("(void)gm;")
+            line("(void)i;")
+            line("(void)len;")
+        with w.block("else"):
+            line("const uint32_t kind = tiling_->bcKind[i];")
+            line("if (kind == BC_FULL || kind == BC_STRIDED) return;", "copied in by Load")
+            with w.block("if (kind == BC_ONE)"):
+                line("Splat(dst, OneValue<U>(i), len);")
+            with w.block("else if (kind == BC_RESIDENT)"):
+                line("const uint32_t row = static_cast<uint32_t>(pitch_);")
+                line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
+                with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
+                    line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
+                    line("PipeBarrier<PIPE_V>();")
+                    line(
+                        "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
+                        "double the rows",
+                    )
+            with w.block("else"):
+                line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
+                with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+                    line("uint64_t left = 0;")
+                    line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
+            line("PipeBarrier<PIPE_V>();")
+    w.line()
+    line(comment="Duplicate for every element type (8-bit values as 16-bit pairs).")
+    line("template <typename U>")
+    with w.block("__aicore__ inline void Splat(const LocalTensor<U>& dst, U value, uint32_t count)"):
+        with w.block("if constexpr (sizeof(U) == 1)"):
+            line("const uint16_t byte = static_cast<uint8_t>(value);")
+            line("const int16_t pair = static_cast<int16_t>(byte | (byte << 8));")
+            line(
+                "Duplicate(dst.template ReinterpretCast<int16_t>(), pair, static_cast<int32_t>((count + 1) / 2));"
+            )
+        with w.block("else"):
+            line("Duplicate(dst, value, static_cast<int32_t>(count));")
+    w.line()
+    line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy.")
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void Store(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
+        "const DataCopyExtParams& copy, uint64_t t)"
+    ):
+        with w.block(f"if constexpr ({FLAT_MODES})"):
+            line("DataCopyPad(gm[offset_ + t * TILE], tile, copy);")
+        with w.block("else"):
+            line("(void)copy;")
+            line("const uint32_t bytes = static_cast<uint32_t>(clen_ * sizeof(U));")
+            line(
+                "const uint32_t srcGap = rows_ > 1 ? static_cast<uint32_t>((pitch_ * sizeof(U) - (bytes + 31) / 32 * 32) / 32) : 0;"
+            )
+            line(
+                "const uint32_t dstGap = rows_ > 1 ? static_cast<uint32_t>((inner_ - clen_) * sizeof(U)) : 0;"
+            )
+            line("const DataCopyExtParams rows{static_cast<uint16_t>(rows_), bytes, srcGap, dstGap, 0};")
+            line("DataCopyPad(gm[r0_ * inner_ + col0_], tile, rows);")
+    w.line()
+    line(comment="One output tile to GM: MTE3 waits for V to finish the tile, then copies it out.")
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
+        "const DataCopyExtParams& copy, uint64_t t, int32_t id)"
+    ):
+        line("SetFlag<HardEvent::V_MTE3>(id);", "V -> MTE3: the tile is computed")
+        line("WaitFlag<HardEvent::V_MTE3>(id);")
+        line("Store(gm, tile, copy, t);")
+    w.line()
+    line(comment="An input the body only copies out again cannot be splatted or replicated by V.")
+    with w.block("__aicore__ inline void NeedsDma(uint32_t i) const"):
+        line("ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED);")
+    w.line()
+    # Per-input accessors: the size-1 value and the resident row buffer.
+    line(comment="Input i's value when it has one element (read in InitBroadcast).")
+    line("template <typename U>")
+    with w.block("__aicore__ inline U OneValue(uint32_t i) const"):
+        for idx, name, c in inputs:
+            with w.block(f"if constexpr (IsSameType<U, {c}>::value)"):
+                line(f"if (i == {idx}) return {camel(name)}One_;")
+        line("return U{};")
+    w.line()
+    with w.block("__aicore__ inline TBuf<TPosition::VECIN>& RowBuf(uint32_t i)"):
+        for idx, name, _ in inputs[:-1]:
+            line(f"if (i == {idx}) return {camel(name)}RowBuf_;")
+        line(f"return {camel(inputs[-1][1])}RowBuf_;")
+    w.line()
+    line(comment="Once per core: size-1 inputs read, broadcast rows made resident, L2 hints for big streams.")
+    with w.block("__aicore__ inline void InitBroadcast()"):
+        for idx, name, c in inputs:
+            line(f"if (tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = {camel(name)}Gm_.GetValue(0);")
+            line(
+                f"if ((tiling_->bcL2Bypass >> {idx}) & 1) {camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
+                "read once, larger than L2",
+            )
+        with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL)"):
+            line("bool resident = false;")
+            for idx, name, c in inputs:
+                line(f"pipe_.InitBuffer({camel(name)}RowBuf_, ROW_BYTES);")
+            for idx, name, c in inputs:
+                with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
+                    line(
+                        f"Duplicate({camel(name)}RowBuf_.Get<int16_t>(), static_cast<int16_t>(0), "
+                        "static_cast<int32_t>(ROW_BYTES / 2));",
+                        "the pitch's tail is defined",
+                    )
+                    line("resident = true;")
+            with w.block("if (resident)"):
+                line("PipeBarrier<PIPE_ALL>();")
+                for idx, name, c in inputs:
+                    with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
+                        line(
+                            f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
+                        )
+                        line(
+                            f"DataCopyPad({camel(name)}RowBuf_.Get<{c}>(), {camel(name)}Gm_, copy, "
+                            f"DataCopyPadExtParams<{c}>{{false, 0, 0, 0}});",
+                            "the broadcast row: once per core",
+                        )
+                line("PipeBarrier<PIPE_ALL>();", "once per core: the rows are in UB before V replicates them")
+
+
+def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int) -> None:
+    w.line(f"static constexpr uint32_t ROW_BYTES = {row_bytes};", "UB per input for a resident broadcast row")
+    for _, name, _ in inputs:
+        w.line(f"TBuf<TPosition::VECIN> {camel(name)}RowBuf_;")
+    for _, name, c in inputs:
+        w.line(f"{c} {camel(name)}One_{{}};")
+    w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
+    for m in ("inner_", "pitch_", "r0_", "rows_", "col0_", "clen_"):
+        w.line(f"uint64_t {m} = 0;")
+
+
+def dispatch(w, variants, first_dtype, call_args: str, targs_of) -> None:
+    """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode."""
+    keys = [v for v in variants if v.dtype == first_dtype]
+    attr_keys = len({v.key for v in keys})
+    k = 0
+    for m, mode in enumerate(MODES):
+        for v in keys:
+            head = ("if" if k == 0 else "} else if") + f" (TILING_KEY_IS({v.key + attr_keys * m}))"
+            w.line(head + " {", f"mode {mode}" if v is keys[0] else None)
+            w.level += 1
+            w.line(f"Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});")
+            w.level -= 1
+            k += 1
+    w.line("}")
