@@ -27,7 +27,7 @@ def test_unsupported_vector_dtype_names_the_line(write_module, tmp_path):
     assert not (tmp_path / "out" / "add_i8").exists()
 
 
-def test_row_ops_are_not_supported_yet_and_broadcast_needs_equal_shapes(write_module, tmp_path):
+def test_row_ops_are_not_supported_yet_and_broadcast_rejects_incompatible_shapes(write_module, tmp_path):
     mod = write_module("""
         import dsl
         from dsl import Tensor
@@ -46,10 +46,12 @@ def test_row_ops_are_not_supported_yet_and_broadcast_needs_equal_shapes(write_mo
     assert not out.exists()
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_array_equal(mod.badd.simulate(a, a), a + a)
+    np.testing.assert_array_equal(mod.badd.simulate(a, a[0]), a + a[0])
     with pytest.raises(
-        dsl.SimulationError, match="broadcasting between different shapes is not supported yet"
+        dsl.ArgumentError,
+        match=r"do not broadcast: 'a' \[3, 4\] and 'b' \[3\] differ at axis -1 \(counted from the last\): 4 vs 3",
     ):
-        mod.badd.simulate(a, a[0])
+        mod.badd.simulate(a, a[:, 0])
 
 
 def test_ascend950_uses_the_membase_kernels(write_module, tmp_path):
