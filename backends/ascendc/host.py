@@ -382,7 +382,10 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
         w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
         if broadcast:
-            w.line("context->SetTilingKey(tilingKey + ATTR_KEYS * mode);", "the broadcast mode selects the kernel path")
+            w.line(
+                "context->SetTilingKey(tilingKey + ATTR_KEYS * mode);",
+                "the broadcast mode selects the kernel path",
+            )
         else:
             w.line("context->SetTilingKey(tilingKey);")
         w.line("size_t* workspace = context->GetWorkspaceSizes(1);")

@@ -305,26 +305,20 @@ def emit_split(w: CodeWriter, plan) -> None:
 
 
 def emit_infer(w: CodeWriter, plan) -> None:
-    """InferShape: every output has the broadcast shape of the tensor inputs."""
+    """InferShape: every output has the broadcast shape of the tensor inputs (the same check, and
+    message, as TilingFunc)."""
     w.line(comment="Every output has the broadcast shape of the tensor inputs (numpy rules).")
     with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
-        w.line("gert::Shape out;")
-        w.line("size_t rank = 0;")
-        w.line("int64_t dims[8] = {1, 1, 1, 1, 1, 1, 1, 1};")
+        w.line("const gert::Shape* shapes[optiling::BC_INPUTS] = {};")
         for k, p in enumerate(plan.func0.params):
             if isinstance(p.value.type, ScalarType):
                 continue
             getter = "GetOptionalInputShape" if p.optional else "GetRequiredInputShape"
-            with w.block(f"if (const gert::Shape* s = context->{getter}({k}); s != nullptr)"):
-                w.line("if (s->GetDimNum() > 8) return GRAPH_FAILED;")
-                w.line("const size_t nd = s->GetDimNum();")
-                w.line("if (nd > rank) rank = nd;", "dims are right-aligned: new leading dims are 1")
-                with w.block("for (size_t d = 0; d < nd; ++d)"):
-                    w.line("int64_t& o = dims[8 - nd + d];")
-                    w.line("const int64_t v = s->GetDim(d);")
-                    w.line("if (o == 1) o = v;")
-                    w.line("else if (v != 1 && v != o) return GRAPH_FAILED;")
-        w.line("for (size_t d = 8 - rank; d < 8; ++d) out.AppendDim(dims[d]);")
+            w.line(f"shapes[{k}] = context->{getter}({k});")
+            if not p.optional:
+                w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, shapes[{k}]);")
+        w.line("gert::Shape out;")
+        w.line("if (!optiling::BroadcastShape(shapes, out)) return GRAPH_FAILED;")
         from .host import output_count
 
         with w.block(f"for (size_t i = 0; i < {output_count(plan)}; ++i)"):

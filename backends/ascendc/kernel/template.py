@@ -357,7 +357,9 @@ class KernelText:
         return f"template <{', '.join(params)}>"
 
     def template_args(self) -> str:
-        return ", ".join(["T"] + [template_param(a) for a in self.plan.static_attrs] + (["MODE"] if self.bcast else []))
+        return ", ".join(
+            ["T"] + [template_param(a) for a in self.plan.static_attrs] + (["MODE"] if self.bcast else [])
+        )
 
     def bcast_inputs(self) -> list[tuple[int, str, str]]:
         """(index, name, C++ element type) of the tensor inputs a broadcast kernel copies in."""
@@ -655,7 +657,9 @@ class KernelText:
             if self.bcast and self.bcast_inputs():
                 w.line("const uint32_t len = SetTile(t);", "elements the vector math covers")
             else:
-                w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
+                w.line(
+                    "const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);"
+                )
             if any(re.search(r"\bn\b", code) for code in bodies):  # a pure copy has no vector op
                 w.line("const int32_t n = static_cast<int32_t>(len);")
             if any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values()):

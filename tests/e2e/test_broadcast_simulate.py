@@ -1,0 +1,308 @@
+"""broadcast=True operators on the emulator (strict mode) against numpy: every kernel mode (FLAT,
+SCALAR, ROW, COL, GENERAL), random shape pairs of 1-8 dims with 0-size and size-1 axes, every
+dtype of the Greater family, cores {1, 8, the target's}; seed 003's C2 counters; shapes that do
+not broadcast; every flag of a broadcast kernel needed (deleting one is reported)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import dsl
+from backends.ascendc.simulate import generated_project, simulate
+from backends.ascendc.sim import simulate_project
+from backends.ascendc.targets import get_target
+
+ROOT = Path(__file__).resolve().parents[2]
+MODES = {"FLAT": 0, "SCALAR": 1, "ROW": 2, "COL": 3, "GENERAL": 4}
+NP = {
+    "f16": np.float16,
+    "f32": np.float32,
+    "bf16": ml_dtypes.bfloat16,
+    "i8": np.int8,
+    "i32": np.int32,
+    "u8": np.uint8,
+}
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"bc_{name}", ROOT / "examples" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+greater = _load("greater")
+bias_add = _load("bias_add")
+masked_fill = _load("masked_fill")
+outer_max = _load("outer_max")
+
+
+def _values(rng, shape, dt):
+    """Small values, exact in every dtype, with many ties so equal elements are exercised."""
+    if np.issubdtype(np.dtype(dt), np.integer):
+        low = 0 if np.dtype(dt) == np.uint8 else -6
+        return rng.integers(low, 6, shape).astype(dt)
+    return (rng.integers(-24, 24, shape) / 4).astype(dt)
+
+
+def _run(op, args, cores, **attrs):
+    out, res = simulate(op, args, attrs, cores=cores, strict=True)
+    return out, res
+
+
+def _mode(res, op) -> str:
+    return {v: k for k, v in MODES.items()}[res.tiling_key]
+
+
+# -- every mode, named shapes ------------------------------------------------------------------
+
+MODE_CASES = [
+    ((37,), (37,), "FLAT"),
+    ((3, 0), (1,), "FLAT"),  # 0-size output: one core, nothing to do
+    ((4113,), (1,), "SCALAR"),
+    ((1,), (2, 3, 5), "SCALAR"),
+    ((5, 33), (33,), "ROW"),
+    ((33,), (70, 33), "ROW"),  # left broadcast (the mirror)
+    ((7, 1, 2, 33), (1, 33), "ROW"),  # size-1 axes dropped, leading axes merged
+    ((5, 33), (5, 1), "COL"),
+    ((1, 9), (300, 1), "GENERAL"),  # outer: a row and a column
+    ((4, 3, 5), (3, 1), "GENERAL"),
+    ((2, 1, 4), (3, 1), "GENERAL"),
+    ((2, 3, 9000), (3, 1), "GENERAL"),  # rows longer than a tile: chunks
+    ((40, 3000), (3000,), "GENERAL"),  # row too long to keep resident: re-read per tile
+]
+
+
+@pytest.mark.parametrize("sa, sb, mode", MODE_CASES, ids=[f"{m}-{a}-{b}" for a, b, m in MODE_CASES])
+@pytest.mark.parametrize("tname", ["f32", "i32"])
+def test_greater_every_mode(sa, sb, mode, tname):
+    rng = np.random.default_rng(len(sa) * 31 + len(sb))
+    a, b = _values(rng, sa, NP[tname]), _values(rng, sb, NP[tname])
+    y, res = _run(greater, (a, b), cores=8)
+    assert _mode(res, greater) == mode
+    assert y.shape == np.broadcast_shapes(sa, sb) and y.dtype == np.bool_
+    np.testing.assert_array_equal(y, a > b)
+
+
+# -- random shape pairs of 1-8 dims x every dtype x cores ---------------------------------------
+
+
+def random_pair(rng, max_elems=3000):
+    """Two shapes that broadcast: an output shape of 1-8 dims (sizes 0-9, often 1), each input a
+    suffix of it with some axes set to 1."""
+    while True:
+        rank = int(rng.integers(1, 9))
+        out = [
+            int(rng.choice([1, 2, 3, 5, 7, 9, 0], p=[0.3, 0.2, 0.15, 0.15, 0.1, 0.07, 0.03]))
+            for _ in range(rank)
+        ]
+        if int(np.prod(out)) <= max_elems:
+            break
+    shapes = []
+    for _ in range(2):
+        drop = int(rng.integers(0, rank))  # leading axes this input lacks
+        s = [d if rng.random() < 0.6 else 1 for d in out[drop:]]
+        shapes.append(tuple(s) if s else (1,))
+    return tuple(shapes)
+
+
+def _pairs(n, seed):
+    rng = np.random.default_rng(seed)
+    return [random_pair(rng) for _ in range(n)]
+
+
+def _check_pairs(op_dtypes, pairs, seed):
+    rng = np.random.default_rng(seed)
+    target_cores = get_target("ascend910b").aiv_cores
+    for k, (sa, sb) in enumerate(pairs):
+        tname = op_dtypes[k % len(op_dtypes)]
+        cores = (1, 8, target_cores)[k % 3]
+        a, b = _values(rng, sa, NP[tname]), _values(rng, sb, NP[tname])
+        y, _ = _run(greater, (a, b), cores=cores)
+        assert y.shape == np.broadcast_shapes(sa, sb), (sa, sb)
+        np.testing.assert_array_equal(y, a > b, err_msg=f"{tname} {sa} > {sb} on {cores} cores")
+
+
+def test_random_shape_pairs_sample():
+    _check_pairs(list(NP), _pairs(12, 0), 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("tname", list(NP))
+def test_random_shape_pairs_every_dtype(tname):
+    _check_pairs([tname], _pairs(30, 100 + list(NP).index(tname)), 1)
+
+
+# -- other operators: float math, a pinned i8 mask, two broadcast inputs -------------------------
+
+
+@pytest.mark.parametrize("tname", ["f32", "f16", "bf16", "i32"])
+def test_bias_add(tname):
+    rng = np.random.default_rng(3)
+    x, bias = _values(rng, (3, 17, 40), NP[tname]), _values(rng, (40,), NP[tname])
+    y, res = _run(bias_add, (x, bias), cores=8)
+    assert _mode(res, bias_add) == "ROW"
+    np.testing.assert_array_equal(y, (x.astype(np.float32) + bias.astype(np.float32)).astype(NP[tname]))
+
+
+@pytest.mark.parametrize("tname", ["f32", "f16"])
+def test_masked_fill(tname):
+    rng = np.random.default_rng(4)
+    x = _values(rng, (3, 20, 20), NP[tname])
+    mask = (rng.uniform(0, 1, (3, 1, 20)) < 0.3).astype(np.int8)
+    y, res = _run(masked_fill, (x, mask), cores=8, value=-100.0)
+    assert _mode(res, masked_fill) == "GENERAL"
+    np.testing.assert_array_equal(y, np.where(mask != 0, NP[tname](-100.0), x))
+
+
+@pytest.mark.parametrize("tname", ["f32", "bf16", "i32"])
+def test_outer_max(tname):
+    rng = np.random.default_rng(5)
+    a, b = _values(rng, (45, 1), NP[tname]), _values(rng, (1, 77), NP[tname])
+    y, res = _run(outer_max, (a, b), cores=8)
+    assert _mode(res, outer_max) == "GENERAL"
+    np.testing.assert_array_equal(y, np.maximum(a, b))
+
+
+def test_three_inputs_each_broadcast_differently(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,), broadcast=True)
+        def pick(c: Tensor, a: Tensor, b: Tensor):
+            return dsl.where(c > 0, a, b)
+        """)
+    rng = np.random.default_rng(6)
+    c = _values(rng, (4, 1, 6), np.float32)
+    a = _values(rng, (5, 1), np.float32)
+    b = _values(rng, (1,), np.float32)
+    y, res = _run(mod.pick, (c, a, b), cores=3)
+    np.testing.assert_array_equal(y, np.where(c > 0, a, b))
+
+
+# -- shapes that do not broadcast ----------------------------------------------------------------
+
+
+def test_incompatible_shapes_are_an_argument_error():
+    a, b = np.zeros((3, 4), np.float32), np.zeros((2, 3, 5), np.float32)
+    with pytest.raises(
+        dsl.ArgumentError,
+        match=r"inputs of greater do not broadcast: 'x1' \[3, 4\] and 'x2' \[2, 3, 5\] differ at axis -1 "
+        r"\(counted from the last\): 4 vs 5",
+    ):
+        greater.simulate(a, b)
+    with pytest.raises(dsl.ArgumentError, match="do not broadcast"):
+        greater.reference(a, b)
+
+
+def test_host_rejects_incompatible_shapes_naming_them():
+    """The generated host code checks the shapes itself (a caller on a real NPU has no Python):
+    InferShape, which runs first, and TilingFunc share the check and its message."""
+    project = generated_project(greater, "ascend910b")
+    a, b = np.zeros((6, 4), np.float32), np.zeros((5, 1), np.float32)
+    with pytest.raises((dsl.errors.InferShapeError, dsl.errors.TilingError)) as e:
+        simulate_project(
+            project,
+            "greater",
+            inputs=[a, b],
+            outputs=[((6, 4), np.bool_)],
+            attrs=[],
+            target=get_target("ascend910b"),
+        )
+    assert "inputs x1 [6, 4] and x2 [5, 1] do not broadcast: axis -2 (counted from the last)" in str(e.value)
+    assert "has size 6 in one and 5 in the other" in str(e.value)
+
+
+# -- seed 003's C2 case: counters --------------------------------------------------------------
+
+
+def _c2_counters(rows, inner, cores, mirror):
+    rng = np.random.default_rng(7)
+    big = rng.integers(-100, 100, (rows, inner)).astype(np.int32)
+    row = rng.integers(-100, 100, (1, inner)).astype(np.int32)
+    args = (row, big) if mirror else (big, row)
+    y, res = simulate(greater, args, {}, cores=cores)
+    np.testing.assert_array_equal(y, args[0] > args[1])
+    return res
+
+
+@pytest.mark.parametrize("mirror", [False, True], ids=["C2", "mirror"])
+def test_c2_scaled_counters(mirror):
+    """[4032, 1023] i32 vs [1, 1023] (seed 003's C2 with a tenth of the rows) on 40 cores: the
+    broadcast row is copied in once per core, every input byte is read once, and each output copy
+    is one 2-D write of a packed block of rows."""
+    rows, inner, cores = 4032, 1023, 40
+    res = _c2_counters(rows, inner, cores, mirror)
+    c = res.counters
+    assert res.block_dim == cores and res.tiling_key == MODES["ROW"]
+    blocks = c["MTE3"]["dma"]
+    assert c["MTE2"]["dma"] == blocks + cores  # one 2-D copy per block + the row once per core
+    assert c["MTE2"]["bytes_in"] == rows * inner * 4 + cores * inner * 4
+    assert c["MTE3"]["bytes_out"] == rows * inner
+    assert c["MTE3"]["bursts"] == rows  # one burst per row inside the 2-D copies
+    assert blocks <= rows / 4  # several rows per DMA (TILE / pitch of them)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mirror", [False, True], ids=["C2", "mirror"])
+def test_c2_full_counters(mirror):
+    rows, inner, cores = 40320, 1023, 40
+    res = _c2_counters(rows, inner, cores, mirror)
+    c = res.counters
+    assert c["MTE2"]["dma"] == c["MTE3"]["dma"] + cores
+    assert c["MTE2"]["bytes_in"] == rows * inner * 4 + cores * inner * 4  # 165 MiB + a row per core
+    assert c["l2_hints"] == cores  # the 165 MiB stream bypasses L2; the row stays cached
+
+
+# -- every flag of a broadcast kernel is needed ---------------------------------------------------
+
+
+def _live_flag_lines(lines, env):
+    from tests.e2e.test_sync_deletion import live_lines
+
+    text = [line.replace("BcMode::", "").replace("MODE != ", "MODE ^ ") for line in lines]
+    # Guards on a helper's own template parameter (sizeof(U), IsSameType<U, ...>) hold no flags.
+    text = [re.sub(r"constexpr \((sizeof|IsSameType).*\) \{$", "constexpr (True) {", line) for line in text]
+    return [i for i in sorted(live_lines(text, env)) if re.search(r"\b(SetFlag|WaitFlag)<", lines[i])]
+
+
+@pytest.mark.parametrize(
+    "sa, sb, mode",
+    [((64, 1023), (1023,), "ROW"), ((30, 1, 200), (4, 1), "GENERAL")],
+    ids=["ROW", "GENERAL"],
+)
+def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
+    project = greater.compile(out_dir=tmp_path / "base")
+    kernel = project / "op_kernel" / "greater.cpp"
+    lines = kernel.read_text().splitlines()
+    flags = {f"IS_{n}": False for n in ("HALF", "FLOAT", "BF16", "INT8T", "INT32", "UINT8T")}
+    env = dict(flags, IS_FLOAT=True, MODE=MODES[mode], **MODES)
+    live = _live_flag_lines(lines, env)
+    assert len(live) >= 8
+    rng = np.random.default_rng(8)
+    a, b = _values(rng, sa, np.float32), _values(rng, sb, np.float32)
+    y, res = simulate(greater, (a, b), {}, cores=1, project=project, strict=True)
+    assert res.tiling_key == MODES[mode]
+    np.testing.assert_array_equal(y, a > b)
+    missed = []
+    for i in live:
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        (case / "op_kernel" / "greater.cpp").write_text("\n".join(lines[:i] + lines[i + 1 :]) + "\n")
+        try:
+            simulate(greater, (a, b), {}, cores=1, project=case, strict=True)
+            missed.append(lines[i].strip())
+        except dsl.SimulationError:
+            pass
+        shutil.rmtree(case)
+    assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
