@@ -234,9 +234,9 @@ def emit_tables(w: CodeWriter, plan) -> None:
         f"uint64_t RowGeometry(uint64_t& mode, uint64_t tile, uint64_t granule, uint64_t maxBytes, "
         f"{plan.op_type}TilingData& tiling)"
     ):
-        w.line("const uint64_t inner = tiling.bcInner;")
+        w.line("const uint64_t inner = tiling.get_bcInner();")
         w.line("uint64_t rows = 1;")
-        w.line("for (uint32_t a = 0; a + 1 < tiling.bcRank; ++a) rows *= tiling.bcDims[a];")
+        w.line("for (uint32_t a = 0; a + 1 < tiling.get_bcRank(); ++a) rows *= tiling.get_bcDims()[a];")
         w.line("const uint64_t pitch = (inner + granule - 1) / granule * granule;")
         w.line("uint64_t chunk = inner, chunks = 1, pack = 1;")
         with w.block("if (pitch <= tile)"):
@@ -246,7 +246,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
             w.line("chunk = tile / granule * granule;")
             w.line("chunks = (inner + chunk - 1) / chunk;")
         w.line("uint32_t kinds[BC_INPUTS];")
-        w.line("std::memcpy(kinds, tiling.bcKind, sizeof(kinds));")
+        w.line("std::memcpy(kinds, tiling.get_bcKind(), sizeof(kinds));")
         with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
             w.line(comment="A row that is chunked, or too long to keep, is re-read per tile.")
             with w.block(
@@ -287,16 +287,16 @@ def emit_split(w: CodeWriter, plan) -> None:
     w.line("uint64_t unitElems = split->granule;")
     with w.block("if (mode != MODE_FLAT && mode != MODE_SCALAR)"):
         w.line("units = RowGeometry(mode, split->tile, split->granule, split->maxBytes, tiling);")
-        w.line("unitElems = tiling.bcChunks == 1 ? tiling.bcInner : tiling.bcChunk;")
+        w.line("unitElems = tiling.get_bcChunks() == 1 ? tiling.get_bcInner() : tiling.get_bcChunk();")
     w.line("const uint64_t minUnits = (split->minPerCore + unitElems - 1) / unitElems;")
     w.line("uint64_t usedCores = (units + minUnits - 1) / minUnits;")
     w.line("if (usedCores > coreNum) usedCores = coreNum;")
     w.line("if (usedCores == 0) usedCores = 1;", "an empty input still launches one core, which does nothing")
     w.line("uint32_t bypass = 0;")
     with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
-        w.line("const uint32_t kind = tiling.bcKind[i];")
+        w.line("const uint32_t kind = tiling.get_bcKind()[i];")
         w.line("const bool stream = bcShapes[i] != nullptr && (kind == BC_FULL || kind == BC_STRIDED);")
-        w.line("if (stream && tiling.bcSize[i] * split->maxBytes >= BC_L2_BYPASS_BYTES) bypass |= 1u << i;")
+        w.line("if (stream && tiling.get_bcSize()[i] * split->maxBytes >= BC_L2_BYPASS_BYTES) bypass |= 1u << i;")
     w.line("tiling.set_bcL2Bypass(bypass);")
     w.line("tiling.set_totalLength(totalLength);")
     w.line("tiling.set_smallBlocks(units / usedCores);", "blocks, rows or row chunks per core")
