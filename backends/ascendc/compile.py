@@ -90,6 +90,9 @@ def lower(
             if key >= MAX_STATIC_KEYS:
                 raise CompileError(f"{name} has more than {MAX_STATIC_KEYS} static-attribute combinations")
             variants.append(Variant(key, f, dt, dict(f.attributes.get("bind", {}))))
+            variants[-1].ub_budget = (
+                ub  # the UB plan-buffers filled (broadcast: row blocks are planned from it)
+            )
             granule[(dt, key)] = f.attributes["split"]["granule"]
             min_per_core[(dt, key)] = f.attributes["split"]["min_per_core"]
             tiles[(dt, key)] = f.loop().attrs["tile"]

@@ -250,10 +250,16 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
         if plan.broadcast:
             w.line("uint64_t tile;", "elements per tile (plan-buffers)")
             w.line("uint64_t maxBytes;", "bytes of the widest GM tensor element")
+            w.line("uint64_t rowCap;", "longest row of the RESIDENT modes")
+            w.line(f"uint64_t block[{len(plan.func0.params)}];", "RESIDENT<i>: elements of a block of rows")
     with w.block("constexpr SplitSpec SPLITS[] =", "};"):
         for v in plan.variants:
             k = (v.dtype, v.key)
-            extra = f", {plan.tiles[k]}, {_max_bytes(v.func)}" if plan.broadcast else ""
+            extra = ""
+            if plan.broadcast:
+                cap, blocks = getattr(v, "row_blocks", (0, {}))
+                per_input = ", ".join(str(blocks.get(i, 0)) for i in range(len(plan.func0.params)))
+                extra = f", {plan.tiles[k]}, {_max_bytes(v.func)}, {cap}, {{{per_input}}}"
             w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}{extra}}},")
     if plan.broadcast:
         host_broadcast.emit_tables(w, plan)

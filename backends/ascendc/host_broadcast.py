@@ -104,7 +104,8 @@ def emit_tables(w: CodeWriter, plan) -> None:
         f"constexpr uint64_t BC_L2_BYPASS_BYTES = {L2_BYPASS_BYTES}ULL;",
         "a moving input this large bypasses L2 (seed 003: 128 MiB)",
     )
-    w.line("enum BcMode : uint64_t { " + ", ".join(f"MODE_{m} = {i}" for i, m in enumerate(MODES)) + " };")
+    modes = ", ".join(f"MODE_{m} = {i}" for i, m in enumerate(MODES))
+    w.line(f"enum BcMode : uint64_t {{ {modes}, MODE_RESIDENT0 = {len(MODES)} }};", "+ i: input i resident")
     w.line("enum BcKind : uint32_t { " + ", ".join(f"BC_{k} = {i}" for i, k in enumerate(KINDS)) + " };")
     w.line(comment="Shapes of present tensor inputs as text for messages: [40320, 1023].")
     with w.block("void ShapeText(const gert::Shape& s, char* buf, size_t cap)"):
@@ -231,13 +232,13 @@ def emit_tables(w: CodeWriter, plan) -> None:
     w.line(comment="Row modes: rows packed per tile at a 32-byte pitch, or a long row cut into chunks.")
     w.line(comment="Returns the units (rows, or row chunks) the cores share.")
     with w.block(
-        f"uint64_t RowGeometry(uint64_t& mode, uint64_t tile, uint64_t granule, uint64_t maxBytes, "
-        f"{plan.op_type}TilingData& tiling)"
+        f"uint64_t RowGeometry(uint64_t& mode, const SplitSpec& split, {plan.op_type}TilingData& tiling)"
     ):
+        w.line("const uint64_t tile = split.tile, granule = split.granule, maxBytes = split.maxBytes;")
         w.line("const uint64_t inner = tiling.get_bcInner();")
         w.line("uint64_t rows = 1;")
         w.line("for (uint32_t a = 0; a + 1 < tiling.get_bcRank(); ++a) rows *= tiling.get_bcDims()[a];")
-        w.line("const uint64_t pitch = (inner + granule - 1) / granule * granule;")
+        w.line("uint64_t pitch = (inner + granule - 1) / granule * granule;")
         w.line("uint64_t chunk = inner, chunks = 1, pack = 1;")
         with w.block("if (pitch <= tile)"):
             w.line("pack = tile / pitch;")
@@ -254,6 +255,28 @@ def emit_tables(w: CodeWriter, plan) -> None:
             ):
                 w.line("kinds[i] = BC_STRIDED;")
                 w.line("if (mode == MODE_ROW) mode = MODE_GENERAL;")
+        w.line(
+            comment="RESIDENT<i>: the ROW pattern with one resident row of at least 128 elements: the math runs"
+        )
+        w.line(
+            comment="row by row against it, so blocks of rows only take the buffers the DMA moves (seed 003)."
+        )
+        with w.block("if (mode == MODE_ROW)"):
+            w.line("size_t res = BC_INPUTS, count = 0;")
+            with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                with w.block("if (kinds[i] == BC_RESIDENT)"):
+                    w.line("res = i;")
+                    w.line("++count;")
+            w.line(
+                "const uint64_t rowPitch = (inner + 255) / 256 * 256;", "whole 256-element repeats per row"
+            )
+            with w.block(
+                "if (count == 1 && inner >= 128 && rowPitch <= split.rowCap && split.block[res] >= rowPitch)"
+            ):
+                w.line("mode = MODE_RESIDENT0 + res;")
+                w.line("pitch = rowPitch;")
+                w.line("pack = split.block[res] / rowPitch;")
+                w.line("if (pack > 4095) pack = 4095;")
         w.line("tiling.set_bcKind(kinds);")
         w.line("tiling.set_bcChunk(chunk);")
         w.line("tiling.set_bcChunks(chunks);")
@@ -286,7 +309,7 @@ def emit_split(w: CodeWriter, plan) -> None:
     w.line("uint64_t units = (totalLength + split->granule - 1) / split->granule;", "32-byte blocks")
     w.line("uint64_t unitElems = split->granule;")
     with w.block("if (mode != MODE_FLAT && mode != MODE_SCALAR)"):
-        w.line("units = RowGeometry(mode, split->tile, split->granule, split->maxBytes, tiling);")
+        w.line("units = RowGeometry(mode, *split, tiling);")
         w.line("unitElems = tiling.get_bcChunks() == 1 ? tiling.get_bcInner() : tiling.get_bcChunk();")
     w.line("const uint64_t minUnits = (split->minPerCore + unitElems - 1) / unitElems;")
     w.line("uint64_t usedCores = (units + minUnits - 1) / minUnits;")
@@ -296,7 +319,9 @@ def emit_split(w: CodeWriter, plan) -> None:
     with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
         w.line("const uint32_t kind = tiling.get_bcKind()[i];")
         w.line("const bool stream = bcShapes[i] != nullptr && (kind == BC_FULL || kind == BC_STRIDED);")
-        w.line("if (stream && tiling.get_bcSize()[i] * split->maxBytes >= BC_L2_BYPASS_BYTES) bypass |= 1u << i;")
+        w.line(
+            "if (stream && tiling.get_bcSize()[i] * split->maxBytes >= BC_L2_BYPASS_BYTES) bypass |= 1u << i;"
+        )
     w.line("tiling.set_bcL2Bypass(bypass);")
     w.line("tiling.set_totalLength(totalLength);")
     w.line("tiling.set_smallBlocks(units / usedCores);", "blocks, rows or row chunks per core")

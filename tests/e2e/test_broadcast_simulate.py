@@ -21,7 +21,7 @@ from backends.ascendc.sim import simulate_project
 from backends.ascendc.targets import get_target
 
 ROOT = Path(__file__).resolve().parents[2]
-MODES = {"FLAT": 0, "SCALAR": 1, "ROW": 2, "COL": 3, "GENERAL": 4}
+MODES = {"FLAT": 0, "SCALAR": 1, "ROW": 2, "COL": 3, "GENERAL": 4, "RESIDENT0": 5, "RESIDENT1": 6}
 NP = {
     "f16": np.float16,
     "f32": np.float32,
@@ -73,6 +73,9 @@ MODE_CASES = [
     ((5, 33), (33,), "ROW"),
     ((33,), (70, 33), "ROW"),  # left broadcast (the mirror)
     ((7, 1, 2, 33), (1, 33), "ROW"),  # size-1 axes dropped, leading axes merged
+    ((40, 300), (300,), "RESIDENT1"),  # rows of >= 128: math row by row against the resident row
+    ((300,), (9, 1, 300), "RESIDENT0"),
+    ((3, 77, 1000), (1, 1, 1000), "RESIDENT1"),
     ((5, 33), (5, 1), "COL"),
     ((1, 9), (300, 1), "GENERAL"),  # outer: a row and a column
     ((4, 3, 5), (3, 1), "GENERAL"),
@@ -142,6 +145,20 @@ def test_random_shape_pairs_every_dtype(tname):
     _check_pairs([tname], _pairs(30, 100 + list(NP).index(tname)), 1)
 
 
+@pytest.mark.parametrize("tname", list(NP))
+def test_greater_resident_every_dtype(tname):
+    """RESIDENT modes (row-by-row math against the resident row) on both sides, every dtype."""
+    rng = np.random.default_rng(9)
+    target_cores = get_target("ascend910b").aiv_cores
+    for k, (sa, sb, mode) in enumerate(
+        [((37, 300), (300,), "RESIDENT1"), ((1, 700), (5, 3, 700), "RESIDENT0")]
+    ):
+        a, b = _values(rng, sa, NP[tname]), _values(rng, sb, NP[tname])
+        y, res = _run(greater, (a, b), cores=(1, 8, target_cores)[(k + len(tname)) % 3])
+        assert _mode(res, greater) == mode
+        np.testing.assert_array_equal(y, a > b, err_msg=f"{tname} {sa} > {sb}")
+
+
 # -- other operators: float math, a pinned i8 mask, two broadcast inputs -------------------------
 
 
@@ -151,6 +168,10 @@ def test_bias_add(tname):
     x, bias = _values(rng, (3, 17, 40), NP[tname]), _values(rng, (40,), NP[tname])
     y, res = _run(bias_add, (x, bias), cores=8)
     assert _mode(res, bias_add) == "ROW"
+    np.testing.assert_array_equal(y, (x.astype(np.float32) + bias.astype(np.float32)).astype(NP[tname]))
+    x, bias = _values(rng, (2, 9, 768), NP[tname]), _values(rng, (768,), NP[tname])
+    y, res = _run(bias_add, (x, bias), cores=8)
+    assert _mode(res, bias_add) == "RESIDENT1"
     np.testing.assert_array_equal(y, (x.astype(np.float32) + bias.astype(np.float32)).astype(NP[tname]))
 
 
@@ -244,13 +265,13 @@ def test_c2_scaled_counters(mirror):
     rows, inner, cores = 4032, 1023, 40
     res = _c2_counters(rows, inner, cores, mirror)
     c = res.counters
-    assert res.block_dim == cores and res.tiling_key == MODES["ROW"]
+    assert res.block_dim == cores and res.tiling_key == MODES["RESIDENT0" if mirror else "RESIDENT1"]
     blocks = c["MTE3"]["dma"]
     assert c["MTE2"]["dma"] == blocks + cores  # one 2-D copy per block + the row once per core
     assert c["MTE2"]["bytes_in"] == rows * inner * 4 + cores * inner * 4
     assert c["MTE3"]["bytes_out"] == rows * inner
     assert c["MTE3"]["bursts"] == rows  # one burst per row inside the 2-D copies
-    assert blocks <= rows / 4  # several rows per DMA (TILE / pitch of them)
+    assert blocks <= rows / 14  # 16 rows of 1024 per block, split over 40 cores
 
 
 @pytest.mark.slow
@@ -262,6 +283,7 @@ def test_c2_full_counters(mirror):
     assert c["MTE2"]["dma"] == c["MTE3"]["dma"] + cores
     assert c["MTE2"]["bytes_in"] == rows * inner * 4 + cores * inner * 4  # 165 MiB + a row per core
     assert c["l2_hints"] == cores  # the 165 MiB stream bypasses L2; the row stays cached
+    assert c["MTE3"]["dma"] <= 2688  # seed 003: one 2-D write per packed block
 
 
 # -- every flag of a broadcast kernel is needed ---------------------------------------------------
@@ -278,8 +300,8 @@ def _live_flag_lines(lines, env):
 
 @pytest.mark.parametrize(
     "sa, sb, mode",
-    [((64, 1023), (1023,), "ROW"), ((30, 1, 200), (4, 1), "GENERAL")],
-    ids=["ROW", "GENERAL"],
+    [((64, 1023), (1023,), "RESIDENT1"), ((64, 100), (100,), "ROW"), ((30, 1, 200), (4, 1), "GENERAL")],
+    ids=["RESIDENT", "ROW", "GENERAL"],
 )
 def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     project = greater.compile(out_dir=tmp_path / "base")
@@ -287,6 +309,8 @@ def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     lines = kernel.read_text().splitlines()
     flags = {f"IS_{n}": False for n in ("HALF", "FLOAT", "BF16", "INT8T", "INT32", "UINT8T")}
     env = dict(flags, IS_FLOAT=True, MODE=MODES[mode], **MODES)
+    env.update(RES_INPUT=MODES[mode] - 5 if mode.startswith("RESIDENT") else -1)
+    env.update(ROWWISE=mode.startswith("RESIDENT"))
     live = _live_flag_lines(lines, env)
     assert len(live) >= 8
     rng = np.random.default_rng(8)

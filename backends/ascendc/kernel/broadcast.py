@@ -15,6 +15,16 @@ come from and where its outputs go differ, so the body's copies become calls of:
   column (COLUMN) gives each row one value. ``PipeBarrier<PIPE_V>`` then orders the math after it.
 - ``Store(gm, view, copy, t)`` (MTE3): one 2-D ``DataCopyPad`` per tile in the row modes.
 
+RESIDENT<i> modes (the ROW pattern with input i's row resident and rows of at least 128
+elements) do the vector math row by row against the resident row itself, the way seed 003 does:
+a block of rows is copied in by one 2-D DMA and out by another, every tile of the body is one row
+(its views offset by the row inside the block, the resident input's view is the resident row),
+and the body's flags run once per block: waits at its first row, sets at its last (a flag whose
+source is MTE2, the forward copy-in edge, at the first). Buffers that only hold one row's values
+(the row temporaries, the resident input's slots) are ROWCAP elements; the buffers the DMA moves
+are BLOCK elements, so far more rows fit a block than when every buffer is a block. The pitch is a
+multiple of 256 elements there, so a vector op rounded up to whole repeats stays inside its row.
+
 Tiles in the row modes are computed over their padded layout (``(rows - 1) * pitch + clen``
 elements), so vector lengths never need to stop at a row end and no row's data is overwritten.
 """
@@ -26,13 +36,19 @@ import re
 from .merge import Stmt
 from .naming import camel
 
-MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")
-ROW_MODES = "MODE == BcMode::ROW || MODE == BcMode::COL || MODE == BcMode::GENERAL"
+MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")  # then RESIDENT<i>: 5 + input index
 FLAT_MODES = "MODE == BcMode::FLAT || MODE == BcMode::SCALAR"
+_FLAG = re.compile(r"(SetFlag|WaitFlag)<HardEvent::([A-Z0-9]+)_([A-Z0-9]+)>\(")
 
 _LOAD = re.compile(r"DataCopyPad\((\w+), (\w+)Gm_\[t \* TILE\], \w+, \w+\);")
 _STORE = re.compile(r"DataCopyPad\((\w+)Gm_\[t \* TILE\], (\w+), (\w+)\);")
-_MTE2_V_WAIT = re.compile(r"WaitFlag<HardEvent::MTE2_V>\(")
+_MTE2_V_WAIT = re.compile(r"if \(first_\) WaitFlag<HardEvent::MTE2_V>\(")
+_COPY_OUT = re.compile(r"CopyOut\((\w+), (\w+), (.*)\);")
+
+
+def stored_views(body: list[Stmt]) -> set[str]:
+    """Views the (rewritten) body copies out: they get a ``<view>Block`` twin at the block's start."""
+    return {m.group(1) for s in body for m in re.finditer(r"(\w+)Block\b", s.code)}
 
 
 def is_broadcast(variants) -> bool:
@@ -40,8 +56,9 @@ def is_broadcast(variants) -> bool:
 
 
 def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
-    """The tile body with its copies turned into Load/Store calls and a Fill after each input's
-    first MTE2 -> V wait."""
+    """The tile body with its copies turned into Load/Store calls, a Fill after each input's
+    first MTE2 -> V wait, and the flags and copy-outs guarded to run once per block of rows in
+    the RESIDENT modes (``first_`` and ``last_`` are always true in the others)."""
     index = {camel(n): i for i, n in enumerate(inputs)}
     out: list[Stmt] = []
     pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
@@ -54,10 +71,19 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             continue
         m = _STORE.fullmatch(s.code)
         if m:
-            out.append(
-                Stmt(f"Store({m.group(1)}Gm_, {m.group(2)}, {m.group(3)}, t);", s.note, s.dsl, s.weight)
-            )
+            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t);"
+            out.append(Stmt(code, s.note, s.dsl, s.weight))
             continue
+        m = _COPY_OUT.fullmatch(s.code)
+        if m:
+            code = f"if (last_) CopyOut({m.group(1)}, {m.group(2)}Block, {m.group(3)});"
+            out.append(Stmt(code, s.note, s.dsl, s.weight))
+            continue
+        f = _FLAG.match(s.code)
+        if f:  # waits at a block's first row; sets at its last, but the copy-in's forward edge
+            fn, src, dst = f.groups()
+            first = src == "MTE2" if fn == "SetFlag" else dst != "MTE3"
+            s = Stmt(f"if ({'first_' if first else 'last_'}) {s.code}", s.note, s.dsl, s.weight)
         out.append(s)
         if pending and _MTE2_V_WAIT.match(s.code):
             for view, gm, i in pending:
@@ -74,11 +100,18 @@ def template_param() -> str:
     return "BcMode MODE"
 
 
-def enum_lines() -> list[str]:
+def mode_names(n_inputs: int) -> list[str]:
+    return list(MODES) + [f"RESIDENT{i}" for i in range(n_inputs)]
+
+
+def enum_lines(n_inputs: int) -> list[str]:
     return [
         "// Broadcast modes (host_broadcast.py picks one per call; it is part of the tiling key):",
-        "// FLAT equal shapes, SCALAR size-1 inputs, ROW [M,N] with [N], COL [M,N] with [M,1], GENERAL N-D.",
-        "enum class BcMode : uint32_t { " + ", ".join(f"{m} = {i}" for i, m in enumerate(MODES)) + " };",
+        "// FLAT equal shapes, SCALAR size-1 inputs, ROW [M,N] with [N], COL [M,N] with [M,1], GENERAL N-D,",
+        "// RESIDENT<i>: the ROW pattern with input i's row resident, the math row by row against it.",
+        "enum class BcMode : uint32_t { "
+        + ", ".join(f"{m} = {i}" for i, m in enumerate(mode_names(n_inputs)))
+        + " };",
         "// What an input is to the output (per call, in the tiling data).",
         "constexpr uint32_t BC_FULL = 0;      // the output's shape",
         "constexpr uint32_t BC_ONE = 1;       // one element: read once per core, splatted",
@@ -120,9 +153,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("count_ = units;")
             line("inner_ = tiling.bcInner;")
             line("pitch_ = tiling.bcPitch;")
-            line(
-                "tiles_ = tiling.bcChunks == 1 ? (units + tiling.bcPackRows - 1) / tiling.bcPackRows : units;"
-            )
+            line("pack_ = tiling.bcPackRows;")
+            line("tiles_ = tiling.bcChunks == 1 ? (units + pack_ - 1) / pack_ : units;")
+            line("if constexpr (ROWWISE) tiles_ = units;", "one body run per row")
     w.line()
     line(
         comment="Tile t's rows [r0_, r0_ + rows_) and columns [col0_, col0_ + clen_); returns the elements the"
@@ -131,6 +164,17 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     with w.block("__aicore__ inline uint32_t SetTile(uint64_t t)"):
         with w.block(f"if constexpr ({FLAT_MODES})"):
             line("return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
+        with w.block("else if constexpr (ROWWISE)"):
+            line("const uint64_t block = t / pack_;")
+            line("rowIn_ = t % pack_;")
+            line("r0_ = offset_ + block * pack_;")
+            line("const uint64_t left = count_ - block * pack_;")
+            line("rows_ = left < pack_ ? left : pack_;")
+            line("first_ = rowIn_ == 0;")
+            line("last_ = rowIn_ + 1 == rows_;")
+            line("col0_ = 0;")
+            line("clen_ = inner_;")
+            line("return static_cast<uint32_t>(inner_);", "one row")
         with w.block("else"):
             with w.block("if (tiling_->bcChunks == 1)"):
                 line("r0_ = offset_ + t * tiling_->bcPackRows;")
@@ -145,6 +189,56 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("rows_ = 1;")
             line("clen_ = inner_ - col0_ < tiling_->bcChunk ? inner_ - col0_ : tiling_->bcChunk;")
             line("return static_cast<uint32_t>(clen_);")
+    w.line()
+    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows.")
+    with w.block("__aicore__ inline int32_t SlotOf(uint64_t t) const"):
+        line("if constexpr (ROWWISE) return static_cast<int32_t>((t / pack_) & 1);")
+        line("return static_cast<int32_t>(t & 1);")
+    w.line()
+    line(
+        comment="A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block, or"
+    )
+    line(comment="row-sized where rowMask says the buffer holds one row (bit i: when input i is resident).")
+    line("template <typename U, TPosition P>")
+    with w.block("__aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t rowMask) const"):
+        with w.block("if constexpr (ROWWISE)"):
+            line("if ((rowMask >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
+            line("return buf.template Get<U>()[slot * BLOCK + rowIn_ * pitch_];")
+        with w.block("else"):
+            line("(void)rowMask;")
+            line("return buf.template Get<U>()[slot * TILE];")
+    w.line()
+    line(comment="The block's first row: what a block's 2-D copy out reads from.")
+    line("template <typename U, TPosition P>")
+    with w.block(
+        "__aicore__ inline LocalTensor<U> SlotBlock(TBuf<P>& buf, int32_t slot, uint32_t rowMask) const"
+    ):
+        with w.block("if constexpr (ROWWISE)"):
+            line("if ((rowMask >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
+            line("return buf.template Get<U>()[slot * BLOCK];")
+        with w.block("else"):
+            line("(void)rowMask;")
+            line("return buf.template Get<U>()[slot * TILE];")
+    w.line()
+    line(comment="Input i's tile: the resident row itself in RESIDENT<i>.")
+    line("template <typename U, TPosition P>")
+    with w.block(
+        "__aicore__ inline LocalTensor<U> Loaded(TBuf<P>& buf, int32_t slot, uint32_t rowMask, uint32_t i)"
+    ):
+        with w.block("if constexpr (ROWWISE)"):
+            line("if (static_cast<int32_t>(i) == RES_INPUT) return RowBuf(i).template Get<U>();")
+        line("(void)i;")
+        line("return Slot<U>(buf, slot, rowMask);")
+    w.line()
+    line(comment="Elements of a buffer: TILE, or in the RESIDENT modes ROWCAP (one row) or BLOCK (rows).")
+    line(
+        comment="(idleMask: the buffer only holds the resident input's tile, which the resident row replaces)."
+    )
+    with w.block("static constexpr uint32_t BufElems(uint32_t rowMask, uint32_t idleMask)"):
+        line("constexpr int32_t shift = ROWWISE ? RES_INPUT : 0;")
+        line("if (!ROWWISE) return TILE;")
+        line("if ((idleMask >> shift) & 1) return IDLE_ELEMS;")
+        line("return ((rowMask >> shift) & 1) ? ROWCAP : BLOCK;")
     w.line()
     line(comment="Element offset of row r's start in input i (odometer over the merged outer axes);")
     line(comment="left: rows until the second-to-last axis wraps (one 2-D copy covers them).")
@@ -170,6 +264,12 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
         "uint32_t len)"
     ):
         line("const uint32_t kind = tiling_->bcKind[i];")
+        with w.block("if constexpr (ROWWISE)"):
+            line("if (!first_ || kind != BC_FULL) return;", "a block per copy; the resident row is in UB")
+            line("(void)t;")
+            line("(void)len;")
+            line("LoadRows(dst, gm[r0_ * inner_], rows_, inner_);", "one 2-D copy for the block")
+            line("return;")
         with w.block(f"if constexpr ({FLAT_MODES})"):
             line("if (kind != BC_FULL) return;", "a size-1 input: Fill splats it")
             line("const DataCopyExtParams copy{1, static_cast<uint32_t>(len * sizeof(U)), 0, 0, 0};")
@@ -221,6 +321,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
         with w.block("else"):
             line("const uint32_t kind = tiling_->bcKind[i];")
             line("if (kind == BC_FULL || kind == BC_STRIDED) return;", "copied in by Load")
+            line("if (ROWWISE && kind == BC_RESIDENT) return;", "the view is the resident row")
             with w.block("if (kind == BC_ONE)"):
                 line("Splat(dst, OneValue<U>(i), len);")
             with w.block("else if (kind == BC_RESIDENT)"):
@@ -308,10 +409,13 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                 f"if ((tiling_->bcL2Bypass >> {idx}) & 1) {camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
             )
-        with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL)"):
+        with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE)"):
             line("bool resident = false;")
             for idx, name, c in inputs:
-                line(f"pipe_.InitBuffer({camel(name)}RowBuf_, ROW_BYTES);")
+                line(
+                    f"if (!ROWWISE || RES_INPUT == {idx}) pipe_.InitBuffer({camel(name)}RowBuf_, ROW_BYTES);",
+                    "RESIDENT<i>: only input i's row" if idx == inputs[0][0] else None,
+                )
             for idx, name, c in inputs:
                 with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
                     line(
@@ -337,21 +441,25 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
 
 def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int) -> None:
     w.line(f"static constexpr uint32_t ROW_BYTES = {row_bytes};", "UB per input for a resident broadcast row")
+    w.line(f"static constexpr uint32_t IDLE_ELEMS = {IDLE_ELEMS};", "a buffer the RESIDENT mode does not use")
     for _, name, _ in inputs:
         w.line(f"TBuf<TPosition::VECIN> {camel(name)}RowBuf_;")
     for _, name, c in inputs:
         w.line(f"{c} {camel(name)}One_{{}};")
     w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
-    for m in ("inner_", "pitch_", "r0_", "rows_", "col0_", "clen_"):
+    for m in ("inner_", "pitch_", "pack_", "r0_", "rows_", "rowIn_", "col0_", "clen_"):
         w.line(f"uint64_t {m} = 0;")
+    w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
+    w.line("bool last_ = true;", "... its last row")
 
 
-def dispatch(w, variants, first_dtype, call_args: str, targs_of) -> None:
+def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs: list[int]) -> None:
     """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode."""
     keys = [v for v in variants if v.dtype == first_dtype]
     attr_keys = len({v.key for v in keys})
     k = 0
-    for m, mode in enumerate(MODES):
+    modes = list(enumerate(MODES)) + [(len(MODES) + i, f"RESIDENT{i}") for i in resident_inputs]
+    for m, mode in modes:
         for v in keys:
             head = ("if" if k == 0 else "} else if") + f" (TILING_KEY_IS({v.key + attr_keys * m}))"
             w.line(head + " {", f"mode {mode}" if v is keys[0] else None)
@@ -360,3 +468,38 @@ def dispatch(w, variants, first_dtype, call_args: str, targs_of) -> None:
             w.level -= 1
             k += 1
     w.line("}")
+
+
+# -- RESIDENT modes: which buffers hold one row, and how many rows a block holds ----------------
+
+
+IDLE_ELEMS = 32  # a buffer the RESIDENT mode leaves unused keeps 32 elements (an aligned block)
+
+
+def buffer_roles(func) -> dict[str, tuple[int, set, bool]]:
+    """bN -> (slots, inputs loaded into it, an output is stored from it)."""
+    info = {b: (spec["slots"], set(), False) for b, spec in func.attributes["buffers"].items()}
+    for op in func.loop().region:
+        if op.opname == "dma.load":
+            info[op.attrs["buf"]][1].add(op.operands[0].name)
+        elif op.opname == "dma.store" and op.operands[0].owner is not None:
+            b = op.operands[0].owner.attrs.get("buf")
+            if b in info:
+                slots, loads, _ = info[b]
+                info[b] = (slots, loads, True)
+    return info
+
+
+def holds_one_row(role: tuple[int, set, bool], resident: str) -> bool:
+    """A buffer needs one row (not a block) when input ``resident`` is the resident row: a
+    single-slot scratch buffer, or a slotted one only that input is copied into."""
+    slots, loads, stored = role
+    return slots == 1 or (not stored and bool(loads) and loads <= {resident})
+
+
+def row_cap(func, row_bytes: int) -> int:
+    """Elements of the longest row the RESIDENT modes take: the resident row fits its UB and a
+    row is whole 256-element repeats."""
+    sizes = [p.value.type.dtype.bytes for p in func.params]
+    sizes += [o.type.dtype.bytes for o in func.outputs]
+    return row_bytes // max(sizes, default=1) // 256 * 256

@@ -343,6 +343,8 @@ class KernelText:
         self.canon, maps = canonical_buffers(list(plan.codes.values()))
         self.bufmap = dict(zip(plan.codes, maps))
         self.bcast = bc.is_broadcast(plan.variants)
+        if self.bcast and self.bcast_inputs():
+            self.plan_rows()
 
     @property
     def cls(self) -> str:
@@ -360,6 +362,77 @@ class KernelText:
         return ", ".join(
             ["T"] + [template_param(a) for a in self.plan.static_attrs] + (["MODE"] if self.bcast else [])
         )
+
+    def plan_rows(self) -> None:
+        """RESIDENT modes, per variant and buffer: the inputs whose residency leaves it one row
+        (``row_mask``) or unused (``idle_mask``: it only holds that input's tile, which is the
+        resident row instead); per variant the longest row (``ROWCAP``) and the elements of a block
+        of the buffers the DMA moves with input i resident (``BLOCK``; 0: mode not available)."""
+        from ..host_broadcast import resident_bytes
+
+        inputs = self.bcast_inputs()
+        row_bytes = resident_bytes(len(inputs))
+        self.row_mask: dict[tuple, int] = {}
+        self.idle_mask: dict[tuple, int] = {}
+        self.rowcap, self.blocks = {}, {}
+        for vid, code in self.plan.codes.items():
+            func = code.variant.func
+            roles = bc.buffer_roles(func)
+            mapping = self.bufmap[vid]
+            loaded = self.loaded_views(code)
+            for b in code.buffers:
+                held = {v.name for v in code.views.values() if v.buffer == b}
+                row = idle = 0
+                for i, name, _ in inputs:
+                    if bc.holds_one_row(roles[b], name):
+                        row |= 1 << i
+                    if held and all(loaded.get(n) == i for n in held):
+                        idle |= 1 << i
+                self.row_mask[(vid, mapping[b])] = row
+                self.idle_mask[(vid, mapping[b])] = idle
+            cap = bc.row_cap(func, row_bytes)
+            budget = getattr(code.variant, "ub_budget", None) or code.tile * sum(
+                b["bytes"] * b["slots"] for b in code.buffers.values()
+            )
+            budget += (len(inputs) - 1) * row_bytes  # one resident row buffer instead of one per input
+            # A DMA buffer with one slot has no per-row view: no RESIDENT mode for the variant.
+            single_dma = any(r[0] == 1 and (r[1] or r[2]) for r in roles.values())
+            blocks = {}
+            for i, _, _ in inputs:
+                fixed = move_w = 0
+                for b, info in code.buffers.items():
+                    w = info["bytes"] * info["slots"]
+                    key = (vid, mapping[b])
+                    if (self.idle_mask[key] >> i) & 1:
+                        fixed += bc.IDLE_ELEMS * w
+                    elif (self.row_mask[key] >> i) & 1:
+                        fixed += cap * w
+                    else:
+                        move_w += w
+                block = (budget - fixed) // move_w // 256 * 256 if move_w and cap else 0
+                blocks[i] = block if block >= cap and not single_dma else 0
+            self.rowcap[vid], self.blocks[vid] = cap, blocks
+            code.variant.row_blocks = (cap, blocks)  # the host's SplitSpec takes the same numbers
+
+    def loaded_views(self, code: VariantCode) -> dict[str, int]:
+        """View name -> input index of every view of a loaded input tile (the tile and its f32
+        alias): in RESIDENT<i> the views of input i are the resident row."""
+        index = {n: i for i, n in enumerate(self.plan.sig.inputs)}
+        out = {}
+        for op in code.variant.func.loop().region:
+            if op.opname == "dma.load" and op.operands[0].name in index:
+                for name in (code.view_of.get(id(op.result)), code.use_of.get(id(op.result))):
+                    if name:
+                        out[name] = index[op.operands[0].name]
+        return out
+
+    def buf_elems(self, vid, cname: str) -> str:
+        key = (vid, cname)
+        return f"BufElems(0x{self.row_mask[key]:x}u, 0x{self.idle_mask[key]:x}u)"
+
+    @property
+    def rows_planned(self) -> bool:
+        return hasattr(self, "row_mask")
 
     def bcast_inputs(self) -> list[tuple[int, str, str]]:
         """(index, name, C++ element type) of the tensor inputs a broadcast kernel copies in."""
@@ -395,7 +468,7 @@ class KernelText:
                 w.line(f"enum class {enum_name(a)} : uint32_t {{ {values} }};", f"attribute {a.name}")
                 w.line()
         if self.bcast:
-            for line in bc.enum_lines():
+            for line in bc.enum_lines(len(self.plan.sig.inputs)):
                 w.lines.append(line)
         self.helpers()
         body = CodeWriter()
@@ -575,7 +648,12 @@ class KernelText:
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
             slots = f" * {info['slots']}" if info["slots"] > 1 else ""
-            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, TILE{slots} * {width});"))
+            elems = (
+                self.buf_elems(variant_id(code.variant, self.plan.static_attrs), mapping[b])
+                if self.rows_planned
+                else "TILE"
+            )
+            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {elems}{slots} * {width});"))
         return out
 
     def width_text(self, held, nbytes: int, T: DType) -> str:
@@ -592,7 +670,12 @@ class KernelText:
         out = []
         for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
             slots = f" * {info['slots']}" if info["slots"] > 1 else ""
-            count = f"TILE{slots} * {info['bytes']} / 2"
+            elems = (
+                self.buf_elems(variant_id(code.variant, self.plan.static_attrs), mapping[b])
+                if self.rows_planned
+                else "TILE"
+            )
+            count = f"{elems}{slots} * {info['bytes']} / 2"
             out.append(
                 Stmt(
                     f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));",
@@ -664,7 +747,11 @@ class KernelText:
                 w.line("const int32_t n = static_cast<int32_t>(len);")
             if any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values()):
                 w.line(
-                    "const int32_t slot = static_cast<int32_t>(t & 1);",
+                    (
+                        "const int32_t slot = SlotOf(t);"
+                        if self.rows_planned
+                        else "const int32_t slot = static_cast<int32_t>(t & 1);"
+                    ),
                     "ping-pong slot: buffer half and event id",
                 )
             if any(code.has_compare for code in plan.codes.values()):
@@ -720,18 +807,34 @@ class KernelText:
         order: list[str] = []
         bound: dict[str, dict] = {}
         present = {vid: set(self.bufmap[vid].values()) for vid in plan.codes}
+        text = "\n".join(s.code for code in plan.codes.values() for s in code.body)
+        stored = (
+            bc.stored_views([s for code in plan.codes.values() for s in code.body]) if self.bcast else set()
+        )
         for vid, code in plan.codes.items():
             mapping = self.bufmap[vid]
+            loaded = self.loaded_views(code) if self.rows_planned else {}
             for view in code.views.values():
                 if view.name not in order:
                     order.append(view.name)
+                    if view.name in stored:
+                        order.append(view.name + "Block")
+                        self.view_types[view.name + "Block"] = self.view_types[view.name]
                 t = self.view_types[view.name]
+                buf = mapping[view.buffer]
                 at = "[slot * TILE]" if view.slotted else ""
-                bound.setdefault(view.name, {})[vid] = (
-                    mapping[view.buffer],
-                    f"{mapping[view.buffer]}.Get<{t}>(){at}",
-                )
-        text = "\n".join(s.code for code in plan.codes.values() for s in code.body)
+                binding = f"{buf}.Get<{t}>(){at}"
+                if self.rows_planned and view.slotted:  # the modes decide a slot's offset
+                    mask = f"0x{self.row_mask[(vid, buf)]:x}u"
+                    binding = f"Slot<{t}>({buf}, slot, {mask})"
+                    if view.name in loaded:
+                        binding = f"Loaded<{t}>({buf}, slot, {mask}, {loaded[view.name]})"
+                    block = f"SlotBlock<{t}>({buf}, slot, {mask})"
+                    if view.name in stored:
+                        bound.setdefault(view.name + "Block", {})[vid] = (buf, block)
+                elif view.name in stored:
+                    bound.setdefault(view.name + "Block", {})[vid] = (buf, binding)
+                bound.setdefault(view.name, {})[vid] = (buf, binding)
         partial: dict[Hashable, list[Stmt]] = {vid: [] for vid in plan.codes}
         for name in order:
             if not re.search(rf"\b{re.escape(name)}\b", text):
@@ -791,6 +894,24 @@ class KernelText:
         if self.bcast and self.bcast_inputs():
             from ..host_broadcast import resident_bytes
 
+            w.line(
+                "static constexpr int32_t RES_INPUT = static_cast<uint32_t>(MODE) >= "
+                f"{len(bc.MODES)} ? static_cast<int32_t>(MODE) - {len(bc.MODES)} : -1;",
+                "RESIDENT<i>: input i's row is resident",
+            )
+            w.line("static constexpr bool ROWWISE = RES_INPUT >= 0;", "vector math row by row")
+            w.line(
+                f"static constexpr uint32_t ROWCAP = {self.e.value_expr(self.rowcap)};",
+                "elements of a one-row buffer (RESIDENT modes)",
+            )
+            blocks = " : ".join(
+                f"RES_INPUT == {i} ? {self.e.value_expr({vid: b[i] for vid, b in self.blocks.items()})}"
+                for i, _, _ in self.bcast_inputs()
+            )
+            w.line(
+                f"static constexpr uint32_t BLOCK = {blocks} : TILE;",
+                "elements of a block of rows (RESIDENT modes)",
+            )
             bc.members(w, plan.op_type, self.bcast_inputs(), resident_bytes(len(self.bcast_inputs())))
 
     # -- the entry ------------------------------------------------------------------------------
@@ -827,7 +948,8 @@ class KernelText:
                 return targs
 
             if self.bcast:
-                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of)
+                resident = [i for i, _, _ in self.bcast_inputs()] if self.bcast_inputs() else []
+                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of, resident)
                 return
             for k, v in enumerate(keys):
                 targs = targs_of(v)
