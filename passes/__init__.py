@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (registers the passes)
     canonicalize,
+    compare_f16,
     double_buffer,
     expand_math,
     insert_sync,

@@ -13,6 +13,7 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
                 "specialize",  # one function per static-attribute combination (tiling keys)
                 "canonicalize",  # fold and share before widening, so fewer casts appear
                 "promote-precision",  # f16/bf16 math in f32: the DSL's numeric semantics
+                "compare-f16",  # f16 compared as f16 (exact, native Compare), not as f32 widenings
                 "expand-math",  # tanh/sigmoid from Exp/Reciprocal/Compare/Select (A2 has no Tanh)
                 "legalize-casts",  # casts A2 lacks become chains it has (f32 -> i8 via i32, f16)
                 "materialize-bools",  # stored comparisons become 0/1 bytes; where keeps masks

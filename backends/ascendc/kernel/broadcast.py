@@ -198,47 +198,45 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(
         comment="A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block, or"
     )
-    line(comment="row-sized where rowMask says the buffer holds one row (bit i: when input i is resident).")
+    line(comment="row-sized where BUF_MASKS[k] says buffer k holds one row (bit i: when input i is resident).")
     line("template <typename U, TPosition P>")
-    with w.block("__aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t rowMask) const"):
+    with w.block("__aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t k) const"):
         with w.block("if constexpr (ROWWISE)"):
-            line("if ((rowMask >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
+            line("if ((BUF_MASKS[k] >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
             line("return buf.template Get<U>()[slot * BLOCK + rowIn_ * pitch_];")
         with w.block("else"):
-            line("(void)rowMask;")
+            line("(void)k;")
             line("return buf.template Get<U>()[slot * TILE];")
     w.line()
     line(comment="The block's first row: what a block's 2-D copy out reads from.")
     line("template <typename U, TPosition P>")
-    with w.block(
-        "__aicore__ inline LocalTensor<U> SlotBlock(TBuf<P>& buf, int32_t slot, uint32_t rowMask) const"
-    ):
+    with w.block("__aicore__ inline LocalTensor<U> SlotBlock(TBuf<P>& buf, int32_t slot, uint32_t k) const"):
         with w.block("if constexpr (ROWWISE)"):
-            line("if ((rowMask >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
+            line("if ((BUF_MASKS[k] >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
             line("return buf.template Get<U>()[slot * BLOCK];")
         with w.block("else"):
-            line("(void)rowMask;")
+            line("(void)k;")
             line("return buf.template Get<U>()[slot * TILE];")
     w.line()
     line(comment="Input i's tile: the resident row itself in RESIDENT<i>.")
     line("template <typename U, TPosition P>")
     with w.block(
-        "__aicore__ inline LocalTensor<U> Loaded(TBuf<P>& buf, int32_t slot, uint32_t rowMask, uint32_t i)"
+        "__aicore__ inline LocalTensor<U> Loaded(TBuf<P>& buf, int32_t slot, uint32_t k, uint32_t i)"
     ):
         with w.block("if constexpr (ROWWISE)"):
             line("if (static_cast<int32_t>(i) == RES_INPUT) return RowBuf(i).template Get<U>();")
         line("(void)i;")
-        line("return Slot<U>(buf, slot, rowMask);")
+        line("return Slot<U>(buf, slot, k);")
     w.line()
-    line(comment="Elements of a buffer: TILE, or in the RESIDENT modes ROWCAP (one row) or BLOCK (rows).")
     line(
-        comment="(idleMask: the buffer only holds the resident input's tile, which the resident row replaces)."
+        comment="Elements of buffer k: TILE, or in the RESIDENT modes ROWCAP (one row), IDLE_ELEMS (the buffer"
     )
-    with w.block("static constexpr uint32_t BufElems(uint32_t rowMask, uint32_t idleMask)"):
+    line(comment="only holds the resident input's tile, which the resident row replaces) or BLOCK (rows).")
+    with w.block("static constexpr uint32_t Elems(uint32_t k)"):
         line("constexpr int32_t shift = ROWWISE ? RES_INPUT : 0;")
         line("if (!ROWWISE) return TILE;")
-        line("if ((idleMask >> shift) & 1) return IDLE_ELEMS;")
-        line("return ((rowMask >> shift) & 1) ? ROWCAP : BLOCK;")
+        line("if ((BUF_MASKS[k] >> (16 + shift)) & 1) return IDLE_ELEMS;")
+        line("return ((BUF_MASKS[k] >> shift) & 1) ? ROWCAP : BLOCK;")
     w.line()
     line(comment="Element offset of row r's start in input i (odometer over the merged outer axes);")
     line(comment="left: rows until the second-to-last axis wraps (one 2-D copy covers them).")

@@ -426,9 +426,23 @@ class KernelText:
                         out[name] = index[op.operands[0].name]
         return out
 
+    def buf_index(self, cname: str) -> int:
+        return next(k for k, c in enumerate(self.canon) if c.name == cname)
+
     def buf_elems(self, vid, cname: str) -> str:
-        key = (vid, cname)
-        return f"BufElems(0x{self.row_mask[key]:x}u, 0x{self.idle_mask[key]:x}u)"
+        return f"Elems({self.buf_index(cname)})"
+
+    def mask_table(self) -> str:
+        """``BUF_MASKS[k]`` of canonical buffer k in every variant: bit i, one row when input i is
+        resident; bit 16 + i, unused then."""
+        values = []
+        for c in self.canon:
+            per = {
+                vid: f"0x{self.row_mask.get((vid, c.name), 0) | self.idle_mask.get((vid, c.name), 0) << 16:x}u"
+                for vid in self.plan.codes
+            }
+            values.append(self.e.value_expr(per))
+        return f"static constexpr uint32_t BUF_MASKS[{len(values)}] = {{{', '.join(values)}}};"
 
     @property
     def rows_planned(self) -> bool:
@@ -825,7 +839,7 @@ class KernelText:
                 at = "[slot * TILE]" if view.slotted else ""
                 binding = f"{buf}.Get<{t}>(){at}"
                 if self.rows_planned and view.slotted:  # the modes decide a slot's offset
-                    mask = f"0x{self.row_mask[(vid, buf)]:x}u"
+                    mask = str(self.buf_index(buf))
                     binding = f"Slot<{t}>({buf}, slot, {mask})"
                     if view.name in loaded:
                         binding = f"Loaded<{t}>({buf}, slot, {mask}, {loaded[view.name]})"
@@ -900,6 +914,9 @@ class KernelText:
                 "RESIDENT<i>: input i's row is resident",
             )
             w.line("static constexpr bool ROWWISE = RES_INPUT >= 0;", "vector math row by row")
+            w.line(
+                self.mask_table(), "per buffer: bit i one row, bit 16 + i unused, when input i is resident"
+            )
             w.line(
                 f"static constexpr uint32_t ROWCAP = {self.e.value_expr(self.rowcap)};",
                 "elements of a one-row buffer (RESIDENT modes)",
