@@ -39,7 +39,7 @@ from typing import ClassVar
 
 from dsl.dtypes import bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
-from dsl.ir import Func, Namer, Op, ScalarType, Value
+from dsl.ir import Func, Namer, Op, ScalarType, TensorType, Value
 
 from .manager import FunctionPass, register
 
@@ -198,6 +198,8 @@ def _legalize_compare(op: Op, namer: Namer) -> list[Op]:
         op.operands = [_chain(b, a, f16), _chain(b, c, f16)]
         out.append(op)
         return out
+    if _int32_tiles(a, c):
+        return _int32_compare(op, b, out)
     fa, fc = b.cast(a, f32), b.cast(c, f32)
     if c.owner is not None and c.owner.opname == "const" and c.owner.attrs["value"] == 0:
         op.operands = [fa, fc]  # rounding keeps the sign and zero: exact against 0
@@ -219,6 +221,35 @@ def _legalize_compare(op: Op, namer: Namer) -> list[Op]:
         value_type,
     )
     op.operands, op.attrs = [chosen, b.const(0.5, f16)], {"pred": "gt"}
+    out.append(op)
+    return out
+
+
+def _int32_tiles(a, c) -> bool:
+    return all(isinstance(v.type, TensorType) and v.type.dtype == i32 for v in (a, c))
+
+
+def _int32_compare(op: Op, b: "_Builder", out: list[Op]) -> list[Op]:
+    """i32 tiles compared exactly with integer Max/Min and the one int32 Compare A2 has, EQ:
+    a >= c is min(a, c) == c, a <= c is max(a, c) == c; gt, lt and ne are the negations of le, ge
+    and eq (a 0/1 half select compared with 0.5). No f32 rounding, no overflow."""
+    a, c = op.operands
+    pred = op.attrs["pred"]
+    mask_type = op.result.type
+    if pred == "eq":
+        out.append(op)
+        return out
+    if pred in ("ge", "le"):
+        op.operands, op.attrs = [b.op("min" if pred == "ge" else "max", [a, c], a.type), c], {"pred": "eq"}
+        out.append(op)
+        return out
+    if pred == "ne":
+        equal = b.op("cmp", [a, c], mask_type, {"pred": "eq"})
+    else:  # gt: not (max(a, c) == c); lt: not (min(a, c) == c)
+        m = b.op("max" if pred == "gt" else "min", [a, c], a.type)
+        equal = b.op("cmp", [m, c], mask_type, {"pred": "eq"})
+    value = b.op("where", [equal, b.const(0, f16), b.const(1, f16)], mask_type.with_dtype(f16))
+    op.operands, op.attrs = [value, b.const(0.5, f16)], {"pred": "gt"}
     out.append(op)
     return out
 

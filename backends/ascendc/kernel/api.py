@@ -49,6 +49,7 @@ A2_DTYPES = {
         api: {"half", "float"}
         for api in ("Div", "Exp", "Ln", "Sqrt", "Rsqrt", "Reciprocal", "Abs", "Compare", "Select")
     },
+    "Compare": {"half", "float", "int32_t"},  # int32_t: EQ only (checked by the emitter)
     "Relu": {"half", "int32_t", "float"},
     "Duplicate": {"int16_t", "uint16_t", "half", "bfloat16_t", "int32_t", "uint32_t", "float"},
 }

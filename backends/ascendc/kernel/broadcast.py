@@ -198,7 +198,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(
         comment="A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block, or"
     )
-    line(comment="row-sized where BUF_MASKS[k] says buffer k holds one row (bit i: when input i is resident).")
+    line(
+        comment="row-sized where BUF_MASKS[k] says buffer k holds one row (bit i: when input i is resident)."
+    )
     line("template <typename U, TPosition P>")
     with w.block("__aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t k) const"):
         with w.block("if constexpr (ROWWISE)"):

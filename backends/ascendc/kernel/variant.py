@@ -601,6 +601,8 @@ class VariantRenderer:
         if api is None:
             return
         dt = (op.operands[0] if op.opname == "cmp" else op.result).type.dtype
+        if op.opname == "cmp" and dt == i32 and op.attrs["pred"] != "eq":
+            raise _fail(op, f"Compare takes int32_t for equality only on A2, not '{op.attrs['pred']}'")
         if ctype(dt) not in A2_DTYPES[api]:
             raise _fail(
                 op,
