@@ -24,6 +24,7 @@ from dsl.errors import CompileError
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
 from .manager import FunctionPass, register
+from .rewrite import erase_dead_ops
 
 
 def materialize(func: Func) -> None:
@@ -46,6 +47,12 @@ def materialize(func: Func) -> None:
             and v.owner.opname == "cmp"
         ):
             loc = v.owner.loc
+            values = _zero_one(v.owner)
+            if values is not None:  # already 0/1 in f16 (an i32 negated comparison): store those
+                cast = Op("cast", [values], v.type, namer.fresh(), {"from": f16}, loc)
+                func.body.insert(func.body.index(v.owner) + 1, cast)
+                returns.append(cast.result)
+                continue
             one = Op("const", [], ScalarType(f16), namer.fresh(), {"value": 1.0}, loc)
             zero = Op("const", [], ScalarType(f16), namer.fresh(), {"value": 0.0}, loc)
             sel = Op("where", [v, one.result, zero.result], v.type.with_dtype(f16), namer.fresh(), {}, loc)
@@ -55,6 +62,25 @@ def materialize(func: Func) -> None:
             v = cast.result
         returns.append(v)
     func.returns = returns
+    erase_dead_ops(func)
+
+
+def _const(v, value: float) -> bool:
+    return v.owner is not None and v.owner.opname == "const" and float(v.owner.attrs["value"]) == value
+
+
+def _zero_one(cmp: Op):
+    """``where(m, 0, 1) > 0.5`` (f16; legalize-casts' negated i32 comparisons): the where, whose
+    values already are the comparison's 0/1."""
+    w, half = cmp.operands
+    if cmp.attrs.get("pred") != "gt" or not _const(half, 0.5) or w.owner is None or w.owner.opname != "where":
+        return None
+    _, x, y = w.owner.operands
+    if w.type.dtype != f16 or not (
+        (_const(x, 0.0) and _const(y, 1.0)) or (_const(x, 1.0) and _const(y, 0.0))
+    ):
+        return None
+    return w
 
 
 @register
