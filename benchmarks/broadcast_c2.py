@@ -24,15 +24,19 @@ def main(rows: int = 40320, inner: int = 1023) -> None:
     big = rng.integers(-100, 100, (rows, inner)).astype(np.int32)
     row = rng.integers(-100, 100, (1, inner)).astype(np.int32)
     print(
-        "| case | MTE2 copies | MTE3 copies | rows per block | MTE2 bytes | MTE3 bytes | L2 plan | model (us) | seed (us) |"
+        "| case | mode | MTE2 copies | MTE3 copies | rows per block | MTE2 bytes | MTE3 bytes | L2 | "
+        "slowest core V / MTE2 busy (us) | model (us) | HBM roofline (us) | seed 003 (us) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, args in (("C2", (big, row)), ("mirror", (row, big))):
         p = greater.profile(*args, sku="910B4", cores=40)
         blocks = p.dma.get("MTE3", 0)
+        hint = p.l2["summary"].split("; ")[-1] if "SetL2CacheHint" in p.l2["summary"] else "-"
+        core = p.slowest_core
         print(
-            f"| {name} [{rows}, {inner}] i32 | {p.dma.get('MTE2')} | {blocks} | {rows / max(blocks, 1):.1f} | "
-            f"{p.bytes['gm_to_ub']} | {p.bytes['ub_to_gm']} | {p.l2['summary']} | {p.predicted_us:.1f} | 346.17 |"
+            f"| {name} [{rows}, {inner}] i32 | {p.tiling_key} | {p.dma.get('MTE2')} | {blocks} | "
+            f"{rows / max(blocks, 1):.1f} | {p.bytes['gm_to_ub']} | {p.bytes['ub_to_gm']} | {hint} | "
+            f"{core['V']:.1f} / {core['MTE2']:.1f} | {p.predicted_us:.1f} | {p.roofline_us:.1f} | 346.17 |"
         )
 
 
