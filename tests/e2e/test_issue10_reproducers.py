@@ -733,3 +733,17 @@ def test_fuzz_output_type_that_follows_t_without_being_t(write_module):
         out = np.float16 if dt == np.float16 else np.float32
         expected = -np.maximum(z.astype(out), np.where(z != n, out(1.5), lr.astype(out)[0]))
         check(mod.follows, (n, lr, z), expected.astype(out), cores=3)
+
+
+def test_fuzz_a_broadcast_number_names_a_valid_identifier(write_module):
+    """A vector of the number 8 is ``c8Vec``, not ``8Vec`` (fuzz seed 11)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i32
+
+        @dsl.op(dtypes=(i32,))
+        def eighths(w: Tensor):
+            return dsl.cast(w, i32) / 8.0
+        """)
+    w = np.arange(-300, 300, dtype=np.int32)
+    check(mod.eighths, (w,), w.astype(np.float32) / np.float32(8.0))
