@@ -372,6 +372,15 @@ class KernelText:
             f"#define {macro} {ctype(self.plan.first_dtype)}", "other builds (a syntax check) take the first"
         )
         w.line("#endif")
+        for name in self.type_params():
+            first = next(
+                c.gm[name]
+                for c in self.plan.codes.values()
+                if name in c.gm and c.variant.dtype == self.plan.first_dtype
+            )
+            w.line(f"#ifndef DTYPE_{name.upper()}")
+            w.line(f"#define DTYPE_{name.upper()} {ctype(first)}")
+            w.line("#endif")
         w.line()
         for a in self.plan.static_attrs:
             if a.kind == "literal":
