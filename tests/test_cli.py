@@ -134,3 +134,22 @@ def test_compile_goes_on_past_an_unsupported_operator(tmp_path, capsys):
     assert code == 1
     assert f"{src}:9:1: error: input 'x' has named dims" in err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["good_one", "good_two"]
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    import backends.ascendc.kernel.template as template
+
+    def broken(*args, **kwargs):
+        raise AssertionError("planted")
+
+    monkeypatch.setattr(template.KernelText, "text", broken)
+    assert main(["compile", str(ROOT / "examples" / "silu.py"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "dslc: error: internal compiler error (AssertionError: planted); this is a bug in dslc"
+    )
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / "silu").exists()  # nothing left that looks complete
+    monkeypatch.setenv("DSLC_TRACEBACK", "1")
+    with pytest.raises(AssertionError, match="planted"):
+        main(["compile", str(ROOT / "examples" / "silu.py"), "-o", str(tmp_path / "out")])
