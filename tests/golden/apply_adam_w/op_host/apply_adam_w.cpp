@@ -196,7 +196,8 @@ static graphStatus InferShape(gert::InferShapeContext* context) {
     return GRAPH_SUCCESS;
 }
 
-// Outputs have the inputs' element type T, or the type the op fixes (bool, i8, ...).
+// Outputs have the inputs' element type T, a type the op fixes (bool, i8, ...), or one
+// that follows T (f32 for an i32 T that meets a float literal).
 static graphStatus InferDataType(gert::InferDataTypeContext* context) {
     const DataType dtype = context->GetRequiredInputDataType(0);
     const DataType outputs[] = {dtype, dtype, dtype};
