@@ -90,8 +90,14 @@ def _cheaper_forms(func: Func) -> None:
             """u * factor, folding a constant factor of u's own product into one constant."""
             inner = _split_const(u.owner) if u.owner is not None and u.owner.opname == "mul" else None
             if inner is not None and single(u):
-                return emit("mul", [inner[1], const(float(np.float32(inner[0]) * np.float32(factor)))])
-            return emit("mul", [u, const(factor)])
+                k = const(float(np.float32(inner[0]) * np.float32(factor)))
+                return emit("mul", [inner[1], k], rtype=inner[1].type)
+            return emit("mul", [u, const(factor)], rtype=u.type)
+
+        def plus_one(w):
+            """1 + exp(w): a scalar when w is one (a Scalar's sigmoid), a tile otherwise."""
+            e = emit("exp", [w], rtype=w.type)
+            return emit("add", [e, const(1.0)], rtype=w.type)
 
         result = None
         for k in (0, 1):
@@ -100,9 +106,7 @@ def _cheaper_forms(func: Func) -> None:
             if owner is None or not single(g) or not isinstance(a.type, TensorType) and _const_of(a) is None:
                 continue
             if owner.opname == "sigmoid" and owner.result.type.dtype == f32:
-                x = owner.operands[0]
-                e = emit("exp", [scaled(x, -1.0)])
-                result = emit("div", [a, emit("add", [e, const(1.0)])])
+                result = emit("div", [a, plus_one(scaled(owner.operands[0], -1.0))])
                 break
             one_plus = _split_const(owner, 1.0) if owner.opname == "add" else None
             if one_plus is None:
@@ -110,13 +114,12 @@ def _cheaper_forms(func: Func) -> None:
             th = one_plus[1].owner
             if th is None or th.opname != "tanh" or not single(one_plus[1]):
                 continue
-            e = emit("exp", [scaled(th.operands[0], -2.0)])
-            d = emit("add", [e, const(1.0)])
+            d = plus_one(scaled(th.operands[0], -2.0))
             half = _split_const(a.owner, 0.5) if a.owner is not None and a.owner.opname == "mul" else None
             if half is not None and single(a):
                 result = emit("div", [half[1], d])
             else:
-                result = emit("div", [emit("mul", [a, const(2.0)]), d])
+                result = emit("div", [emit("mul", [a, const(2.0)], rtype=a.type), d])
             break
         if result is None:
             continue
