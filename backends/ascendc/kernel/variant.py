@@ -610,6 +610,13 @@ class VariantRenderer:
             if pair not in CASTS:
                 raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the 910B backend yet")
             return Stmt(f"Cast({dst}, {self.use(args[0])}, RoundMode::{CASTS[pair]}, n);", dsl=loc)
+        if name == "cmp" and isinstance(args[1].type, ScalarType):
+            a = self.use(args[0])
+            s = self.scalar_for(args[1], args[0].type.dtype, a)
+            mode = CMP_MODES[op.attrs["pred"]]
+            return Stmt(
+                f"CompareScalar({dst}, {a}, {s}, CMPMODE::{mode}, nAligned);", note="bit mask", dsl=loc
+            )
         if name == "cmp":
             a, b = (self.use(x) for x in args)
             mode = CMP_MODES[op.attrs["pred"]]
@@ -620,6 +627,12 @@ class VariantRenderer:
                     op,
                     f"dsl.where branches must share a dtype on the vector unit "
                     f"({args[1].type.dtype} vs {args[2].type.dtype}); cast one of them",
+                )
+            if isinstance(args[2].type, ScalarType):
+                c, a = self.use(args[0]), self.use(args[1])
+                s = self.scalar_for(args[2], args[1].type.dtype, a)
+                return Stmt(
+                    f"Select({dst}, {c}, {a}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, nAligned);", dsl=loc
                 )
             c, a, b = (self.use(x) for x in args)
             return Stmt(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", dsl=loc)
