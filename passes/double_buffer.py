@@ -5,6 +5,11 @@ result is stored, so tile t+1's copy-in (MTE2) and tile t-1's copy-out (MTE3) ov
 vector work. Values only the vector unit touches keep one slot. ``double-buffer{slots=1}``
 turns it off (one slot everywhere, the loop then runs the pipes in lock step).
 
+Whether a core has more than one tile is known only at run time (the host splits the range), so
+the kernel decides: with ``tiles_ < 2`` it pre-issues and drains the reverse flags of slot 0
+only (``slotsUsed``) and never touches the second slot; the UB of the second slot stays reserved
+(the tile length is a compile-time constant).
+
     before:  %x_t = dma.load %x : tensor<*, f32>
     after:   %x_t = dma.load %x {slots = 2} : tensor<*, f32>
 """

@@ -5,6 +5,12 @@ Abs only for half/float, and no 8-bit arithmetic. Takes tensor-level IR after pr
 (operands already of their op's type); produces only ops the backend maps one-to-one:
 
 * sigmoid(x) = 1 / (1 + exp(-x))                       (exp(-x) = inf gives exactly 0)
+* a * sigmoid(x) = a / (1 + exp(-x))                    (one Div instead of Reciprocal + Mul,
+  and one rounding less); -(c * x) for a constant c is x * (-c) (negation is exact)
+* a * (1 + tanh(u)) = 2a / (1 + exp(-2u)), and 0.5 * x * (1 + tanh(u)) = x / (1 + exp(-2u))
+  (gelu_tanh: 1 + tanh(u) = 2 sigmoid(2u); no cancellation, so no polynomial branch is needed;
+  exp(-2u) = inf gives x / inf = 0, the limit; -2 (k * s) is s * (-2k) for a constant k: scaling
+  by -2 is exact away from the subnormal range, and the result is approximated anyway)
 * tanh(x)    = sign(x) * (1 - 2 / (exp(2|x|) + 1))      for |x| >= 0.1, and the odd Taylor
   polynomial x (1 - x^2/3 + 2x^4/15 - 17x^6/315) below, where the first form would cancel
   (relative error < 1e-9 there; 1 - 2/(e^(2a)+1) loses ~eps/(2a) at a = 0.1: 3e-7).
@@ -22,16 +28,110 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
+
 from dsl.dtypes import bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
 from .manager import FunctionPass, register
+from .rewrite import erase_dead_ops
 
 TANH_SMALL = 0.1
 TANH_POLY = (1.0, -1.0 / 3.0, 2.0 / 15.0, -17.0 / 315.0)  # coefficients of x, x^3, x^5, x^7
 
 
+def _const_of(v) -> float | None:
+    o = v.owner
+    if o is not None and o.opname == "const" and isinstance(o.result.type, ScalarType):
+        return float(o.attrs["value"])
+    return None
+
+
+def _split_const(op: Op | None, value: float | None = None):
+    """``(c, x)`` when ``op`` multiplies (or adds) a constant c (equal to ``value`` if given) and x."""
+    if op is None or len(op.operands) != 2:
+        return None
+    a, b = op.operands
+    for c, x in ((a, b), (b, a)):
+        k = _const_of(c)
+        if k is not None and (value is None or k == value) and isinstance(x.type, TensorType):
+            return k, x
+    return None
+
+
+def _cheaper_forms(func: Func) -> None:
+    """Rewrite ``a * sigmoid(x)`` and ``a * (1 + tanh(u))`` into one division by
+    ``1 + exp(-...)`` before the general expansions below see them (see the module docstring)."""
+    namer = Namer.of(func)
+    uses = func.uses()
+    body: list[Op] = []
+
+    def single(v) -> bool:
+        return uses.get(id(v), 0) == 1
+
+    for op in func.body:
+        body.append(op)
+        if op.opname != "mul" or not isinstance(op.result.type, TensorType):
+            continue
+        t, loc = op.result.type, op.loc
+        if t.dtype != f32:
+            continue
+        new: list[Op] = []
+
+        def emit(name, operands, attrs=None, rtype=t):
+            o = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
+            new.append(o)
+            return o.result
+
+        def const(value):
+            return emit("const", [], rtype=ScalarType(f32), attrs={"value": value})
+
+        def scaled(u, factor):
+            """u * factor, folding a constant factor of u's own product into one constant."""
+            inner = _split_const(u.owner) if u.owner is not None and u.owner.opname == "mul" else None
+            if inner is not None and single(u):
+                k = const(float(np.float32(inner[0]) * np.float32(factor)))
+                return emit("mul", [inner[1], k], rtype=inner[1].type)
+            return emit("mul", [u, const(factor)], rtype=u.type)
+
+        def plus_one(w):
+            """1 + exp(w): a scalar when w is one (a Scalar's sigmoid), a tile otherwise."""
+            e = emit("exp", [w], rtype=w.type)
+            return emit("add", [e, const(1.0)], rtype=w.type)
+
+        result = None
+        for k in (0, 1):
+            a, g = op.operands[k], op.operands[1 - k]
+            owner = g.owner
+            if owner is None or not single(g) or not isinstance(a.type, TensorType) and _const_of(a) is None:
+                continue
+            if owner.opname == "sigmoid" and owner.result.type.dtype == f32:
+                result = emit("div", [a, plus_one(scaled(owner.operands[0], -1.0))])
+                break
+            one_plus = _split_const(owner, 1.0) if owner.opname == "add" else None
+            if one_plus is None:
+                continue
+            th = one_plus[1].owner
+            if th is None or th.opname != "tanh" or not single(one_plus[1]):
+                continue
+            d = plus_one(scaled(th.operands[0], -2.0))
+            half = _split_const(a.owner, 0.5) if a.owner is not None and a.owner.opname == "mul" else None
+            if half is not None and single(a):
+                result = emit("div", [half[1], d])
+            else:
+                result = emit("div", [emit("mul", [a, const(2.0)], rtype=a.type), d])
+            break
+        if result is None:
+            continue
+        body[-1:] = new
+        result.name = op.result.name
+        func.replace_all_uses(op.result, result)
+    func.body = body
+    erase_dead_ops(func)
+
+
 def expand(func: Func) -> None:
+    _cheaper_forms(func)
     namer = Namer.of(func)
     body: list[Op] = []
     for op in func.body:

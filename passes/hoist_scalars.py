@@ -6,7 +6,8 @@ Takes a tile-level function; produces one where (1) each Scalar input is read by
 the loop (in order), and (3) tile-scalar arithmetic becomes ``vec.adds/muls/maxs/mins``:
 ``t - s`` is ``adds(t, -s)`` with ``-s`` computed once; ``s - t`` is ``adds(neg t, s)``;
 ``t / s`` and ``s / t`` divide by / into a ``vec.dup`` of s, since ``t * (1/s)`` rounds
-differently from the division the program asked for; ``max(s, t)`` keeps its operand order
+differently from the division the program asked for; ``t > s`` (and ``s < t``) compares with the
+scalar (``Compares``), ``where(c, t, s)`` selects it (Select's tensor-scalar mode); ``max(s, t)`` keeps its operand order
 (max of equal operands, +0.0 and -0.0, is the second) with a ``vec.dup`` of s. Scalar
 comparisons and selections run on the scalar unit; scalar math it lacks (sqrt, exp, ...; casts
 other than the exact f16/bf16/i32 -> f32: f32 -> i32 must saturate, f32 -> f16 must round to
@@ -142,9 +143,17 @@ def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=
     return op
 
 
+# Compares (tile vs scalar) and Select's tensor-scalar mode take half/float on A2.
+SCALAR_OPERAND = {f16, f32}
+FLIPPED = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq", "ne": "ne"}
+
+
 def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
-    """Compare and Select take tiles only: broadcast their scalar operands. A scalar condition
-    of ``where`` becomes 1.0/0.0 on the scalar unit and a mask from comparing its broadcast."""
+    """A comparison of a half/float tile with a scalar stays one (``Compares``; ``s < t`` is
+    ``t > s``), and ``where(c, t, s)`` keeps its scalar second branch (Select's tensor-scalar
+    mode): no broadcast per tile. Other scalar operands of Compare and Select are broadcast. A
+    scalar condition of ``where`` becomes 1.0/0.0 on the scalar unit and a mask from comparing
+    its broadcast."""
     ops: list[Op] = []
 
     def dup(v):
@@ -164,8 +173,26 @@ def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
         )
         ops.append(mask)
         op.operands[0] = mask.result
+    if op.opname == "cmp" and _is_scalar(op.operands[0]) != _is_scalar(op.operands[1]):
+        a, b = op.operands
+        t, s = (b, a) if _is_scalar(a) else (a, b)
+        if t.type.dtype in SCALAR_OPERAND and s.type.dtype == t.type.dtype:
+            if _is_scalar(a):  # s < t is t > s (false for NaN either way)
+                op.attrs["pred"] = FLIPPED[op.attrs["pred"]]
+            op.operands = [t, s]
+            return ops + [op]
+    keep = None  # where(c, t, s): Select's tensor-scalar mode takes s as is
+    if op.opname == "where":
+        _, x, y = op.operands
+        if (
+            not _is_scalar(x)
+            and _is_scalar(y)
+            and x.type.dtype in SCALAR_OPERAND
+            and y.type.dtype == x.type.dtype
+        ):
+            keep = 2
     for k, v in enumerate(op.operands):
-        if _is_scalar(v):
+        if _is_scalar(v) and k != keep:
             op.operands[k] = dup(v)
     if op.opname == "where":
         op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)

@@ -35,6 +35,9 @@ the compiler's auto-sync off).
    physical ids (reference-ops.md s4.1). Under that reading forward events of different types
    already shared ids 0 and 1 before this scheme; the emulator models per-type pools.
 
+6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
+   before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.
+
     before:  %x_t = dma.load %x {buf = "b0", slots = 2}
              %0 = vec.muls %x_t, %s {buf = "b0"}
              dma.store %0 {output = "y"}
@@ -177,7 +180,8 @@ def _plan(body: list[Op], slotted: set[str]) -> _Plan:
             continue
         j = b.index
         if a.pipe == b.pipe:
-            if a.pipe == "V" and not any(k <= j for k in barriers):
+            # a barrier later in the previous tile than the access, or earlier in this one, orders them
+            if a.pipe == "V" and not any(k <= j or k > a.index + len(body) for k in barriers):
                 barriers.append(j)
             continue
         if any(k <= j for k in pairs.get((a.pipe, b.pipe), [])):
@@ -212,6 +216,11 @@ def _plan(body: list[Op], slotted: set[str]) -> _Plan:
         groups[(-1, event)] = used.get(event, 0)
         used[event] = groups[(-1, event)] + 1
     return _Plan(barriers, pairs, guarded, reverse, groups, used)
+
+
+def vector_barriers(body: list[Op], slotted: set[str]) -> int:
+    """How many ``PipeBarrier<PIPE_V>`` a loop body (with buffers assigned) gets per tile."""
+    return len(set(_plan([op for op in body if not op.opname.startswith("sync.")], slotted).barriers))
 
 
 def coalesce_stores(body: list[Op], plan: _Plan, slots: int) -> list[Op]:
@@ -278,6 +287,8 @@ def insert(func: Func) -> None:
         region.extend(after.get(i, []))
     loop.region = region
     at = func.body.index(loop)
+    if any(op.opname == "vec.dup" for op in func.body[:at]):  # resident broadcasts (hoist-invariants)
+        pre.insert(0, Op("sync.barrier", [], None, None, {"pipe": "V"}, loop.loc))
     func.body = func.body[:at] + pre + [loop] + drain + func.body[at + 1 :]
 
 

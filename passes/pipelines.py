@@ -17,10 +17,14 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
                 "expand-math",  # tanh/sigmoid from Exp/Reciprocal/Compare/Select (A2 has no Tanh)
                 "legalize-casts",  # casts A2 lacks become chains it has (f32 -> i8 via i32, f16)
                 "materialize-bools",  # stored comparisons become 0/1 bytes; where keeps masks
+                "native-f16",  # one f16 op rounded once to f16 stays f16 (identical result)
+                "canonicalize",  # fold the f16 -> f32 -> f16 round trips the widening left
                 "tile",  # loop over tiles; loads at the top, stores after their producers
                 "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
                 "canonicalize",  # share the hoisted scalars
+                "hoist-invariants",  # broadcasts of scalars made once per core (one resident repeat)
                 "double-buffer",  # ping-pong slots for what the DMA touches
+                "schedule-vector",  # independent vector ops share a barrier; priced by plan-buffers
                 f"plan-buffers{{ub={ub}}}",  # needs slots; picks the tile length
                 "split-cores",  # host split policy from the narrowest GM tensor
                 "insert-sync",  # last: needs the final buffers and op order

@@ -7,12 +7,17 @@ tile, ``buffers = {bN = {bytes = B, slots = S}}`` on the function and ``tile = N
 1. Live range of a tile value: from its defining op to its last use; a stored value stays live
    to the end of the body (the copy-out runs asynchronously).
 2. Interference graph (networkx): values whose ranges overlap. A vector op may write into a
-   buffer one of its operands frees at that op (in place), except a width-changing cast.
+   buffer one of its operands frees at that op (in place), except a width-changing cast. With
+   ``group`` attributes (schedule-vector), a value read in a group holds its buffer to the end
+   of the group: ops of one group run without a barrier between them, so none may overwrite
+   what another reads.
 3. Greedy colouring in definition order: a value takes the lowest buffer of its element width
    that no neighbour holds; DMA values need a double-buffered (slotted) buffer, vector-only
    values may also use a dead slotted one.
 4. tile = usable UB / sum(bytes x slots), rounded down to a whole 256-byte repeat of the
    narrowest buffer. Too little UB is a CompileError that prints the ledger.
+5. Broadcasts resident before the loop (hoist-invariants) get buffers ``rN`` of one 256-byte
+   repeat each (``resident = {rN = {bytes = 256}}``), taken off the UB before the tile is sized.
 
     before:  %x_t = dma.load %x {slots = 2} : tensor<*, f32>
              %0 = vec.muls %x_t, %s : tensor<*, f32>
@@ -55,15 +60,27 @@ def live_ranges(body) -> dict[int, tuple[int, int]]:
     return ranges
 
 
+def group_ends(body) -> dict[int, int]:
+    """Op position -> the position of the last op of its ``group`` (schedule-vector): a value
+    read in a group keeps its buffer to the end of the group, where the next barrier is."""
+    last: dict[int, int] = {}
+    for i, op in enumerate(body):
+        if "group" in op.attrs:
+            last[op.attrs["group"]] = i
+    return {i: last[op.attrs["group"]] for i, op in enumerate(body) if "group" in op.attrs}
+
+
 def interference(body) -> nx.Graph:
     ranges = live_ranges(body)
+    ends = group_ends(body)
     defs = {id(op.result): op for op in body if op.result is not None and id(op.result) in ranges}
     g = nx.Graph()
     g.add_nodes_from(ranges)
     items = sorted(ranges.items(), key=lambda kv: kv[1][0])
     for n, (a, (sa, ea)) in enumerate(items):
+        held = ends.get(ea, ea)  # the buffer is free only after the group of the last read
         for b, (sb, eb) in items[n + 1 :]:
-            if sb > ea:
+            if sb > held:
                 break
             if sb == ea:  # b is defined by the op that last uses a: in place when allowed
                 op = defs[b]
@@ -75,6 +92,29 @@ def interference(body) -> nx.Graph:
     return g
 
 
+def wrap_around(body) -> tuple[set[int], set[int]]:
+    """With groups, the first group of a tile runs right after the last group of the previous
+    tile with no barrier between them: a single-slot buffer must not hold both a value the first
+    group writes and one the last group reads or writes (a slotted buffer alternates slots
+    between tiles, so there the two never meet). Returns (first-group writes, last-group accesses)."""
+    grouped = [op for op in body if "group" in op.attrs]
+    if not grouped:
+        return set(), set()
+    first = min(op.attrs["group"] for op in grouped)
+    last = max(op.attrs["group"] for op in grouped)
+    if first == last:
+        return set(), set()
+    early, late = set(), set()
+    for op in grouped:
+        if op.attrs["group"] == last:
+            late |= {id(v) for v in op.operands if isinstance(v.type, TensorType)}
+            if op.result is not None:
+                late.add(id(op.result))
+        if op.attrs["group"] == first and op.result is not None:
+            early.add(id(op.result))
+    return early, late
+
+
 @dataclass
 class Buffer:
     name: str
@@ -83,8 +123,10 @@ class Buffer:
     values: list  # Values held, in order
 
 
-def assign(body) -> list[Buffer]:
+def assign(body, dry_run: bool = False) -> list[Buffer]:
+    """Buffers for the body's tile values (``buf`` set on each defining op unless ``dry_run``)."""
     g = interference(body)
+    early, late = wrap_around(body)
     buffers: list[Buffer] = []
     where: dict[int, Buffer] = {}
     for op in body:
@@ -93,6 +135,8 @@ def assign(body) -> list[Buffer]:
             continue
         width, slots = v.type.dtype.bytes, op.attrs.get("slots", 1)
         taken = {where[n].name for n in g.neighbors(id(v)) if n in where}
+        apart = (late if id(v) in early else set()) | (early if id(v) in late else set())
+        taken |= {b.name for b in buffers if b.slots == 1 and any(id(x) in apart - {id(v)} for x in b.values)}
         fits = [b for b in buffers if b.bytes == width and b.slots >= slots and b.name not in taken]
         buf = min(fits, key=lambda b: (b.slots != slots, int(b.name[1:]))) if fits else None
         if buf is None:
@@ -100,7 +144,8 @@ def assign(body) -> list[Buffer]:
             buffers.append(buf)
         buf.values.append(v)
         where[id(v)] = buf
-        op.attrs["buf"] = buf.name
+        if not dry_run:
+            op.attrs["buf"] = buf.name
     return buffers
 
 
@@ -116,11 +161,31 @@ def ledger_lines(func: Func, buffers: list[Buffer], tile: int, usable: int) -> l
     return rows
 
 
+REPEAT_BYTES = 256  # a resident broadcast holds one vector repeat
+
+
+def plan_resident(func: Func) -> int:
+    """Buffers ``r0, r1, ...`` of the broadcasts hoist-invariants moved before the loop (one
+    256-byte repeat each, for the whole kernel); returns the UB they take."""
+    resident = {}
+    for op in func.body:
+        if op.opname == "vec.dup":
+            name = f"r{len(resident)}"
+            op.attrs["buf"] = name
+            resident[name] = {"bytes": REPEAT_BYTES}
+    if resident:
+        func.attributes["resident"] = resident
+    return REPEAT_BYTES * len(resident)
+
+
 def plan(func: Func, usable: int) -> None:
     loop = func.loop()
     if loop is None:
         return
+    usable -= plan_resident(func)
     buffers = assign(loop.region)
+    for op in loop.region:  # the groups are honoured; insert-sync finds the barriers itself
+        op.attrs.pop("group", None)
     per_elem = sum(b.bytes * b.slots for b in buffers)
     narrowest = min((b.bytes for b in buffers), default=4)
     align = 256 // narrowest

@@ -54,9 +54,9 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
         (["ir", str(ADAMW), "--op", "other"], "has no operator 'other'"),
         (
             ["opt", str(ROOT / "tests" / "passes" / "tile" / "loads_and_stores.ir"), "--passes", "bogus"],
-            "dslc: error: unknown pass 'bogus' (known: canonicalize, compare-f16, double-buffer, expand-math, hoist-scalars, "
-            "insert-sync, legalize-casts, materialize-bools, plan-buffers, promote-precision, specialize, "
-            "split-cores, tile)",
+            "dslc: error: unknown pass 'bogus' (known: canonicalize, compare-f16, double-buffer, expand-math, "
+            "hoist-invariants, hoist-scalars, insert-sync, legalize-casts, materialize-bools, native-f16, "
+            "plan-buffers, promote-precision, schedule-vector, specialize, split-cores, tile)",
         ),
         (["opt", str(ADAMW)], "apply_adam_w.py:1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
         (

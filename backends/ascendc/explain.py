@@ -28,10 +28,15 @@ class Ledger:
     ub_usable_bytes: int
     buffers: list[BufferRow]
     dtype: str = ""
+    resident: list[tuple[str, list[str], int]] = None  # (name, values, bytes): one repeat each
+
+    @property
+    def resident_bytes(self) -> int:
+        return sum(n for _, _, n in self.resident or [])
 
     @property
     def ub_used_bytes(self) -> int:
-        return sum(b.bytes_per_tile_elem for b in self.buffers) * self.tile_elems
+        return sum(b.bytes_per_tile_elem for b in self.buffers) * self.tile_elems + self.resident_bytes
 
     def lines(self) -> list[str]:
         out = [
@@ -43,6 +48,8 @@ class Ledger:
                 f"  {b.name}: {b.bytes_per_elem} B x {b.slots} slot(s) x {self.tile_elems} = {size:>7} B"
                 f"  {', '.join(b.dsl_values)}"
             )
+        for name, values, n in self.resident or []:
+            out.append(f"  {name}: resident broadcast, one repeat = {n:>7} B  {', '.join(values)}")
         share = 100.0 * self.ub_used_bytes / self.ub_usable_bytes
         out.append(f"  total {self.ub_used_bytes} B of {self.ub_usable_bytes} B usable UB ({share:.1f}%)")
         return out
@@ -59,7 +66,15 @@ def func_ledger(func: Func, key: int, usable: int) -> Ledger:
         BufferRow(name, held.get(name, []), b["bytes"], b["slots"])
         for name, b in func.attributes["buffers"].items()
     ]
-    return Ledger(func.name, key, loop.attrs["tile"], usable, rows, str(func.attributes.get("dtype", "")))
+    resident = []
+    for op in func.body:
+        if op.opname == "vec.dup" and "buf" in op.attrs:
+            where = f" ({os.path.basename(op.loc.filename)}:{op.loc.line})" if op.loc else ""
+            n = func.attributes["resident"][op.attrs["buf"]]["bytes"]
+            resident.append((op.attrs["buf"], [f"%{op.result.name}{where}"], n))
+    return Ledger(
+        func.name, key, loop.attrs["tile"], usable, rows, str(func.attributes.get("dtype", "")), resident
+    )
 
 
 def ledger(op, dtype, target: str = "ascend910b", **attrs) -> Ledger:

@@ -127,8 +127,8 @@ declare(
         None,
         lambda a, at, rt: a[0],
         check=_check_dup,
-        in_loop=True,
-        doc="%t = vec.dup %s : tensor<*, f32>  // Duplicate(dst, s, n)",
+        in_loop=None,
+        doc="%t = vec.dup %s : tensor<*, f32>  // Duplicate(dst, s, n); before the loop: one resident repeat",
     )
 )
 declare(

@@ -98,7 +98,7 @@ def test_adamw_tiles():
     with TemporaryDirectory() as d:
         keys = readme_keys(op.compile(target=TARGET, out_dir=d))
     assert keys[("f32", 0)][1:] == (5184, 36) and keys[("f32", 3)][1:] == (4224, 44)
-    assert keys[("f16", 0)][1:] == (5120, 36)
+    assert keys[("f16", 0)][1:] == (5760, 32)  # schedule-vector: the widened inputs die sooner
 
 
 def _sample_static(op, k: int) -> dict:

@@ -525,6 +525,16 @@ class KernelText:
                 w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
                 w.line("return gm.GetValue(0);")
             w.line()
+        repeat_ops = sorted(
+            {
+                m.groups()
+                for code in self.plan.codes.values()
+                for st in code.body
+                for m in re.finditer(r"\b(Add|Sub|Mul|Div|Max|Min)Repeat(Lhs|Rhs)\(", st.code)
+            }
+        )
+        for api, side in repeat_ops:
+            self.repeat_helper(api, side == "Lhs")
         widen = any("ToF32(" in s.code for code in self.plan.codes.values() for s in code.init) or any(
             "ToF32(" in e for code in self.plan.codes.values() for e in code.scalars.values()
         )
@@ -536,6 +546,39 @@ class KernelText:
                     w.line(f"return {spelling('bf16_to_float', self.plan.cann)}(value);")
                 w.line("return static_cast<float>(value);")
             w.line()
+
+    def repeat_helper(self, api: str, lhs: bool) -> None:
+        """``dst = src0 <api> src1`` over ``count`` elements where one source is a resident
+        broadcast of one 256-byte repeat: the level-0 form with that source's repeat stride 0,
+        at most 255 repeats per instruction, the tail as one repeat under a lane count mask."""
+        w = self.w
+        side = "Lhs" if lhs else "Rhs"
+        args = "rep, src[done]" if lhs else "src[done], rep"
+        strides = "8, 0, 8" if lhs else "8, 8, 0"
+        params = (
+            "const LocalTensor<T>& dst, const LocalTensor<T>& rep, const LocalTensor<T>& src, int32_t count"
+            if lhs
+            else "const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& rep, int32_t count"
+        )
+        w.line(
+            comment=f"dst = {'rep' if lhs else 'src'} {api} {'src' if lhs else 'rep'}: rep is one 256-byte repeat "
+            "of a broadcast value, read with repeat stride 0."
+        )
+        w.line("template <typename T>")
+        with w.block(f"__aicore__ inline void {api}Repeat{side}({params})"):
+            w.line("constexpr int32_t LANES = static_cast<int32_t>(256 / sizeof(T));")
+            w.line(f"const BinaryRepeatParams params(1, 1, 1, {strides});")
+            w.line("int32_t done = 0;")
+            with w.block("for (int32_t left = count / LANES; left > 0;)"):
+                w.line("const int32_t repeats = left < 255 ? left : 255;", "repeatTime is 8 bits")
+                w.line(
+                    f"{api}(dst[done], {args}, static_cast<uint64_t>(LANES), static_cast<uint8_t>(repeats), params);"
+                )
+                w.line("done += repeats * LANES;")
+                w.line("left -= repeats;")
+            with w.block("if (done < count)"):
+                w.line(f"{api}(dst[done], {args}, static_cast<uint64_t>(count - done), 1, params);")
+        w.line()
 
     def constant_lines(self) -> list[str]:
         lines = []
@@ -613,6 +656,7 @@ class KernelText:
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
         self.e.section(self.per_variant(self.zero_stmts))
+        self.e.section(self.per_variant(lambda c: c.resident))
         if self.bcast and self.bcast_inputs():
             body.line("InitBroadcast();")
         self.e.w = w
@@ -729,6 +773,7 @@ class KernelText:
 
     def process(self) -> None:
         w = self.e.w
+        self.slots_declared = False
         with w.block("__aicore__ inline void Process()"):
             self.slot_flags("pre-issue", lambda c: c.pre)
             with w.block("for (uint64_t t = 0; t < tiles_; ++t)"):
@@ -759,8 +804,17 @@ class KernelText:
             len(c.buffers) and max(b["slots"] for b in c.buffers.values()) for c in self.plan.codes.values()
         )
         w = self.e.w
+        bound = slots
+        if slots > 1:  # double buffering pays only with a next tile to overlap
+            bound = "slotsUsed"
+            if not self.slots_declared:
+                self.slots_declared = True
+                w.line(
+                    "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
+                    "one tile: flags for one slot",
+                )
         with w.block(
-            f"for (int32_t id = 0; id < {slots}; ++id)",
+            f"for (int32_t id = 0; id < {bound}; ++id)",
         ):
             w.line(comment=f"{role} every slot's reverse flags")
             self.e.section(lists)
@@ -911,6 +965,13 @@ class KernelText:
         for c in self.canon:
             # DataCopyPad moves GM <-> VECIN/VECOUT on A2; vector-only scratch is VECCALC.
             w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
+        resident: dict[str, str] = {}
+        for code in plan.codes.values():
+            for m, c in code.resident_members.items():
+                assert resident.setdefault(m, c) == c, (m, c, resident[m])
+        for m, c in resident.items():
+            w.line(f"TBuf<TPosition::VECCALC> {m[:-1]}Buf_;")
+            w.line(f"LocalTensor<{c}> {m};", "a resident broadcast: one repeat")
         names = self.plan.sig.inputs + self.plan.sig.outputs
         for name in names:
             if any(name in code.gm for code in plan.codes.values()):

@@ -147,6 +147,8 @@ class VariantCode:
     body: list[Stmt] = field(default_factory=list)
     post: list[Stmt] = field(default_factory=list)
     has_compare: bool = False
+    resident: list[Stmt] = field(default_factory=list)  # Init: broadcasts made once per core
+    resident_members: dict[str, str] = field(default_factory=dict)  # LocalTensor member -> C++ type
     anchors: dict[str, str] = field(default_factory=dict)  # DMA buffer -> the input/output it carries
 
 
@@ -205,7 +207,7 @@ class VariantRenderer:
         # A broadcast scalar is named after the scalar: its name does not depend on SSA numbering.
         for op in defs:
             if op.opname == "vec.dup" and id(op.result) not in fixed:
-                fixed[id(op.result)] = self.scalar_word(op.operands[0]) + "Vec"
+                fixed[id(op.result)] = _identifier(self.scalar_word(op.operands[0])) + "Vec"
         self.fixed = fixed
         self.widened_loads = {
             vid for vid, p in param_of.items() if p in self.facts.widened and by_id[vid].type.dtype == f32
@@ -375,10 +377,40 @@ class VariantRenderer:
         for op in self.func.body:
             if op.opname == "loop.tiles" or op.opname.startswith("sync."):
                 continue
+            if op.opname == "vec.dup":
+                self.render_resident(op)
+                continue
             t = op.result.type
             if not isinstance(t, ScalarType):
                 raise _fail(op, f"'{op.opname}' outside the tile loop must be scalar")
             self.render_scalar(op, attrs)
+
+    def render_resident(self, op: Op) -> None:
+        """A broadcast hoist-invariants made once per core: one 256-byte repeat in its own
+        buffer, written by Duplicate in Init (after the buffers); tile ops read it with a repeat
+        stride of 0 (``<Api>RepeatRhs/Lhs``)."""
+        code = self.code
+        dt = op.result.type.dtype
+        c = ctype(dt)
+        suffix = "" if c == "float" else _type_word(c)  # one member type per name across variants
+        member = self.names.claim(_identifier(self.scalar_word(op.operands[0])) + "Rep" + suffix) + "_"
+        code.resident_members[member] = c
+        code.view_of[id(op.result)] = member
+        value = self.scalar_for(op.operands[0], dt, member)
+        if not code.resident:
+            code.resident.append(Stmt("", None, where(op)))  # placeholder for the barrier, below
+        code.resident[-1:-1] = [
+            Stmt(f"pipe_.InitBuffer({member[:-1]}Buf_, 256);", dsl=where(op)),
+            Stmt(f"{member} = {member[:-1]}Buf_.Get<{c}>();", dsl=where(op)),
+            Stmt(
+                f"Duplicate({member}, {value}, static_cast<int32_t>(256 / sizeof({c})));",
+                note="one repeat; every tile reads it with repeat stride 0",
+                dsl=where(op),
+            ),
+        ]
+        code.resident[-1] = Stmt(
+            "PipeBarrier<PIPE_V>();", note="the tiles read the broadcasts", dsl=where(op)
+        )
 
     def render_scalar(self, op: Op, attrs: set[str]) -> None:
         code = self.code
@@ -482,7 +514,12 @@ class VariantRenderer:
         code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
         before = self.func.body[: self.func.body.index(self.loop)]
         after = self.func.body[self.func.body.index(self.loop) + 1 :]
-        code.pre = [self.sync(op, "pre-issue") for op in before if op.opname.startswith("sync.")]
+        # (the V barrier after resident broadcasts is part of ``resident``, in Init)
+        code.pre = [
+            self.sync(op, "pre-issue")
+            for op in before
+            if op.opname.startswith("sync.") and op.opname != "sync.barrier"
+        ]
         code.post = [self.sync(op, "drain") for op in after if op.opname.startswith("sync.")]
         body = [self.render_op(op) for op in self.loop.region]
         code.body = _copy_outs(_quiet_paired_waits(body))
@@ -541,6 +578,14 @@ class VariantRenderer:
         args = op.operands
         if name in BINARY:
             a, b = (self.use(x) for x in args)
+            resident = [
+                x.owner is not None and x.owner.opname == "vec.dup" and x.owner not in self.loop.region
+                for x in args
+            ]
+            if resident[1]:
+                return Stmt(f"{BINARY[name]}RepeatRhs({dst}, {a}, {b}, n);", dsl=loc)
+            if resident[0]:
+                return Stmt(f"{BINARY[name]}RepeatLhs({dst}, {a}, {b}, n);", dsl=loc)
             return Stmt(f"{BINARY[name]}({dst}, {a}, {b}, n);", dsl=loc)
         if name in VECTOR_SCALAR:
             s = self.scalar_for(args[1], op.result.type.dtype, dst)
@@ -565,6 +610,13 @@ class VariantRenderer:
             if pair not in CASTS:
                 raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the 910B backend yet")
             return Stmt(f"Cast({dst}, {self.use(args[0])}, RoundMode::{CASTS[pair]}, n);", dsl=loc)
+        if name == "cmp" and isinstance(args[1].type, ScalarType):
+            a = self.use(args[0])
+            s = self.scalar_for(args[1], args[0].type.dtype, a)
+            mode = CMP_MODES[op.attrs["pred"]]
+            return Stmt(
+                f"CompareScalar({dst}, {a}, {s}, CMPMODE::{mode}, nAligned);", note="bit mask", dsl=loc
+            )
         if name == "cmp":
             a, b = (self.use(x) for x in args)
             mode = CMP_MODES[op.attrs["pred"]]
@@ -575,6 +627,12 @@ class VariantRenderer:
                     op,
                     f"dsl.where branches must share a dtype on the vector unit "
                     f"({args[1].type.dtype} vs {args[2].type.dtype}); cast one of them",
+                )
+            if isinstance(args[2].type, ScalarType):
+                c, a = self.use(args[0]), self.use(args[1])
+                s = self.scalar_for(args[2], args[1].type.dtype, a)
+                return Stmt(
+                    f"Select({dst}, {c}, {a}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, nAligned);", dsl=loc
                 )
             c, a, b = (self.use(x) for x in args)
             return Stmt(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", dsl=loc)
@@ -628,6 +686,11 @@ class VariantRenderer:
         self.view_types = view_types
         self.render_loop()
         return self.code
+
+
+def _identifier(word: str) -> str:
+    """A name part that can start a C++ identifier (a constant's word may be a number: ``5``)."""
+    return word if word[:1].isalpha() or word[:1] == "_" else "k" + word
 
 
 def _type_word(c: str) -> str:

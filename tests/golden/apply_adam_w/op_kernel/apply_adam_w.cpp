@@ -16,6 +16,24 @@ __aicore__ inline S LoadScalar(GM_ADDR addr) {
     return gm.GetValue(0);
 }
 
+// dst = src Div rep: rep is one 256-byte repeat of a broadcast value, read with repeat stride 0.
+template <typename T>
+__aicore__ inline void DivRepeatRhs(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& rep,
+                                    int32_t count) {
+    constexpr int32_t LANES = static_cast<int32_t>(256 / sizeof(T));
+    const BinaryRepeatParams params(1, 1, 1, 8, 8, 0);
+    int32_t done = 0;
+    for (int32_t left = count / LANES; left > 0;) {
+        const int32_t repeats = left < 255 ? left : 255;  // repeatTime is 8 bits
+        Div(dst[done], src[done], rep, static_cast<uint64_t>(LANES), static_cast<uint8_t>(repeats), params);
+        done += repeats * LANES;
+        left -= repeats;
+    }
+    if (done < count) {
+        Div(dst[done], src[done], rep, static_cast<uint64_t>(count - done), 1, params);
+    }
+}
+
 // Scalars are computed in f32 (the DSL's numeric semantics).
 template <typename S>
 __aicore__ inline float ToF32(S value) {
@@ -72,6 +90,8 @@ public:
         // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
         b1pMinusOne_ = b1p_ - 1.0f;
         lrOverB1pMinusOne_ = lr_ / b1pMinusOne_;
+        // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+        negB2pMinusOne_ = -b2pMinusOne_;
         pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T));
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(gradF32Buf_, TILE * sizeof(float));
@@ -83,22 +103,22 @@ public:
         if constexpr (AMSGRAD) {
             pipe_.InitBuffer(maxGradNormBuf_, TILE * 2 * sizeof(T));
         }
-        if constexpr (!IS_FLOAT && AMSGRAD) {
-            pipe_.InitBuffer(maxGradNormF32Buf_, TILE * sizeof(float));
-        }
-        if constexpr (!IS_FLOAT) {
-            pipe_.InitBuffer(tmpBuf_, TILE * sizeof(float));
-        }
         pipe_.InitBuffer(vBuf_, TILE * 2 * sizeof(T));
-        pipe_.InitBuffer(vF32Buf_, TILE * sizeof(float));
-        pipe_.InitBuffer(varBuf_, TILE * 2 * sizeof(T));
         if constexpr (!IS_FLOAT) {
-            pipe_.InitBuffer(varF32Buf_, TILE * sizeof(float));
+            pipe_.InitBuffer(vF32Buf_, TILE * sizeof(float));
         }
+        pipe_.InitBuffer(varBuf_, TILE * 2 * sizeof(T));
+        pipe_.InitBuffer(varOutF32Buf_, TILE * sizeof(float));
+        pipe_.InitBuffer(negB2pMinusOneRepBuf_, 256);
+        negB2pMinusOneRep_ = negB2pMinusOneRepBuf_.Get<float>();
+        Duplicate(negB2pMinusOneRep_, negB2pMinusOne_,
+                  static_cast<int32_t>(256 / sizeof(float)));  // one repeat; every tile reads it with repeat stride 0
+        PipeBarrier<PIPE_V>();                                 // the tiles read the broadcasts
     }
 
     __aicore__ inline void Process() {
-        for (int32_t id = 0; id < 2; ++id) {
+        const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;  // one tile: flags for one slot
+        for (int32_t id = 0; id < slotsUsed; ++id) {
             // pre-issue every slot's reverse flags
             // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
@@ -107,7 +127,7 @@ public:
         for (uint64_t t = 0; t < tiles_; ++t) {
             ProcessTile(t);
         }
-        for (int32_t id = 0; id < 2; ++id) {
+        for (int32_t id = 0; id < slotsUsed; ++id) {
             // drain every slot's reverse flags
             WaitFlag<HardEvent::V_MTE2>(id);     // V -> MTE2: slot of grad read
             WaitFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
@@ -138,34 +158,33 @@ private:
         LocalTensor<T> m = mBuf_.Get<T>()[slot * TILE];
         LocalTensor<T> v = vBuf_.Get<T>()[slot * TILE];
         LocalTensor<T> grad = gradBuf_.Get<T>()[slot * TILE];
-        LocalTensor<float> varF32 = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : varF32Buf_.Get<float>();
-        LocalTensor<float> mF32 = IS_FLOAT ? mBuf_.Get<float>()[slot * TILE] : mF32Buf_.Get<float>();
-        LocalTensor<float> vF32 = IS_FLOAT ? vBuf_.Get<float>()[slot * TILE] : vF32Buf_.Get<float>();
         LocalTensor<float> gradF32 = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
-        LocalTensor<float> mOutF32 = IS_FLOAT ? mBuf_.Get<float>()[slot * TILE] : mF32Buf_.Get<float>();
-        LocalTensor<T> mOut = IS_FLOAT ? mBuf_.Get<T>()[slot * TILE] : varBuf_.Get<T>()[slot * TILE];
+        LocalTensor<float> vF32 = IS_FLOAT ? vBuf_.Get<float>()[slot * TILE] : vF32Buf_.Get<float>();
         LocalTensor<float> vOutF32 = IS_FLOAT ? vBuf_.Get<float>()[slot * TILE] : vF32Buf_.Get<float>();
+        LocalTensor<float> mF32 = IS_FLOAT ? mBuf_.Get<float>()[slot * TILE] : mF32Buf_.Get<float>();
+        LocalTensor<float> mOutF32 = IS_FLOAT ? mBuf_.Get<float>()[slot * TILE] : mF32Buf_.Get<float>();
+        LocalTensor<float> varF32 = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
+        LocalTensor<float> varOutF32 = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : varOutF32Buf_.Get<float>();
+        LocalTensor<T> mOut = IS_FLOAT ? mBuf_.Get<T>()[slot * TILE] : varBuf_.Get<T>()[slot * TILE];
         LocalTensor<T> vOut = IS_FLOAT ? vBuf_.Get<T>()[slot * TILE] : mBuf_.Get<T>()[slot * TILE];
-        LocalTensor<float> b2pMinusOneVec = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
-        LocalTensor<float> varOutF32 = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : varF32Buf_.Get<float>();
         LocalTensor<T> varOut = IS_FLOAT ? varBuf_.Get<T>()[slot * TILE] : vBuf_.Get<T>()[slot * TILE];
-        LocalTensor<float> tmp0 = IS_FLOAT ? vF32Buf_.Get<float>() : tmpBuf_.Get<float>();
-        LocalTensor<float> tmp1 = vF32Buf_.Get<float>();
-        LocalTensor<float> tmp2 = IS_FLOAT ? vBuf_.Get<float>()[slot * TILE] : tmpBuf_.Get<float>();
-        LocalTensor<float> tmp3 = IS_FLOAT ? vBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
-        LocalTensor<float> varT = IS_FLOAT ? vF32Buf_.Get<float>() : varF32Buf_.Get<float>();
-        LocalTensor<float> denom = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : vF32Buf_.Get<float>();
-        LocalTensor<float> tmp4 = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : mF32Buf_.Get<float>();
-        LocalTensor<float> tmp5 = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : mF32Buf_.Get<float>();
+        LocalTensor<float> tmp0 = !IS_FLOAT && !AMSGRAD ? mF32Buf_.Get<float>() : varOutF32Buf_.Get<float>();
+        LocalTensor<float> tmp1 = !IS_FLOAT && !AMSGRAD ? mF32Buf_.Get<float>() : varOutF32Buf_.Get<float>();
+        LocalTensor<float> denom = varOutF32Buf_.Get<float>();
+        LocalTensor<float> tmp2 = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
+        LocalTensor<float> tmp3 = varOutF32Buf_.Get<float>();
+        LocalTensor<float> varT = IS_FLOAT ? varBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
+        LocalTensor<float> tmp4 =
+            IS_FLOAT && !MAXIMIZE ? gradBuf_.Get<float>()[slot * TILE] : varOutF32Buf_.Get<float>();
         LocalTensor<T> maxGradNorm;
         LocalTensor<float> maxGradNormF32;
-        LocalTensor<float> vHat = IS_FLOAT && AMSGRAD ? varBuf_.Get<float>()[slot * TILE] : vF32Buf_.Get<float>();
-        LocalTensor<float> tmp6 = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
+        LocalTensor<float> vHat = varOutF32Buf_.Get<float>();
+        LocalTensor<float> tmp5 = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
         if constexpr (AMSGRAD) {
             maxGradNorm = maxGradNormBuf_.Get<T>()[slot * TILE];
         }
         if constexpr (!IS_FLOAT && AMSGRAD) {
-            maxGradNormF32 = maxGradNormF32Buf_.Get<float>();
+            maxGradNormF32 = mF32Buf_.Get<float>();
         } else if constexpr (IS_FLOAT && AMSGRAD) {
             maxGradNormF32 = maxGradNormBuf_.Get<float>()[slot * TILE];
         }
@@ -184,112 +203,139 @@ private:
         if constexpr (AMSGRAD) {
             DataCopyPad(maxGradNorm, maxGradNormGm_[t * TILE], copyT, padT);
         }
-        if constexpr (!IS_FLOAT) {
-            PipeBarrier<PIPE_V>();
-        }
         SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: var, m, v, grad copied in
         WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (!IS_FLOAT) {
-            Cast(varF32, var, RoundMode::CAST_NONE, n);
-            Cast(mF32, m, RoundMode::CAST_NONE, n);
-            Cast(vF32, v, RoundMode::CAST_NONE, n);
             Cast(gradF32, grad, RoundMode::CAST_NONE, n);
         }
-        if constexpr (!IS_FLOAT && AMSGRAD) {
-            Cast(maxGradNormF32, maxGradNorm, RoundMode::CAST_NONE, n);
-        }
-        if constexpr (!IS_FLOAT) {
+        if constexpr (!IS_FLOAT && !AMSGRAD) {
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad read
-            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
-            PipeBarrier<PIPE_V>();
         }
-        if constexpr (MAXIMIZE) {
+        if constexpr (!IS_FLOAT && MAXIMIZE) {
             // apply_adam_w.py:29  gt = -grad if maximize else grad
-            Muls(tmp6, gradF32, -1.0f, n);
-        }
-        // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
-        Muls(mOutF32, mF32, beta1_, n);
-        if constexpr (IS_FLOAT) {
-            PipeBarrier<PIPE_V>();
-        }
-        if constexpr (!MAXIMIZE) {
-            Muls(tmp0, gradF32, beta1MinusOne_, n);
-        }
-        if constexpr (!IS_FLOAT || !MAXIMIZE) {
             PipeBarrier<PIPE_V>();
         }
         if constexpr (MAXIMIZE) {
-            Muls(tmp0, tmp6, beta1MinusOne_, n);
-            PipeBarrier<PIPE_V>();
+            Muls(tmp5, gradF32, -1.0f, n);
         }
-        Sub(mOutF32, mOutF32, tmp0, n);
         if constexpr (!IS_FLOAT) {
-            PipeBarrier<PIPE_V>();
-            Cast(mOut, mOutF32, RoundMode::CAST_RINT, n);
+            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            Cast(vF32, v, RoundMode::CAST_NONE, n);
         }
-        CopyOut(mOutGm_, mOut, copyT, t, slot);  // V -> MTE3: mOut computed
-        if constexpr (IS_FLOAT) {
+        if constexpr (!IS_FLOAT || MAXIMIZE) {
             // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
             PipeBarrier<PIPE_V>();
         }
-        Muls(tmp1, vF32, beta2_, n);
-        if constexpr (IS_FLOAT) {
-            PipeBarrier<PIPE_V>();
-        }
         if constexpr (!MAXIMIZE) {
-            Muls(tmp2, gradF32, beta2MinusOne_, n);
+            Muls(tmp0, gradF32, beta2MinusOne_, n);
         } else {
-            Muls(tmp2, tmp6, beta2MinusOne_, n);
+            Muls(tmp0, tmp5, beta2MinusOne_, n);
         }
+        Muls(vOutF32, vF32, beta2_, n);
         PipeBarrier<PIPE_V>();
         if constexpr (!MAXIMIZE) {
-            Mul(tmp3, tmp2, gradF32, n);
-        } else {
-            Mul(tmp3, tmp2, tmp6, n);
+            Mul(tmp1, tmp0, gradF32, n);
+        } else if constexpr ((AMSGRAD && MAXIMIZE) || (IS_FLOAT && MAXIMIZE)) {
+            Mul(tmp1, tmp0, tmp5, n);
+        }
+        if constexpr (!IS_FLOAT && AMSGRAD) {
+            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            Cast(maxGradNormF32, maxGradNorm, RoundMode::CAST_NONE, n);
+            SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad, maxGradNorm read
+        } else if constexpr (!IS_FLOAT && !AMSGRAD && MAXIMIZE) {
+            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            Mul(tmp1, tmp0, tmp5, n);
         }
         PipeBarrier<PIPE_V>();
-        Sub(vOutF32, tmp1, tmp3, n);
-        if constexpr (!IS_FLOAT) {
-            PipeBarrier<PIPE_V>();
-            Cast(vOut, vOutF32, RoundMode::CAST_RINT, n);
+        Sub(vOutF32, vOutF32, tmp1, n);
+        if constexpr ((IS_FLOAT && AMSGRAD) || (IS_FLOAT && MAXIMIZE)) {
+            CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
-        CopyOut(vOutGm_, vOut, copyT, t, slot + 2);  // V -> MTE3: vOut computed
-        if constexpr (IS_FLOAT) {
-            // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
+        if constexpr (!IS_FLOAT || AMSGRAD || MAXIMIZE) {
+            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             PipeBarrier<PIPE_V>();
         }
-        Muls(varT, varF32, oneMinusLrTimesWeightDecay_, n);
-        // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
-        PipeBarrier<PIPE_V>();
-        if constexpr (!AMSGRAD) {
-            Muls(denom, vOutF32, -1.0f, n);
-        } else {
+        if constexpr (AMSGRAD) {
             // apply_adam_w.py:36  v_hat = dsl.maximum(max_grad_norm, v_out)
             Max(vHat, maxGradNormF32, vOutF32, n);
+        } else if constexpr (IS_FLOAT && !AMSGRAD && !MAXIMIZE) {
+            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
+        }
+        if constexpr (AMSGRAD || (IS_FLOAT && !MAXIMIZE)) {
+            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            PipeBarrier<PIPE_V>();
+        }
+        if constexpr (!IS_FLOAT) {
+            Cast(mF32, m, RoundMode::CAST_NONE, n);
+        }
+        if constexpr (!AMSGRAD) {
+            // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+            DivRepeatRhs(denom, vOutF32, negB2pMinusOneRep_, n);
+        } else {
+            DivRepeatRhs(denom, vHat, negB2pMinusOneRep_, n);
+        }
+        if constexpr (!IS_FLOAT) {
+            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+            PipeBarrier<PIPE_V>();
+        }
+        Muls(mOutF32, mF32, beta1_, n);
+        if constexpr (!MAXIMIZE) {
+            Muls(tmp2, gradF32, beta1MinusOne_, n);
+        } else {
+            Muls(tmp2, tmp5, beta1MinusOne_, n);
+        }
+        if constexpr (IS_FLOAT) {
             // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
             PipeBarrier<PIPE_V>();
-            Muls(denom, vHat, -1.0f, n);
         }
-        Duplicate(b2pMinusOneVec, b2pMinusOne_, n);
-        PipeBarrier<PIPE_V>();
-        Div(denom, denom, b2pMinusOneVec, n);
-        PipeBarrier<PIPE_V>();
         Sqrt(denom, denom, n);
-        PipeBarrier<PIPE_V>();
-        Adds(denom, denom, epsilon_, n);
-        // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
-        PipeBarrier<PIPE_V>();
-        Div(tmp4, mOutF32, denom, n);
+        if constexpr (!IS_FLOAT) {
+            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+            PipeBarrier<PIPE_V>();
+        }
+        Sub(mOutF32, mOutF32, tmp2, n);
         if constexpr (IS_FLOAT) {
+            CopyOut(mOutGm_, mOut, copyT, t, slot + 2);  // V -> MTE3: mOut computed
+            // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+            PipeBarrier<PIPE_V>();
+        }
+        Adds(denom, denom, epsilon_, n);
+        // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        PipeBarrier<PIPE_V>();
+        if constexpr (!IS_FLOAT) {
+            Cast(varF32, var, RoundMode::CAST_NONE, n);
+        }
+        // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+        Div(tmp3, mOutF32, denom, n);
+        if constexpr (!IS_FLOAT) {
+            // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
+            PipeBarrier<PIPE_V>();
+        } else if constexpr (IS_FLOAT && MAXIMIZE) {
+            // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of m, v, grad read
         }
+        // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
+        Muls(varT, varF32, oneMinusLrTimesWeightDecay_, n);
+        if constexpr (IS_FLOAT) {
+            // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+            PipeBarrier<PIPE_V>();
+        }
+        Muls(tmp4, tmp3, lrOverB1pMinusOne_, n);
         PipeBarrier<PIPE_V>();
-        Muls(tmp5, tmp4, lrOverB1pMinusOne_, n);
-        PipeBarrier<PIPE_V>();
-        Add(varOutF32, varT, tmp5, n);
+        Add(varOutF32, varT, tmp4, n);
         if constexpr (!IS_FLOAT) {
+            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+            Cast(mOut, mOutF32, RoundMode::CAST_RINT, n);
+            CopyOut(mOutGm_, mOut, copyT, t, slot);  // V -> MTE3: mOut computed
+            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            Cast(vOut, vOutF32, RoundMode::CAST_RINT, n);
+            CopyOut(vOutGm_, vOut, copyT, t, slot + 2);  // V -> MTE3: vOut computed
+            // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
             PipeBarrier<PIPE_V>();
             Cast(varOut, varOutF32, RoundMode::CAST_RINT, n);
+        } else if constexpr (IS_FLOAT && !MAXIMIZE) {
+            SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of m, v, grad read
         }
         CopyOut(varOutGm_, varOut, copyT, t, slot + 4);  // V -> MTE3: varOut computed
         SetFlag<HardEvent::MTE3_MTE2>(slot);             // MTE3 -> MTE2: mOut, vOut, varOut copied out
@@ -306,8 +352,9 @@ private:
 
     static constexpr bool IS_FLOAT = IsSameType<T, float>::value;
     static constexpr uint32_t TILE = IS_FLOAT && !AMSGRAD ? 5184
-                                     : !AMSGRAD           ? 5120
-                                                          : 4224;  // elements per tile (plan-buffers)
+                                     : IS_FLOAT           ? 4224
+                                     : !AMSGRAD           ? 5760
+                                                          : 5120;  // elements per tile (plan-buffers)
     static constexpr uint64_t GRANULE = IS_FLOAT ? 8 : 16;  // elements per 32-byte block of the narrowest GM tensor
     TPipe pipe_;
     TBuf<TPosition::VECIN> varBuf_;
@@ -315,12 +362,12 @@ private:
     TBuf<TPosition::VECIN> vBuf_;
     TBuf<TPosition::VECIN> gradBuf_;
     TBuf<TPosition::VECIN> maxGradNormBuf_;
-    TBuf<TPosition::VECCALC> mF32Buf_;
-    TBuf<TPosition::VECCALC> vF32Buf_;
-    TBuf<TPosition::VECCALC> varF32Buf_;
     TBuf<TPosition::VECCALC> gradF32Buf_;
-    TBuf<TPosition::VECCALC> tmpBuf_;
-    TBuf<TPosition::VECCALC> maxGradNormF32Buf_;
+    TBuf<TPosition::VECCALC> mF32Buf_;
+    TBuf<TPosition::VECCALC> varOutF32Buf_;
+    TBuf<TPosition::VECCALC> vF32Buf_;
+    TBuf<TPosition::VECCALC> negB2pMinusOneRepBuf_;
+    LocalTensor<float> negB2pMinusOneRep_;  // a resident broadcast: one repeat
     GlobalTensor<T> varGm_;
     GlobalTensor<T> mGm_;
     GlobalTensor<T> vGm_;
@@ -345,6 +392,7 @@ private:
     float b2pMinusOne_ = 0;
     float b1pMinusOne_ = 0;
     float lrOverB1pMinusOne_ = 0;
+    float negB2pMinusOne_ = 0;
     uint64_t offset_ = 0;
     uint64_t count_ = 0;
     uint64_t tiles_ = 0;
