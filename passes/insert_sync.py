@@ -4,7 +4,7 @@ Takes a tile-level function after plan-buffers; produces ``sync.set``/``sync.wai
 ``sync.barrier {pipe = "V"}`` between dependent vector instructions, so kernels also run with
 the compiler's auto-sync off).
 
-1. Build the access graph (networkx DiGraph): one node per (op, buffer, read/write) in the
+1. Build the access graph (a DiGraph): one node per (op, buffer, read/write) in the
    loop body, an edge from each access to every later conflicting access of the same buffer
    (write-read, read-write, write-write), in the same iteration ("fwd") and wrapping around to
    the next iteration that uses the same slot ("rev").
@@ -61,11 +61,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import networkx as nx
 
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, TensorType
 
+from .analysis.graph import DiGraph
 from .analysis.access import pipe_of
 from .manager import FunctionPass, register
 
@@ -93,12 +93,12 @@ def buffer_accesses(body: list[Op]) -> list[Access]:
     return out
 
 
-def dependency_graph(body: list[Op]) -> nx.DiGraph:
+def dependency_graph(body: list[Op]) -> DiGraph:
     """Direct dependencies between UB accesses: an edge from the last write (or, for a write,
     the reads since it) to each later conflicting access, within one use of a buffer slot ("fwd") and from the
     end of one use of the slot to the next ("carried"). Earlier accesses are ordered before
     these by transitivity, so they need no edge of their own."""
-    g = nx.DiGraph()
+    g = DiGraph()
     acc = buffer_accesses(body)
     n = len(body)
 

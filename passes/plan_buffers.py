@@ -6,7 +6,7 @@ tile, ``buffers = {bN = {bytes = B, slots = S}}`` on the function and ``tile = N
 
 1. Live range of a tile value: from its defining op to its last use; a stored value stays live
    to the end of the body (the copy-out runs asynchronously).
-2. Interference graph (networkx): values whose ranges overlap. A vector op may write into a
+2. Interference graph: values whose ranges overlap. A vector op may write into a
    buffer one of its operands frees at that op (in place), except a width-changing cast. With
    ``group`` attributes (schedule-vector), a value read in a group holds its buffer to the end
    of the group: ops of one group run without a barrier between them, so none may overwrite
@@ -30,11 +30,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import networkx as nx
 
 from dsl.errors import CompileError
 from dsl.ir import Func, Module, TensorType
 
+from .analysis.graph import Graph
 from .analysis.access import stored_values
 from .manager import Pass, PassError, register
 
@@ -70,11 +70,11 @@ def group_ends(body) -> dict[int, int]:
     return {i: last[op.attrs["group"]] for i, op in enumerate(body) if "group" in op.attrs}
 
 
-def interference(body) -> nx.Graph:
+def interference(body) -> Graph:
     ranges = live_ranges(body)
     ends = group_ends(body)
     defs = {id(op.result): op for op in body if op.result is not None and id(op.result) in ranges}
-    g = nx.Graph()
+    g = Graph()
     g.add_nodes_from(ranges)
     items = sorted(ranges.items(), key=lambda kv: kv[1][0])
     for n, (a, (sa, ea)) in enumerate(items):
