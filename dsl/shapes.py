@@ -73,3 +73,25 @@ def check_shapes(op_name: str, decls, arrays: dict[str, np.ndarray | None], broa
                 f"inputs '{first_name}' and '{n}' must have the same shape, got {first} and {s}"
                 f" (declare broadcast=True on the op to broadcast)"
             )
+
+
+def output_shape(decls, arrays: dict[str, np.ndarray | None], out_type) -> tuple[int, ...] | None:
+    """The run-time shape of an output of type ``out_type`` (named dims, '...'), from the inputs'
+    shapes; None for an unshaped output (it has the inputs' shape)."""
+    shape = out_type.shape
+    if shape.unshaped:
+        return None
+    sizes: dict[str, int] = {}
+    leading: tuple[int, ...] = ()
+    for d in decls:
+        arr = arrays.get(d.name)
+        if arr is None or d.is_scalar or d.spec.dims is None:
+            continue
+        names = d.spec.dims
+        if d.spec.ellipsis and len(arr.shape) >= len(names):
+            leading = arr.shape[: len(arr.shape) - len(names)]
+        for name, size in zip(names, arr.shape[len(arr.shape) - len(names) :]):
+            if name != 1:
+                sizes.setdefault(name, size)
+    dims = tuple(1 if n == 1 else sizes[n] for n in shape.dims)
+    return (leading if shape.ellipsis else ()) + dims

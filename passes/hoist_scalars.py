@@ -80,7 +80,9 @@ def hoist(func: Func) -> None:
         if scalar_only:  # e.g. sqrt of a scalar: broadcast it and compute on the vector unit
             if not any(isinstance(v.type, TensorType) for v in op.operands):
                 s = op.operands[0]
-                dup = Op("vec.dup", [s], TensorType(s.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+                dup = Op(
+                    "vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc
+                )
                 inner.append(dup)
                 op.operands = [dup.result] + op.operands[1:]
             op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
@@ -99,6 +101,12 @@ def hoist(func: Func) -> None:
     func.body = outside + [o for o in func.body if o.opname != "scalar.load" and o not in outside]
 
 
+def _tile_shape(func: Func) -> Shape:
+    """The shape of a tile: the flat range, or in a row function the row ([..., C])."""
+    shapes = [p.value.type.shape for p in func.params if isinstance(p.value.type, TensorType)]
+    return max(shapes, key=lambda s: (not s.unshaped, s.ellipsis, len(s.dims)), default=Shape.star())
+
+
 def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=None) -> Op:
     t = operands[0].type if operands else None
     op = Op(name, operands, t, namer.fresh(), attrs or {}, loc)
@@ -111,8 +119,10 @@ def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
     of ``where`` becomes 1.0/0.0 on the scalar unit and a mask from comparing its broadcast."""
     ops: list[Op] = []
 
+    shape = op.result.type.shape if isinstance(op.result.type, TensorType) else Shape.star()
+
     def dup(v):
-        d = Op("vec.dup", [v], TensorType(v.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+        d = Op("vec.dup", [v], TensorType(v.type.dtype, shape), namer.fresh(), {}, op.loc)
         ops.append(d)
         return d.result
 
@@ -122,7 +132,7 @@ def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
         zero = Op("const", [], ScalarType(f32), namer.fresh(), {"value": 0.0}, op.loc)
         flag = Op("where", [cond, one.result, zero.result], ScalarType(f32), namer.fresh(), {}, op.loc)
         outside.extend([one, zero, flag])
-        mask_type = TensorType(cond.type.dtype, Shape.star())
+        mask_type = TensorType(cond.type.dtype, shape)
         mask = Op(
             "cmp", [dup(flag.result), dup(zero.result)], mask_type, namer.fresh(), {"pred": "ne"}, op.loc
         )

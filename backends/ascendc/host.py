@@ -9,7 +9,7 @@ where the toolkit has it on the include path (9.1+) and defined the same way oth
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dsl.dtypes import DType
 from dsl.ir import AttrDecl, Func, ScalarType, TensorType
@@ -39,6 +39,7 @@ class HostPlan:
     min_per_core: dict[tuple, int]  # (dtype, key) -> elements a core should at least get
     granule: dict[tuple, int]  # (dtype, key) -> elements per 32-byte block
     cann: str = "8.5"
+    row_plans: dict = field(default_factory=dict)  # (dtype, key) -> UB plan of a row operator
 
     @property
     def func0(self) -> Func:
@@ -185,6 +186,22 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
             needed = _key_mask(_keys_reading(plan, p.value.name)) if p.optional else "0"
             w.line(f'{{"{w_escape(p.value.name)}", {scalar}, {optional}, {pinned}, {needed}}},')
     w.line()
+    emit_static_attrs(w, plan)
+    w.line(comment="Core split per element type and key: elements per 32-byte block of the narrowest")
+    w.line(comment="GM tensor, and the fewest elements worth a core (split-cores).")
+    with w.block("struct SplitSpec", "};"):
+        w.line("ge::DataType dtype;")
+        w.line("uint64_t key;")
+        w.line("uint64_t granule;")
+        w.line("uint64_t minPerCore;")
+    with w.block("constexpr SplitSpec SPLITS[] =", "};"):
+        for v in plan.variants:
+            k = (v.dtype, v.key)
+            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}}},")
+
+
+def emit_static_attrs(w: CodeWriter, plan: HostPlan) -> None:
+    """The static-attribute table and TilingKeyOf (the key is their mixed-radix index)."""
     statics = _static(plan)
     if statics:
         w.line(comment="Static attributes: the tiling key is their mixed-radix index (bool: 0/1, string:")
@@ -226,17 +243,6 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
                 w.line("radix *= a.count;")
             w.line("return true;")
         w.line()
-    w.line(comment="Core split per element type and key: elements per 32-byte block of the narrowest")
-    w.line(comment="GM tensor, and the fewest elements worth a core (split-cores).")
-    with w.block("struct SplitSpec", "};"):
-        w.line("ge::DataType dtype;")
-        w.line("uint64_t key;")
-        w.line("uint64_t granule;")
-        w.line("uint64_t minPerCore;")
-    with w.block("constexpr SplitSpec SPLITS[] =", "};"):
-        for v in plan.variants:
-            k = (v.dtype, v.key)
-            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}}},")
 
 
 def _keys_reading(plan: HostPlan, name: str) -> list[int]:
