@@ -217,7 +217,9 @@ def cmd_compile(args) -> int:
             failed.append(op.name)
             continue
         try:
-            compiled = lower(op, args.target, dump=dump, dump_dir=dump_dir, verify_each=args.verify_each)
+            compiled = lower(
+                op, args.target, dump=dump, dump_dir=dump_dir, verify_each=args.verify_each, cann=args.cann
+            )
         except CompileError as e:  # report it and go on with the file's other operators
             print(format_error(e), file=sys.stderr)
             failed.append(op.name)
@@ -365,7 +367,7 @@ def cmd_run(args) -> int:
 
     from backends.ascendc.simulate import simulate
 
-    from .precision import compare
+    from .precision import compare, output_tolerances
 
     op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_RUN_SHAPE)
     print(inputs_line(notes, args.seed))
@@ -373,15 +375,16 @@ def cmd_run(args) -> int:
     outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = outs if isinstance(outs, tuple) else (outs,)
+    tols = output_tolerances(op, dtype, **attrs)  # exact unless an approximated op is on the path
     ok, nonfinite = True, False
     for name, o, r in zip(op.outputs, outs, refs):
         if r is None:
             print(f"{name}: not produced by this variant")
             continue
-        c = compare(o, r)
+        c = compare(o, r, tols[name])
         ok &= c.ok
-        verdict = "ok" if c.ok else "MISMATCH"
-        line = f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} -> {verdict}"
+        verdict = "ok" if c.ok else f"MISMATCH: {c.detail}"
+        line = f"{name}: max abs err {c.max_abs:.3g}, max rel err {c.max_rel:.3g} ({tols[name]}) -> {verdict}"
         if r.size == 0:
             line = f"{name}: empty (shape {r.shape}), nothing to compare -> ok"
         elif r.dtype.kind == "f" or r.dtype.name == "bfloat16":
@@ -411,7 +414,16 @@ def cmd_profile(args) -> int:
     trace = check_file_option("--trace", args.trace) if args.trace else None
     op, _, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
     print(inputs_line(notes, args.seed))
-    report = profile(op, arrays, attrs, target=args.target, cores=args.cores)
+    report = profile(
+        op,
+        arrays,
+        attrs,
+        target=args.target,
+        cores=args.cores,
+        sku=args.sku,
+        l2=args.l2,
+        project=args.project,
+    )
     print(report)
     if trace is not None:
         try:
@@ -422,6 +434,14 @@ def cmd_profile(args) -> int:
 
 
 # -- the parser ---------------------------------------------------------------------------------------
+
+
+class _Version(argparse.Action):
+    """--version, looked up (importlib.metadata) only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"dslc {version()}\n")
+        parser.exit(0)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -436,6 +456,7 @@ bound, default 1G), DSLC_MAX_MEMORY (memory limit of run/profile, default half t
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from backends.ascendc.perf.constants import SKUS
     from backends.ascendc.targets import TARGETS
 
     targets = sorted(TARGETS)
@@ -446,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=fmt,
     )
-    p.add_argument("--version", action="version", version=f"dslc {version()}")
+    p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
     sub = p.add_subparsers(dest="command", required=True, metavar="{ir,opt,compile,run,profile}")
 
     def subparser(name: str, help: str) -> argparse.ArgumentParser:
@@ -499,6 +520,13 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--out", default="build", metavar="OUT", help="write OUT/<op>/ per operator (default: build)"
     )
     comp.add_argument("--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)")
+    comp.add_argument(
+        "--cann",
+        default="8.5",
+        choices=("8.5", "9.0"),
+        help="the CANN release whose API spellings to emit where releases differ: 8.5's are accepted by "
+        "9.x too, 9.0 avoids the ones 9.x deprecates (default: 8.5)",
+    )
     comp.add_argument("--dump-ir", metavar="DIR", help="write the final IR of each dtype to DIR/<op>.<T>.ir")
     comp.add_argument(
         "--print-ir-after-all", action="store_true", help="print the IR after every pass to stderr"
@@ -557,6 +585,24 @@ def build_parser() -> argparse.ArgumentParser:
     prof = subparser("profile", "the performance model's report (and a Perfetto trace)")
     random_run_args(prof, "profile", DEFAULT_PROFILE_SHAPE)
     prof.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON to FILE")
+    prof.add_argument(
+        "--sku",
+        choices=sorted(SKUS),
+        help="the chip the model prices the kernel on (default: 910B1 for ascend910b, 950PR for ascend950)",
+    )
+    prof.add_argument(
+        "--l2",
+        choices=("warm", "cold"),
+        default="warm",
+        help="warm: inputs that fit in L2 are there, as in repeated runs; cold: they come from HBM "
+        "(default: warm)",
+    )
+    prof.add_argument(
+        "--project",
+        metavar="DIR",
+        help="profile the sources of a project `dslc compile` wrote (and you may have edited) instead of "
+        "generating it anew",
+    )
     prof.set_defaults(run=cmd_profile)
     return p
 

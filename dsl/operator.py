@@ -208,12 +208,18 @@ class Operator:
         outs, _ = simulate(self, arrays, attrs, target=target, cores=cores, project=project)
         return outs
 
-    def profile(self, *arrays, target: str = "ascend910b", cores=None, **attrs):
+    def profile(
+        self, *arrays, target: str = "ascend910b", cores=None, sku=None, l2="warm", project=None, **attrs
+    ):
         """A modelled performance report (predicted and roofline time, DMA, bytes, UB, syncs) of
-        the generated kernel on these inputs; ``.save_trace(path)`` writes a Perfetto trace."""
+        the generated kernel on these inputs; ``.save_trace(path)`` writes a Perfetto trace.
+        ``sku`` picks the chip (``backends.ascendc.perf.constants.SKUS``; default: the target's
+        reference part), ``l2`` whether inputs that fit in L2 are already there ("warm", as in
+        repeated runs) or not ("cold"); ``project`` profiles the sources of a project ``compile``
+        wrote (and a user may have edited), as ``simulate(project=...)`` runs them."""
         from backends.ascendc.profile import profile
 
-        return profile(self, arrays, attrs, target=target, cores=cores)
+        return profile(self, arrays, attrs, target=target, cores=cores, sku=sku, l2=l2, project=project)
 
 
 class InvalidOperator:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import dsl as _dsl_pkg
@@ -48,6 +48,7 @@ class Weak:
 
     value: int | float
     attr: str | None = None
+    node: ast.AST | None = field(default=None, compare=False)  # where the number is written
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,14 @@ class Lowerer:
         if w.attr is not None:
             return self.emit("attr", [], node, {"name": w.attr}, ScalarType(dtype))
         value = float(v) if dtype.is_float else int(v)
+        if dtype.is_int and not (int(dtype.np_info.min) <= value <= int(dtype.np_info.max)):
+            partner = f"the {dtype} value it is combined with" if like is not None else f"T = {dtype}"
+            raise self.err(
+                w.node or node,
+                f"the number {value} does not fit {dtype} ({dtype.np_info.min} to {dtype.np_info.max}), "
+                f"the type it takes from {partner}; use a number in that range, or cast the other "
+                f"operand to a wider type first (e.g. dsl.cast(t, i32))",
+            )
         return self.emit("const", [], node, {"value": value}, ScalarType(dtype))
 
     def value(self, x, node: ast.AST, like: DType | None = None) -> Value:
@@ -229,7 +238,7 @@ class Lowerer:
     def float_if_either(a: "Weak", b: "Weak") -> "Weak":
         """``a`` as a float when either weak value is one, so two weak values share a kind."""
         if isinstance(a.value, float) or isinstance(b.value, float):
-            return Weak(float(a.value), a.attr)
+            return Weak(float(a.value), a.attr, a.node)
         return a
 
     def pair(self, a, b, node) -> tuple[Value, Value]:
@@ -372,7 +381,15 @@ class Lowerer:
                 opt_pred = self.cond(e.test)
                 name_node = e.body
                 self.guard += 1
-            if isinstance(name_node, ast.Name):
+            if (
+                single
+                and opt_pred is None
+                and isinstance(name_node, ast.Name)
+                and name_node.id in self.input_values
+            ):
+                # `return x` of an input: one expression, output `y`, a copy of the input
+                oname, val = self.default_output_name(), self.expr(name_node)
+            elif isinstance(name_node, ast.Name):
                 oname = name_node.id
                 problem = param_name_problem(oname, "output")
                 if problem is not None:
@@ -513,7 +530,7 @@ class Lowerer:
                     node, "True/False are not values in an operator; use a comparison or a bool attribute"
                 )
             if isinstance(v, (int, float)):
-                return Weak(v)
+                return Weak(v, node=node)
             if isinstance(v, str):
                 raise self.err(
                     node,
@@ -579,7 +596,7 @@ class Lowerer:
                         else f"'{n}' is a Literal attribute; compare it: 'if {n} == \"{decl.choices[0]}\":'"
                     ),
                 )
-            return Weak(decl.default, attr=n)
+            return Weak(decl.default, attr=n, node=node)
         g = self.fn.__globals__.get(n, getattr(builtins, n, _MISSING))
         if g is _MISSING:
             raise self.err(node, f"undefined name '{n}'")
@@ -588,7 +605,7 @@ class Lowerer:
         if isinstance(g, bool):
             raise self.err(node, f"global '{n}' is a bool; use a bool attribute instead")
         if isinstance(g, (int, float)):
-            return Weak(g)
+            return Weak(g, node=node)
         raise self.err(
             node,
             f"'{n}' is not a value the DSL can use (inputs, attributes, local names, "
@@ -620,7 +637,7 @@ class Lowerer:
                 "max": max(x, y),
                 "min": min(x, y),
             }[op]
-            return Weak(r)
+            return Weak(r, node=node)
         a, b = self.pair(a, b, node)
         return self.emit(op, [a, b], node)
 
@@ -633,8 +650,8 @@ class Lowerer:
         ):
             base = self.expr(node.left)
             if exp.value == 2:
-                if isinstance(base, Weak):
-                    return Weak(base.value**2)
+                if isinstance(base, Weak) and base.attr is None:  # a run-time attribute is no constant
+                    return Weak(base.value**2, node=node)
                 base = self.value(base, node.left)
                 return self.emit("mul", [base, base], node)
             if exp.value == 0.5:
@@ -660,7 +677,7 @@ class Lowerer:
         if isinstance(node.op, ast.UAdd):
             return x
         if isinstance(x, Weak) and x.attr is None:
-            return Weak(-x.value)
+            return Weak(-x.value, node=node)
         return self.emit("neg", [self.value(x, node.operand)], node)
 
     def compare(self, node: ast.Compare):
@@ -749,9 +766,9 @@ class Lowerer:
             self._arity(node, name, 1)
             x = self.expr(node.args[0])
             if isinstance(x, Weak) and x.attr is None and name in ("abs", "relu"):
-                return Weak(abs(x.value) if name == "abs" else max(x.value, 0))
+                return Weak(abs(x.value) if name == "abs" else max(x.value, 0), node=node)
             if isinstance(x, Weak) and name not in ("abs", "relu"):
-                x = Weak(float(x.value), x.attr)  # float-only math on a number: a float constant
+                x = Weak(float(x.value), x.attr, x.node)  # float-only math on a number: a float constant
             return self.emit(name, [self.value(x, node.args[0])], node)
         if name in ("maximum", "minimum"):
             self._arity(node, name, 2)

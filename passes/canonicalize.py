@@ -7,24 +7,37 @@
     after:   %3 = add %x, %x : tensor<*, f32>
 
 Folding uses the interpreter's own op semantics (float32 math), so folded constants equal
-what the unfolded program computes.
+what the unfolded program computes. Identities are removed only where they hold bit for bit:
+x * 1, 1 * x, x / 1, and for floats x + -0.0 and x - 0.0 (x + 0.0 is +0.0 when x is -0.0).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from dsl.ir import Func, Module, Op, ScalarType
+from dsl.ir import Func, Module, Namer, Op, ScalarType
 from dsl.ir.ops import compute_np
 
 from .manager import Pass, register
 from .rewrite import erase_dead_ops
 
-_IDENTITY_RIGHT = {("add", 0.0), ("sub", 0.0), ("mul", 1.0), ("div", 1.0)}
-_IDENTITY_LEFT = {("add", 0.0), ("mul", 1.0)}
+
+def _is_identity(opname: str, c, dtype, right: bool) -> bool:
+    """``x op c`` (right) or ``c op x`` is x itself, bit for bit. For floats only -0.0 is the
+    additive identity (-0.0 + 0.0 = +0.0) and only +0.0 the subtractive one."""
+    v = float(c)
+    if opname in ("mul", "div"):
+        return v == 1.0 and (right or opname == "mul")
+    if opname not in ("add", "sub") or v != 0.0 or (opname == "sub" and not right):
+        return False
+    if not dtype.is_float:
+        return True
+    negative = math.copysign(1.0, v) < 0
+    return negative if opname == "add" else not negative
 
 
 def _const_value(v) -> float | int | None:
@@ -62,11 +75,26 @@ def simplify(func: Func) -> bool:
             continue
         a, b = op.operands
         ca, cb = _const_value(a), _const_value(b)
-        if cb is not None and (op.opname, float(cb)) in _IDENTITY_RIGHT and a.type == op.result.type:
+        dt = getattr(op.result.type, "dtype", None)
+        if dt is None:
+            continue
+        if cb is not None and _is_identity(op.opname, cb, dt, True) and a.type == op.result.type:
             func.replace_all_uses(op.result, a)
             changed = True
-        elif ca is not None and (op.opname, float(ca)) in _IDENTITY_LEFT and b.type == op.result.type:
+        elif ca is not None and _is_identity(op.opname, ca, dt, False) and b.type == op.result.type:
             func.replace_all_uses(op.result, b)
+            changed = True
+    for op in list(func.body):
+        if op.opname in ("max", "min") and op.operands[0] is op.operands[1]:  # max(x, x) = x, NaN too
+            func.replace_all_uses(op.result, op.operands[0])
+            changed = True
+        elif (
+            op.opname == "cmp"
+            and op.operands[0] is op.operands[1]
+            and op.operands[0].type.dtype.is_int
+            and isinstance(op.result.type, ScalarType)
+        ):
+            _self_compare(func, op)  # integers: a known truth value (bool scalars stay comparisons)
             changed = True
     for op in func.body:
         if op.opname == "cast" and _is_exact_round_trip(op):
@@ -79,6 +107,19 @@ def simplify(func: Func) -> bool:
                 func.replace_all_uses(op.result, inner)
                 changed = True
     return changed
+
+
+def _self_compare(func: Func, op: Op) -> None:
+    """``x <pred> x`` on integers becomes ``1 > 0`` (true) or ``0 > 1`` (false) on constants."""
+    truth = op.attrs["pred"] in ("eq", "ge", "le")
+    at = func.body.index(op)
+    dt = op.operands[0].type.dtype
+    namer = Namer.of(func)
+    one = Op("const", [], ScalarType(dt), namer.fresh(), {"value": 1}, op.loc)
+    zero = Op("const", [], ScalarType(dt), namer.fresh(), {"value": 0}, op.loc)
+    func.body[at:at] = [one, zero]
+    op.operands = [one.result, zero.result] if truth else [zero.result, one.result]
+    op.attrs = {"pred": "gt"}
 
 
 def _key(op: Op):

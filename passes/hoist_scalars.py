@@ -6,7 +6,12 @@ Takes a tile-level function; produces one where (1) each Scalar input is read by
 the loop (in order), and (3) tile-scalar arithmetic becomes ``vec.adds/muls/maxs/mins``:
 ``t - s`` is ``adds(t, -s)`` with ``-s`` computed once; ``s - t`` is ``adds(neg t, s)``;
 ``t / s`` and ``s / t`` divide by / into a ``vec.dup`` of s, since ``t * (1/s)`` rounds
-differently from the division the program asked for.
+differently from the division the program asked for; ``max(s, t)`` keeps its operand order
+(max of equal operands, +0.0 and -0.0, is the second) with a ``vec.dup`` of s. Scalar
+comparisons and selections run on the scalar unit; scalar math it lacks (sqrt, exp, ...; casts
+other than the exact f16/bf16/i32 -> f32: f32 -> i32 must saturate, f32 -> f16 must round to
+nearest even) runs on a ``vec.dup`` of its operand; math on constants only stays scalar
+(canonicalize folds it).
 
     before:  loop.tiles do {
                %0 = sub %x_t, %s : tensor<*, f32>
@@ -23,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dsl.dtypes import f32
+from dsl.dtypes import bf16, bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, Shape, TensorType, Value
 
 from .manager import FunctionPass, register
@@ -44,11 +49,36 @@ SCALAR_UNIT = {
     "abs",
     "relu",
     "reciprocal",
+    "cmp",  # exact in C++ (integer comparisons too: Compare on the vector unit takes half/float only)
+    "where",  # (c ? a : b): any dtype (Select on the vector unit takes half/float only)
 }
+
+
+# Casts the scalar unit does exactly as C++ conversions (the kernel emitter's scalar casts);
+# others (f32 -> i32 must saturate, narrowing to f16/bf16 must round) run on the vector unit.
+SCALAR_CASTS = {(f16, f32), (bf16, f32), (i32, f32)}
 
 
 def _is_scalar(v) -> bool:
     return isinstance(v.type, ScalarType)
+
+
+def _on_scalar_unit(op: Op, constant: set[int]) -> bool:
+    """Whether a scalar-only op is computed once on the scalar unit (constant operands only:
+    canonicalize folds it with the interpreter's semantics)."""
+    if all(id(v) in constant for v in op.operands):
+        return True
+    if op.opname == "cast":
+        return (op.operands[0].type.dtype, op.result.type.dtype) in SCALAR_CASTS
+    return op.opname in SCALAR_UNIT
+
+
+def _retype(op: Op) -> None:
+    """The result type of ``op`` after an operand became a tile."""
+    if op.opname == "cast":
+        op.result.type = op.operands[0].type.with_dtype(op.result.type.dtype)
+    else:
+        op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
 
 
 def hoist(func: Func) -> None:
@@ -69,28 +99,32 @@ def hoist(func: Func) -> None:
 
     inner: list[Op] = []
     widened: dict[int, Value] = {}  # scalar values the scalar unit cannot compute, now tiles
+    constant: set[int] = set()  # scalars computed from constants only
     for op in loop.region:
         op.operands = [widened.get(id(v), v) for v in op.operands]
         scalar_only = (
             op.result is not None and _is_scalar(op.result) and all(_is_scalar(v) for v in op.operands)
         )
-        if scalar_only and op.opname in SCALAR_UNIT:
+        if scalar_only and _on_scalar_unit(op, constant):
+            if all(id(v) in constant for v in op.operands) and op.opname != "attr":
+                constant.add(id(op.result))
             outside.append(op)
             continue
         if scalar_only:  # e.g. sqrt of a scalar: broadcast it and compute on the vector unit
             if not any(isinstance(v.type, TensorType) for v in op.operands):
-                s = op.operands[0]
-                dup = Op(
-                    "vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc
-                )
+                k = next(k for k, v in enumerate(op.operands) if v.type.dtype != bool_)  # not where's cond
+                s = op.operands[k]
+                dup = Op("vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc)
                 inner.append(dup)
-                op.operands = [dup.result] + op.operands[1:]
-            op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+                op.operands = op.operands[:k] + [dup.result] + op.operands[k + 1 :]
+            _retype(op)
             widened[id(op.result)] = op.result
         elif (
-            op.result is not None and op.spec.infer is not None and any(id(v) in widened for v in op.operands)
+            op.result is not None
+            and (op.spec.infer is not None or op.opname == "cast")
+            and any(id(v) in widened for v in op.operands)
         ):
-            op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+            _retype(op)
             widened[id(op.result)] = op.result
         inner.append(op)
 
@@ -156,9 +190,13 @@ def _vector_scalar(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
         return [op]
     tile_first = isinstance(a.type, TensorType)
     t, s = (a, b) if tile_first else (b, a)
-    if op.opname in VECTOR_SCALAR:
+    if op.opname in VECTOR_SCALAR and (tile_first or op.opname in ("add", "mul")):
         op.opname, op.operands = VECTOR_SCALAR[op.opname], [t, s]
         return [op]
+    if op.opname in ("max", "min"):  # max(s, t): s first; equal operands (+0/-0) give the second
+        dup = Op("vec.dup", [s], t.type.with_dtype(s.type.dtype), namer.fresh(), {}, op.loc)
+        op.operands = [dup.result, t]
+        return [dup, op]
     if op.opname == "sub" and tile_first:  # t - s = t + (-s)
         neg = _scalar_op("neg", [s], outside, namer, op.loc)
         op.opname, op.operands = "vec.adds", [t, neg.result]

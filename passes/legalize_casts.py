@@ -1,15 +1,28 @@
 """legalize-casts: rewrite casts the target has no instruction for into chains it has.
 
-Atlas A2 converts float -> int8/uint8 only from half, and int8/uint8 -> float only through
-half (ascendc-api.md, Cast table). Takes tensor-level IR after promote-precision; produces:
+Atlas A2's vector Cast converts (ascendc-api.md section 5, Cast table; the pairs the backend
+uses are ``LEGAL``): f16/bf16 <-> f32, f32 <-> i32, i8/u8 -> f16 and f16 -> i8/u8 (from half
+only). Takes tensor-level IR after promote-precision (so the DSL's casts start from f32, i32,
+i8, u8 or a bool comparison); produces only ``LEGAL`` casts, each chain exactly equal to the
+interpreter's ``dsl.cast`` semantics (float -> int truncates and saturates, integer narrowing
+saturates, casts to f16/bf16 round once to nearest even):
 
-* f32 -> i8/u8:  truncate to i32, back to f32 (exact below 2^24), clamp to the target range
-  (the DSL saturates), to f16 (exact for these integers), then to i8/u8;
-* i8/u8 -> f32:  through f16;
-* f32 -> bool:   ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes);
+* f32 -> i8/u8:  truncate to i32, back to f32 (exact: |x| < 2^31 rounds to an integral f32 that
+  the clamp brings in range), clamp to the target range, to f16 (exact), then to i8/u8;
+* i32 -> i8/u8:  clamp in i32 (Maxs/Mins take int32), to f32 and f16 (exact), to i8/u8;
+* i8/u8 -> f32, i32, bf16 and i8 <-> u8: through f16 (exact) and f32 (a clamp for i8 <-> u8);
+* i32 -> f16:    through f32: exact below 2^24, and from 2^24 on both roundings overflow to inf;
+* i32 -> bf16:   through f32 rounds twice: an f32 rounding that lands on a bf16 midpoint hides
+  which side the integer was on. ``f`` (x rounded to f32) is a midpoint exactly when
+  ``o = 2f - r`` (r = f rounded to bf16; o is exact in f32) is itself a bf16 value; then the
+  result is the neighbour (r or o) on the side of the exact ``x - i32(f)``, else r;
+* x -> bool:     ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes);
+* bool -> x:     a comparison's mask selects 1 or 0 (in f32 for f32/i32/bf16, in f16 else);
+* an i8/u8 run-time attribute is read as f32 (exact) where it is cast or compared;
 * comparisons of integer tensors (A2's Compare takes half/float): i8/u8 compare exactly as f16;
   i32 compares its f32 roundings (rounding is monotonic, so unequal roundings order correctly)
-  and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0.
+  and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0
+  (against the constant 0 the roundings alone are exact).
 
     before:  %q = cast %x {from = f32} : tensor<*, i8>
     after:   %0 = cast %x {from = f32} : tensor<*, i32>
@@ -24,89 +37,188 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dsl.dtypes import bool_, f16, f32, i8, i32, u8
-from dsl.ir import Func, Namer, Op, ScalarType, TensorType
+from dsl.dtypes import bf16, bool_, f16, f32, i8, i32, u8
+from dsl.errors import CompileError
+from dsl.ir import Func, Namer, Op, ScalarType, Value
 
 from .manager import FunctionPass, register
 
-RANGES = {i8: (-128.0, 127.0), u8: (0.0, 255.0)}
+RANGES = {i8: (-128, 127), u8: (0, 255)}
+# Cast pairs with one A2 vector instruction (the backend's CASTS table).
+LEGAL = {
+    (f16, f32),
+    (bf16, f32),
+    (f32, f16),
+    (f32, bf16),
+    (f32, i32),
+    (i32, f32),
+    (i8, f16),
+    (u8, f16),
+    (f16, i8),
+    (f16, u8),
+}
+
+
+class _Builder:
+    """Appends new ops (at one source location) to ``out``."""
+
+    def __init__(self, out: list[Op], namer: Namer, loc):
+        self.out, self.namer, self.loc = out, namer, loc
+
+    def op(self, name, operands, rtype, attrs=None) -> Value:
+        new = Op(name, operands, rtype, self.namer.fresh(), attrs or {}, self.loc)
+        self.out.append(new)
+        return new.result
+
+    def cast(self, v: Value, dt) -> Value:
+        return self.op("cast", [v], v.type.with_dtype(dt), {"from": v.type.dtype})
+
+    def const(self, value, dt) -> Value:
+        return self.op("const", [], ScalarType(dt), {"value": float(value) if dt.is_float else int(value)})
+
+    def clamp(self, v: Value, lo, hi) -> Value:
+        dt = v.type.dtype
+        v = self.op("max", [v, self.const(lo, dt)], v.type)
+        return self.op("min", [v, self.const(hi, dt)], v.type)
 
 
 def legalize(func: Func) -> None:
     namer = Namer.of(func)
     body: list[Op] = []
+    replaced: dict[int, Value] = {}  # casts whose chain ends in another op (a select)
     for op in func.body:
-        if op.opname == "cmp" and _integer_tile_compare(op):
+        op.operands = [replaced.get(id(v), v) for v in op.operands]
+        if op.opname == "cmp" and _integer_compare(op):
             body.extend(_legalize_compare(op, namer))
             continue
         if op.opname != "cast":
             body.append(op)
             continue
         src, dst = op.operands[0].type.dtype, op.result.type.dtype
-        x, loc = op.operands[0], op.loc
-
-        def make(name, operands, rtype, attrs=None):
-            new = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
-            body.append(new)
-            return new.result
-
-        if src == f32 and dst in RANGES:
-            t = make("cast", [x], x.type.with_dtype(i32), {"from": f32})
-            f = make("cast", [t], x.type, {"from": i32})
-            lo, hi = RANGES[dst]
-            f = make("max", [f, make("const", [], ScalarType(f32), {"value": lo})], x.type)
-            f = make("min", [f, make("const", [], ScalarType(f32), {"value": hi})], x.type)
-            h = make("cast", [f], x.type.with_dtype(f16), {"from": f32})
-            op.operands, op.attrs = [h], {"from": f16}
-        elif src in RANGES and dst == f32:
-            h = make("cast", [x], x.type.with_dtype(f16), {"from": src})
-            op.operands, op.attrs = [h], {"from": f16}
-        elif src == f32 and dst == bool_:
-            zero = make("const", [], ScalarType(f32), {"value": 0.0})
-            op.opname, op.operands, op.attrs = "cmp", [x, zero], {"pred": "ne"}
-        body.append(op)
+        b = _Builder(body, namer, op.loc)
+        if dst == bool_:  # x != 0
+            zero = b.const(0, src)
+            op.opname, op.operands, op.attrs = "cmp", [op.operands[0], zero], {"pred": "ne"}
+            body.extend(_legalize_compare(op, namer) if _integer_compare(op) else [op])
+            continue
+        x = _chain(b, op.operands[0], dst)
+        if body and x.owner is body[-1] and x.owner.opname == "cast":
+            last = body.pop()  # the chain's last cast becomes the original op (keeps its name)
+            op.operands, op.attrs = last.operands, last.attrs
+            body.append(op)
+        else:
+            replaced[id(op.result)] = x
     func.body = body
+    if replaced:
+        for o in func.walk():
+            o.operands = [replaced.get(id(v), v) for v in o.operands]
+        func.returns = [replaced.get(id(v), v) for v in func.returns]
 
 
-def _integer_tile_compare(op: Op) -> bool:
-    a, b = op.operands
-    return any(isinstance(v.type, TensorType) for v in op.operands) and a.type.dtype.is_int
+def _chain(b: _Builder, x: Value, dst) -> Value:
+    """A value equal to ``cast(x, dst)`` built from LEGAL casts (and exact arithmetic), made by
+    a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32."""
+    src = x.type.dtype
+    if src in RANGES and x.owner is not None and x.owner.opname == "attr":
+        # an 8-bit run-time attribute: read its (exact) value as f32 (A2 has no 8-bit Duplicate)
+        x = b.op("attr", [], x.type.with_dtype(f32), dict(x.owner.attrs))
+        src = f32
+        if dst == f32:
+            return x
+    if (src, dst) in LEGAL:
+        return b.cast(x, dst)
+    if src == bool_:
+        return _from_mask(b, x, dst)
+    if src == f32 and dst in RANGES:
+        f = b.cast(b.cast(x, i32), f32)
+        return b.cast(b.cast(b.clamp(f, *RANGES[dst]), f16), dst)
+    if src == i32 and dst in RANGES:
+        return b.cast(b.cast(b.cast(b.clamp(x, *RANGES[dst]), f32), f16), dst)
+    if src == i32 and dst == f16:
+        return b.cast(b.cast(x, f32), f16)
+    if src == i32 and dst == bf16:
+        return b.cast(_i32_to_bf16_value(b, x), bf16)
+    if src in RANGES:
+        f = b.cast(b.cast(x, f16), f32)
+        if dst in RANGES:
+            return b.cast(b.cast(b.clamp(f, *RANGES[dst]), f16), dst)
+        return f if dst == f32 else b.cast(f, dst)  # i32 or bf16: exact
+    if src in (f16, bf16):  # only from chains: through f32
+        return _chain(b, b.cast(x, f32), dst)
+    raise CompileError(f"cast {src} -> {dst} is not supported by the 910B backend yet", b.loc)
+
+
+def _from_mask(b: _Builder, c: Value, dst) -> Value:
+    owner = c.owner
+    if owner is None or owner.opname != "cmp":
+        raise CompileError(
+            f"a cast of a bool value to {dst} needs that value to be a comparison computed in the "
+            "operator (a bool input is not supported by the backend yet)",
+            b.loc,
+        )
+    via = f32 if dst in (f32, i32, bf16) else f16
+    one, zero = b.const(1, via), b.const(0, via)
+    sel = b.op("where", [c, one, zero], c.type.with_dtype(via))
+    return sel if via == dst else _chain(b, sel, dst)
+
+
+def _i32_to_bf16_value(b: _Builder, x: Value) -> Value:
+    """f32 holding x rounded once to nearest even to bf16 (see the module docstring)."""
+    t = x.type
+    f = b.cast(x, f32)
+    r = b.cast(b.cast(f, bf16), f32)
+    o = b.op("add", [f, b.op("sub", [f, r], f.type)], f.type)  # 2f - r, exact
+    o2 = b.cast(b.cast(o, bf16), f32)
+    mask = t.with_dtype(bool_)
+    mid = b.op("cmp", [o2, o], mask, {"pred": "eq"})  # f is a bf16 midpoint (or r == f)
+    e = b.cast(b.op("sub", [x, b.cast(f, i32)], t), f32)  # x - f, exact (|x - f| <= 64)
+    zero = b.const(0, f32)
+    up = b.op("cmp", [e, zero], mask, {"pred": "gt"})
+    down = b.op("cmp", [e, zero], mask, {"pred": "lt"})
+    hi = b.op("max", [r, o], f.type)
+    lo = b.op("min", [r, o], f.type)
+    side = b.op("where", [up, hi, b.op("where", [down, lo, r], f.type)], f.type)
+    return b.op("where", [mid, side, r], f.type)
+
+
+def _integer_compare(op: Op) -> bool:
+    """Integer comparisons, of tiles and of scalars alike: a scalar one may still become a tile
+    (hoist-scalars widens scalar math the scalar unit lacks), and Compare takes half/float."""
+    return op.operands[0].type.dtype.is_int
 
 
 def _legalize_compare(op: Op, namer: Namer) -> list[Op]:
     out: list[Op] = []
-    loc, pred = op.loc, op.attrs["pred"]
-    a, b = op.operands
+    pred = op.attrs["pred"]
+    a, c = op.operands
     mask_type = op.result.type
-
-    def make(name, operands, rtype, attrs=None):
-        new = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
-        out.append(new)
-        return new.result
-
-    def cast(v, dt):
-        return make("cast", [v], v.type.with_dtype(dt), {"from": v.type.dtype})
-
-    def const(value, dt):
-        return make("const", [], ScalarType(dt), {"value": value})
+    b = _Builder(out, namer, op.loc)
 
     if a.type.dtype.bits == 8:  # i8/u8 are exact in f16
-        op.operands = [cast(a, f16), cast(b, f16)]
+        op.operands = [_chain(b, a, f16), _chain(b, c, f16)]
         out.append(op)
         return out
-    fa, fb = cast(a, f32), cast(b, f32)
-    rounded = make("cmp", [fa, fb], mask_type, {"pred": pred})
-    tie = make("cmp", [fa, fb], mask_type, {"pred": "eq"})
-    diff = cast(make("sub", [a, b], _combined(a, b)), f32)
-    exact = make("cmp", [diff, const(0.0, f32)], mask_type, {"pred": pred})
-    one, zero = const(1.0, f16), const(0.0, f16)
+    fa, fc = b.cast(a, f32), b.cast(c, f32)
+    if c.owner is not None and c.owner.opname == "const" and c.owner.attrs["value"] == 0:
+        op.operands = [fa, fc]  # rounding keeps the sign and zero: exact against 0
+        out.append(op)
+        return out
+    rounded = b.op("cmp", [fa, fc], mask_type, {"pred": pred})
+    tie = b.op("cmp", [fa, fc], mask_type, {"pred": "eq"})
+    diff = b.cast(b.op("sub", [a, c], _combined(a, c)), f32)
+    exact = b.op("cmp", [diff, b.const(0, f32)], mask_type, {"pred": pred})
+    one, zero = b.const(1, f16), b.const(0, f16)
     value_type = mask_type.with_dtype(f16)
-    chosen = make(
+    chosen = b.op(
         "where",
-        [tie, make("where", [exact, one, zero], value_type), make("where", [rounded, one, zero], value_type)],
+        [
+            tie,
+            b.op("where", [exact, one, zero], value_type),
+            b.op("where", [rounded, one, zero], value_type),
+        ],
         value_type,
     )
-    op.operands, op.attrs = [chosen, const(0.5, f16)], {"pred": "gt"}
+    op.operands, op.attrs = [chosen, b.const(0.5, f16)], {"pred": "gt"}
     out.append(op)
     return out
 

@@ -5,6 +5,11 @@ by a ``cast`` where it enters, every float op is retyped to f32, explicit casts 
 their rounding (followed by a widening cast), and outputs are narrowed once before return. This
 is the DSL's numeric semantics made explicit, so the interpreter's results do not change.
 
+It also makes the typing rules' implicit conversions explicit: afterwards every operand of an
+arithmetic op has the op's result dtype (``i32 + f32`` casts the i32 operand to f32: integer
+with float computes in the float type), both operands of a comparison have their promoted
+dtype, and both branches of ``where`` the result's. The backend then never sees mixed types.
+
     before:  %0 = mul %x, %s : tensor<*, bf16>
              return %0
     after:   %x_f32 = cast %x {from = bf16} : tensor<*, f32>
@@ -20,7 +25,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.dtypes import f32
-from dsl.ir import Func, Namer, Op, ScalarType, TensorType
+from dsl.ir import Func, Namer, Op, ScalarType, TensorType, Value
+from dsl.ir.types import dtype_of, promote_all
 
 from .manager import FunctionPass, register
 from .rewrite import erase_dead_ops
@@ -48,6 +54,7 @@ def promote(func: Func) -> None:
         cast.operands = [v]
         head.append(cast)
     body: list[Op] = []
+    converted: dict[tuple[int, str], Value] = {}  # (value, dtype) -> its cast, made once
     for op in func.body:
         body.append(op)
         if op.result is None:
@@ -75,6 +82,7 @@ def promote(func: Func) -> None:
             continue
         if op.spec.infer is not None:
             op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)
+            body[-1:] = _explicit_operand_types(op, namer, converted) + [op]
     func.body = head + body
     narrowed: dict[tuple[int, str], Op] = {}
     returns = []
@@ -100,6 +108,61 @@ def promote(func: Func) -> None:
             ordered.extend(after.get(id(op.result), []))
     func.body = ordered
     erase_dead_ops(func)
+
+
+# Ops whose operands all take the result's dtype (their infer is promote-and-combine).
+_SAME_AS_RESULT = {
+    "add",
+    "sub",
+    "mul",
+    "div",
+    "max",
+    "min",
+    "neg",
+    "abs",
+    "relu",
+    "sqrt",
+    "rsqrt",
+    "exp",
+    "log",
+    "tanh",
+    "sigmoid",
+    "reciprocal",
+    "round",
+}
+
+
+def operand_dtypes(op: Op) -> list | None:
+    """The dtype each operand of ``op`` computes in (None: the op takes what it is given)."""
+    if op.opname in _SAME_AS_RESULT:
+        return [dtype_of(op.result.type)] * len(op.operands)
+    if op.opname == "cmp":
+        return [promote_all([v.type for v in op.operands])] * 2
+    if op.opname == "where":
+        return [dtype_of(op.operands[0].type)] + [dtype_of(op.result.type)] * 2
+    return None
+
+
+def _explicit_operand_types(op: Op, namer: Namer, converted: dict) -> list[Op]:
+    """Casts that give every operand of ``op`` the dtype it computes in (inserted before it;
+    a value converted before is reused)."""
+    want = operand_dtypes(op)
+    if want is None:
+        return []
+    casts: list[Op] = []
+    operands: list[Value] = []
+    for v, dt in zip(op.operands, want):
+        if dtype_of(v.type) != dt:
+            key = (id(v), dt.name)
+            if key not in converted:
+                attrs = {"from": dtype_of(v.type)}
+                cast = Op("cast", [v], v.type.with_dtype(dt), namer.fresh(), attrs, op.loc)
+                casts.append(cast)
+                converted[key] = cast.result
+            v = converted[key]
+        operands.append(v)
+    op.operands = operands
+    return casts
 
 
 @register

@@ -49,7 +49,8 @@ def tile(func: Func) -> None:
     loads: list[Op] = []
     for p in func.params:
         v = p.value
-        if not isinstance(v.type, TensorType) or not any(v in op.operands for op in func.body):
+        used = any(v in op.operands for op in func.body) or any(r is v for r in func.returns)
+        if not isinstance(v.type, TensorType) or not used:  # an output may be an input unchanged
             continue
         load = Op("dma.load", [v], v.type, namer.fresh(f"{v.name}_t"), {}, func.loc)
         func.replace_all_uses(v, load.result)

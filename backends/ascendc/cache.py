@@ -6,7 +6,9 @@ Location: ``$DSLC_CACHE``, else ``$XDG_CACHE_HOME/dslc``, else ``~/.cache/dslc``
   distinct source (content-addressed);
 * ``sim/rt-<digest>/`` — the emulator runtime compiled once per emulator version and compiler;
 * ``sim/obj/host-<key>.o``, ``sim/obj/kernel-<key>.o`` and ``sim/exe-<key>/`` — each project's
-  objects and emulator executable, keyed by a hash of every source, header and flag.
+  objects and emulator executable, keyed by a hash of every source, header and flag;
+* ``format/<formatter>-<digest>`` — clang-format's and black's output for an input they have
+  formatted before (``formatted.py``), keyed by the formatter, its style and the input.
 
 Everything in it can be rebuilt: deleting the folder is always safe. Each entry (one project,
 one object, one executable folder) is written under a temporary name and renamed into place, so
@@ -94,7 +96,7 @@ def entries(base: Path | None = None) -> list[tuple[Path, int, float]]:
     """(path, bytes, last use) of every removable unit of the cache."""
     base = base or cache_base()
     out = []
-    for group in (base / "projects", base / "sim", base / "sim" / "obj"):
+    for group in (base / "projects", base / "sim", base / "sim" / "obj", base / "format"):
         try:
             children = list(os.scandir(group))
         except OSError:

@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import black
-
 from dsl.errors import CompileError
 from dsl.ir import Func, Module, print_module
 from passes import PassManager
@@ -19,6 +17,7 @@ from .golden_script import GOLDEN_PY
 from .host import HostPlan, host_source, tiling_header
 from .host_rows import row_host_source, row_input, row_plan_of, row_tiling_header
 from .cann import DEFAULT_CANN
+from .formatted import black_format
 from .kernel import Signature, Variant, emit_kernel
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
@@ -155,7 +154,7 @@ def golden_files(op, plan: HostPlan) -> dict[str, str]:
         return {}
     source_name = f"{plan.op_name}_dsl.py"
     script = GOLDEN_PY.format(op_type=plan.op_type, op_name=plan.op_name, source_name=source_name)
-    script = black.format_str(script, mode=black.Mode(line_length=110))  # generated Python is black-formatted
+    script = black_format(script)  # generated Python is black-formatted
     return {f"golden/{source_name}": text, "golden/golden.py": script}
 
 

@@ -1,16 +1,12 @@
-"""A performance model of a generated kernel (DESIGN section 8): a model, not a measurement.
+"""``op.profile`` / ``dslc profile``: the performance model's report (DESIGN section 8).
 
-Per core, from the emulator's per-pipe counters:
-
-* DMA time  = copies x t0 + (GM->UB bytes + UB->GM bytes) / per-core bandwidth
-  (MTE2 and MTE3 share GM bandwidth; t0 and the bandwidth are fits to Huawei's Add tuning data);
-* vector time = instructions x issue overhead + repeats x 1 cycle (the 1-cycle ops' rate;
-  Exp/Ln/Sqrt/Div take 2 cycles per f32 repeat, so vector-heavy kernels are underestimated);
-* with double buffering the pipes overlap: core time = max(DMA, vector) + one tile of the other
-  (pipeline fill);
-* predicted = launch overhead + the slowest core; roofline = all GM bytes / achieved HBM bandwidth.
-
-Constants and sources: shared/reference/perf-constants.md sections 1-5 (A2 = 910B2-class part).
+It is a model, not a measurement: the emulator runs the kernel and records every instruction each
+core issues; ``backends/ascendc/perf`` replays those traces as a discrete-event schedule (S, V,
+MTE2, MTE3 as in-order queues, SetFlag/WaitFlag and barriers as the edges between them) with
+per-instruction costs, per-core and chip-wide bandwidth, the L2 plan and the launch overhead of an
+SKU. Constants and their sources: ``backends/ascendc/perf/constants.py`` (from
+``shared/reference/perf-constants.md``); calibration against Huawei's published figures:
+``tests/perf/test_calibration.py`` and ``benchmarks/perf_report.py``.
 """
 
 from __future__ import annotations
@@ -21,96 +17,113 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl.ir import TensorType
-
+from .perf.constants import check_l2_state, get_sku
+from .perf.model import ModelRun, gm_bytes, run
 from .project import current_umask
-
-MODEL_CONSTANTS = {
-    "ascend910b": {
-        "clock_hz": 1.8e9,  # 910B2 (Ascend910B2.ini)
-        "dma_fixed_s": 61e-9,  # per DataCopy under full-chip load (fit to [S-Add])
-        "core_bw_single": 45e9,  # one AIV alone, B/s (Add case 1)
-        "hbm_bw": 1.55e12,  # achieved streaming bandwidth, all cores (section 0)
-        "vector_issue_cycles": 22,  # per vector instruction (Add case 6 fit)
-        "vector_cycles_per_repeat": 1,  # Add/Mul/Adds/Muls/Cast... (Vector指令理论性能汇总)
-        "launch_s": 3e-6,  # kernel start, measured 2.5-9.5 us on 48-core Add runs
-    }
-}
-
 
 # Below this share of the launch overhead, the HBM time says little about the kernel.
 LAUNCH_DOMINATES = 0.1
+PIPES = ("S", "V", "MTE2", "MTE3")
 
 
 @dataclass
 class Profile:
     predicted_us: float
-    roofline_us: float
+    roofline_us: float  # all GM bytes / the SKU's HBM bandwidth
     dma: dict  # copies per pipe
     bytes: dict  # per direction
     ub_peak_bytes: int
     sync_count: int
     tiling_key: int
     block_dim: int
-    per_core: list = field(default_factory=list)  # [{"MTE": us, "V": us, "total": us}]
-    constants: dict = field(default_factory=dict)
-
-    @property
-    def launch_us(self) -> float:
-        return self.constants.get("launch_s", 0.0) * 1e6
+    per_core: list = field(default_factory=list)  # per block: finish and busy time per pipe (us)
+    constants: dict = field(default_factory=dict)  # name -> value
+    sources: dict = field(default_factory=dict)  # name -> source (perf-constants.md section, tag)
+    sku: str = ""
+    launch_us: float = 0.0
+    floor_us: float = 0.0  # the copies alone at full bandwidth, after the L2 plan (chip or one core)
+    hbm_floor_us: float = 0.0  # HBM traffic left by the L2 plan / HBM bandwidth
+    l2: dict = field(default_factory=dict)
+    _run: ModelRun | None = field(default=None, repr=False, compare=False)
 
     @property
     def bound_us(self) -> float:
-        """The least time any kernel could take: the launch overhead plus the HBM roofline."""
-        return self.launch_us + self.roofline_us
+        """The least time the modelled kernel could take: launch overhead plus its copies at full
+        bandwidth (HBM after the L2 plan, L2 hits, each core's copy rate)."""
+        return self.launch_us + self.floor_us
 
     @property
     def ratio(self) -> float:
-        """predicted / (launch + roofline): 1.0 is the best possible. (Against the roofline alone
-        the ratio is meaningless for small inputs, where the fixed launch cost dominates.)"""
+        """predicted / bound: 1.0 is the best possible."""
         return self.predicted_us / self.bound_us if self.bound_us else float("inf")
 
+    @property
+    def slowest_core(self) -> dict:
+        return max(self.per_core, key=lambda c: c["finish_us"], default={})
+
     def __str__(self) -> str:
-        note = (
-            f"\n  (the {self.launch_us:.2f} us launch overhead is most of the bound: the data moves in "
-            f"{self.roofline_us:.2f} us at HBM bandwidth; profile a larger --shape to judge the kernel itself)"
-            if self.roofline_us < LAUNCH_DOMINATES * self.launch_us
-            else ""
+        r = self._run
+        sku = r.sku if r else None
+        slow = self.slowest_core
+        head = "dslc performance MODEL: a discrete-event replay of the emulator's instruction trace with the constants below"
+        lines = [head + " (not a measurement)"]
+        if sku:
+            lines.append(
+                f"  SKU {sku.name} ({sku.target}): {sku.aiv_cores} AIV @ {sku.clock_hz / 1e9:.2f} GHz, HBM "
+                f"{sku.hbm_bw / 1e12:.2f} TB/s, L2 {sku.l2_bytes >> 20} MiB"
+            )
+        lines.append(
+            f"  tiling key {self.tiling_key}, block dim {self.block_dim}, UB peak {self.ub_peak_bytes} B"
         )
-        lines = [
-            "dslc performance MODEL (pipe costs from emulator counters; not a measurement)",
-            f"  tiling key {self.tiling_key}, block dim {self.block_dim}, UB peak {self.ub_peak_bytes} B",
-            f"  predicted {self.predicted_us:.2f} us, HBM roofline {self.roofline_us:.2f} us + launch "
-            f"{self.launch_us:.2f} us = bound {self.bound_us:.2f} us (predicted/bound {self.ratio:.2f}){note}",
-            f"  DMA copies {self.dma}, bytes {self.bytes}, flags set+wait {self.sync_count}",
-            "  constants: " + ", ".join(f"{k}={v:g}" for k, v in self.constants.items()),
-        ]
+        core = slow.get("finish_us", 0.0)
+        lines.append(
+            f"  predicted {self.predicted_us:.2f} us = launch {self.launch_us:.2f} us + "
+            + (
+                f"slowest core {core:.2f} us"
+                if core >= self.hbm_floor_us
+                else f"HBM traffic {self.hbm_floor_us:.2f} us"
+            )
+        )
+        lines.append(
+            f"  HBM roofline {self.roofline_us:.2f} us (all GM bytes at HBM bandwidth); bound {self.bound_us:.2f} us = "
+            f"launch {self.launch_us:.2f} us + copies at full bandwidth after the L2 plan {self.floor_us:.2f} us "
+            f"(predicted/bound {self.ratio:.2f})"
+        )
+        if self.roofline_us < LAUNCH_DOMINATES * self.launch_us:
+            lines.append(
+                f"  (the {self.launch_us:.2f} us launch overhead is most of the bound: the data moves in "
+                f"{self.roofline_us:.2f} us at HBM bandwidth; profile a larger --shape to judge the kernel itself)"
+            )
+        if self.l2:
+            lines.append(f"  L2: {self.l2['summary']}")
+        if slow:
+            busy = ", ".join(f"{p} {slow[p]:.2f}" for p in PIPES)
+            lines.append(
+                f"  slowest core (block {slow['core']}): busy us {busy}; {slow['vector_ops']} vector ops, "
+                f"{slow['barriers']} PipeBarriers, flag waits {slow['wait_us']:.2f} us"
+            )
+        lines.append(f"  DMA copies {self.dma}, bytes {self.bytes}, flags set+wait {self.sync_count}")
+        lines.append(
+            "  model constants (backends/ascendc/perf/constants.py; pc = shared/reference/perf-constants.md):"
+        )
+        for name, value in self.constants.items():
+            lines.append(f"    {name} = {value:g}: {self.sources.get(name, '')}")
         return "\n".join(lines)
 
-    def save_trace(self, path) -> Path:
-        """Chrome/Perfetto trace JSON: one process per core, one track per pipe (modelled busy time)."""
-        events = []
-        for core, t in enumerate(self.per_core):
-            events.append(
-                {"name": "process_name", "ph": "M", "pid": core, "args": {"name": f"AIV core {core}"}}
-            )
-            for tid, pipe in enumerate(("MTE", "V")):
-                events.append(
-                    {"name": "thread_name", "ph": "M", "pid": core, "tid": tid, "args": {"name": pipe}}
-                )
-                events.append(
-                    {
-                        "name": f"{pipe} busy (model)",
-                        "ph": "X",
-                        "pid": core,
-                        "tid": tid,
-                        "ts": 0.0,
-                        "dur": t[pipe],
-                        "args": {"model": True},
-                    }
-                )
+    def timeline(self, max_events: int | None = None) -> dict:
+        """The Chrome/Perfetto trace as a dict (see ``save_trace``)."""
+        from .perf.timeline import DEFAULT_MAX_EVENTS, chrome_trace
+
+        if self._run is None:
+            return {"traceEvents": [], "displayTimeUnit": "ns"}
+        return chrome_trace(self._run, max_events or DEFAULT_MAX_EVENTS)
+
+    def save_trace(self, path, max_events: int | None = None) -> Path:
+        """Chrome/Perfetto trace JSON of the modelled timeline: one process per core, one track per
+        pipe (S, V, MTE2, MTE3), each instruction and copy a slice named by its kernel line and
+        DSL line; WaitFlag slices run from when the pipe reached them to when the flag arrived."""
         path = Path(path)
-        text = json.dumps({"traceEvents": events, "displayTimeUnit": "ns"}, indent=1)
+        text = json.dumps(self.timeline(max_events), separators=(",", ":"))
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:  # written whole, then renamed: never a partial trace under the final name
             with os.fdopen(fd, "w") as f:
@@ -123,49 +136,141 @@ class Profile:
         return path
 
 
-def model(result, loads_per_tile: int, target: str = "ascend910b") -> Profile:
-    c = MODEL_CONSTANTS.get(target)
-    if c is None:
-        raise ValueError(f"no performance constants for target '{target}'")
-    blocks = result.counters.get("per_block") or [result.counters]
-    active = max(result.block_dim, 1)
-    bw = min(c["core_bw_single"], c["hbm_bw"] / active)
-    per_core = []
-    for b in blocks:
-        mte2, mte3, v = b["MTE2"], b["MTE3"], b["V"]
-        copies = mte2["dma"] + mte3["dma"]
-        moved = mte2["bytes_in"] + mte3["bytes_out"]
-        dma_s = copies * c["dma_fixed_s"] + moved / bw
-        vec_s = (
-            v["instructions"] * c["vector_issue_cycles"] + v["repeats"] * c["vector_cycles_per_repeat"]
-        ) / c["clock_hz"]
-        tiles = max(1, mte2["dma"] // max(loads_per_tile, 1))
-        total = max(dma_s, vec_s) + min(dma_s, vec_s) / tiles
-        per_core.append({"MTE": dma_s * 1e6, "V": vec_s * 1e6, "total": total * 1e6})
+def _core_summaries(r: ModelRun) -> list[dict]:
+    """Per block: when its core finishes, its pipes' busy time, vector ops, PipeBarriers and the
+    time its pipes spent waiting for flags (one count per distinct core trace)."""
+    from .sim.trace import BARRIER, OP, PIPE_V, WAIT
+
+    per_trace = []
+    for core in r.cores:
+        tl, c = core.timeline, core.costs
+        vec = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == OP)
+        bars = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == BARRIER)
+        waited = sum(
+            tl.start[i] - tl.ready[i] for i, k in enumerate(c.kind) if k == WAIT and tl.ready[i] is not None
+        )
+        stats = {"vector_ops": vec, "barriers": bars, "wait_us": waited * 1e6}
+        stats.update({p: tl.busy[p] * 1e6 for p in PIPES})
+        per_trace.append((core.blocks, stats))
+    out = [None] * len(r.core_finish_s)
+    for blocks, stats in per_trace:
+        for b in blocks:
+            out[b] = {"core": b, "finish_us": r.core_finish_s[b] * 1e6, **stats}
+    return out
+
+
+def _l2_summary(r: ModelRun) -> dict:
+    plan = r.l2
+    mib = plan.allocating_bytes / (1 << 20)
+    bypass = ", ".join(r.trace.regions[g] for g in sorted(plan.bypass) if g < len(r.trace.regions))
+    if plan.fits:
+        text = f"{mib:.1f} MiB allocate L2 lines, within {plan.l2_bytes >> 20} MiB: outputs stay in L2" + (
+            ", inputs hit (warm L2, as in repeated runs)" if plan.warm else ", inputs come from HBM (cold L2)"
+        )
+    else:
+        text = (
+            f"{mib:.1f} MiB allocate L2 lines, more than {plan.l2_bytes >> 20} MiB: inputs stream from HBM and "
+            "outputs are written back to HBM during the kernel"
+        )
+    if bypass:
+        text += f"; SetL2CacheHint(CACHE_MODE_DISABLE): {bypass}"
+    return {
+        "summary": text,
+        "allocating_bytes": plan.allocating_bytes,
+        "fits": plan.fits,
+        "warm": plan.warm,
+        "hbm_read": r.hbm_read,
+        "hbm_write": r.hbm_write,
+    }
+
+
+def report(result, target: str, sku: str | None = None, l2: str = "warm") -> Profile:
+    """The model's report on an emulator run made with ``trace=True``."""
+    if result.trace is None:
+        raise ValueError("the emulator run has no instruction trace (simulate_project(..., trace=True))")
+    the_sku = get_sku(sku, target)
+    r = run(result.trace, result.block_dim, the_sku, l2)
     cnt = result.counters
-    gm_in = sum(cnt[p]["bytes_in"] for p in ("MTE2", "MTE3", "V", "S"))
-    gm_out = sum(cnt[p]["bytes_out"] for p in ("MTE2", "MTE3", "V", "S"))
-    slowest = max((t["total"] for t in per_core), default=0.0)
+    gm_in, gm_out = gm_bytes(result.trace)
+    per_core = _core_summaries(r)
     return Profile(
-        predicted_us=c["launch_s"] * 1e6 + slowest,
-        roofline_us=(gm_in + gm_out) / c["hbm_bw"] * 1e6,
+        predicted_us=r.predicted_s * 1e6,
+        roofline_us=(gm_in + gm_out) / the_sku.hbm_bw * 1e6,
         dma={p: cnt[p]["dma"] for p in ("MTE2", "MTE3")},
         bytes={"gm_to_ub": gm_in, "ub_to_gm": gm_out},
         ub_peak_bytes=cnt.get("ub_peak_bytes", 0),
-        sync_count=sum(cnt[p]["set_flags"] + cnt[p]["wait_flags"] for p in ("S", "V", "MTE2", "MTE3")),
+        sync_count=sum(cnt[p]["set_flags"] + cnt[p]["wait_flags"] for p in PIPES),
         tiling_key=result.tiling_key,
         block_dim=result.block_dim,
         per_core=per_core,
-        constants=dict(c),
+        constants={k: v.value for k, v in r.arch.c.items()},
+        sources={k: v.source for k, v in r.arch.c.items()},
+        sku=the_sku.name,
+        launch_us=r.launch_s * 1e6,
+        floor_us=r.floor_s * 1e6,
+        hbm_floor_us=r.hbm_floor_s * 1e6,
+        l2=_l2_summary(r),
+        _run=r,
     )
 
 
-def profile(op, arrays, attrs, target: str = "ascend910b", cores=None) -> Profile:
+def _check(target: str, sku: str | None, l2: str):
+    """The SKU, after checking the arguments before anything is simulated."""
+    check_l2_state(l2)
+    return get_sku(sku, target)
+
+
+def profile(
+    op,
+    arrays,
+    attrs,
+    target: str = "ascend910b",
+    cores=None,
+    sku: str | None = None,
+    l2: str = "warm",
+    project=None,
+):
+    """``op.profile``: simulate the generated kernel (or the sources of ``project``) with its
+    instruction trace, then model it. ``cores`` is the core count the platform reports (default:
+    the SKU's)."""
     from .simulate import simulate
 
-    T, _, values = op.bind(arrays, attrs)
-    _, result = simulate(op, arrays, attrs, target=target, cores=cores)
-    variant = op.variant(T, values)
-    used = {id(v) for o in variant.walk() for v in o.operands}
-    loads = sum(1 for p in variant.params if isinstance(p.value.type, TensorType) and id(p.value) in used)
-    return model(result, loads, target)
+    the_sku = _check(target, sku, l2)
+    cores = cores or the_sku.aiv_cores
+    _, result = simulate(op, arrays, attrs, target=target, cores=cores, project=project, trace=True)
+    return report(result, target, the_sku.name, l2)
+
+
+def profile_project(
+    project_dir,
+    op_name: str,
+    *,
+    inputs,
+    outputs,
+    attrs=(),
+    target: str = "ascend910b",
+    sku: str | None = None,
+    cores: int | None = None,
+    l2: str = "warm",
+    race_detection: bool = True,
+    ub_capacity: int | None = None,
+) -> Profile:
+    """Profile a (hand-written or edited) operator project as ``simulate_project`` runs it:
+    ``inputs``/``outputs``/``attrs`` follow its OpDef order."""
+    from .sim import simulate_project
+    from .targets import get_target
+
+    the_sku = _check(target, sku, l2)
+    result = simulate_project(
+        Path(project_dir),
+        op_name,
+        inputs=list(inputs),
+        outputs=list(outputs),
+        attrs=list(attrs),
+        target=get_target(target),
+        cores=cores or the_sku.aiv_cores,
+        race_detection=race_detection,
+        ub_capacity=ub_capacity,
+        trace=True,
+    )
+    return report(result, target, the_sku.name, l2)

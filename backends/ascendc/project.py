@@ -5,37 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from dsl.errors import CompileError
 
+from .formatted import clang_format
 from .host import HostPlan
-
-CLANG_FORMAT_STYLE = (
-    "{BasedOnStyle: Google, IndentWidth: 4, ColumnLimit: 120, AccessModifierOffset: -4, "
-    "SortIncludes: false}"
-)
-
-
-def clang_format_binary() -> str | None:
-    local = Path(sys.prefix) / "bin" / "clang-format"
-    if local.exists():
-        return str(local)
-    return shutil.which("clang-format")
-
-
-def clang_format(files: list[Path]) -> None:
-    exe = clang_format_binary()
-    if exe is None:
-        raise CompileError("clang-format is not installed (pip install clang-format)")
-    r = subprocess.run(
-        [exe, "-i", f"--style={CLANG_FORMAT_STYLE}", *map(str, files)], capture_output=True, text=True
-    )
-    if r.returncode != 0:
-        raise CompileError(f"clang-format failed: {r.stderr.strip()}")
 
 
 def opdef_json(plan: HostPlan) -> list[dict]:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from dsl.errors import ArgumentError, CompileError, SimulationError
+from dsl.ir.interpreter import check_attr_values
 
 from .cache import cache_dir, enforce_limit, touch
 from .compile import lower
@@ -45,6 +46,18 @@ _DSL_NOTE = re.compile(r"//\s*([\w.-]+\.py:\d+)")
 _METHOD = re.compile(r"__aicore__\s+inline\b")
 
 
+def dsl_line(lines: list[str], k: int) -> str | None:
+    """The ``file.py:N`` that kernel line ``k`` (0-based) implements: the source map heads each group
+    of statements, so it is the nearest ``// file.py:N`` above, in the same method."""
+    for i in range(k, -1, -1):
+        m = _DSL_NOTE.search(lines[i])
+        if m:
+            return m.group(1)
+        if _METHOD.search(lines[i]):
+            return None
+    return None
+
+
 def with_dsl_lines(message: str, project: Path, op_name: str) -> str:
     """Append the DSL lines the faulting kernel lines implement (from their ``// file.py:N``)."""
     kernel = project / "op_kernel" / f"{op_name}.cpp"
@@ -57,21 +70,26 @@ def with_dsl_lines(message: str, project: Path, op_name: str) -> str:
         k = int(num) - 1
         if name != op_name or not 0 <= k < len(lines):
             continue
-        # The source map heads each group of statements: the nearest one above, in the same method.
-        for i in range(k, -1, -1):
-            m = _DSL_NOTE.search(lines[i])
-            if m:
-                found.append(f"{m.group(1)} (op_kernel/{name}.cpp:{num})")
-                break
-            if _METHOD.search(lines[i]):
-                break
+        where = dsl_line(lines, k)
+        if where:
+            found.append(f"{where} (op_kernel/{name}.cpp:{num})")
     return message + ("\n  DSL line(s): " + ", ".join(found) if found else "")
 
 
-def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=None, strict: bool = False):
+def simulate(
+    op,
+    arrays,
+    attrs,
+    target: str = "ascend910b",
+    cores=None,
+    project=None,
+    strict: bool = False,
+    trace: bool = False,
+):
     tgt = get_target(target)
     T, inputs, values = op.bind(arrays, attrs)
     func = op.variant(T, values, inputs)
+    check_attr_values(func, values)
     if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
         raise ArgumentError(f"cores must be a positive integer, got {cores!r}")
     shape = None
@@ -107,6 +125,7 @@ def simulate(op, arrays, attrs, target: str = "ascend910b", cores=None, project=
             target=tgt,
             cores=cores,
             strict=strict,
+            trace=trace,
         )
     except SimulationError as e:
         raise type(e)(with_dsl_lines(str(e), project, op.name)) from None

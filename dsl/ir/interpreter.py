@@ -74,12 +74,30 @@ def _run_ops(ops, env: dict[int, Any], attrs: dict[str, Any], stored: dict[str, 
             env[id(op.result)] = np.asarray(op.spec.interp(args, op.attrs, op.result.type))
 
 
+def check_attr_values(func: Func, attrs: dict[str, Any]) -> None:
+    """A run-time int attribute takes the integer type of what it is combined with; a value
+    outside that type's range is an error (not a silent wrap-around)."""
+    for op in func.walk():
+        if op.opname != "attr":
+            continue
+        dt = dtype_of(op.result.type)
+        name = op.attrs["name"]
+        value = attrs.get(name)
+        if dt.is_int and value is not None and not (dt.np_info.min <= value <= dt.np_info.max):
+            where = f" (line {op.loc.line})" if op.loc is not None else ""
+            raise ArgumentError(
+                f"attribute '{name}' = {value} does not fit {dt} ({dt.np_info.min} to {dt.np_info.max}), "
+                f"the type it takes in the operator{where}"
+            )
+
+
 def run_func(func: Func, inputs: dict[str, np.ndarray | None], attrs: dict[str, Any]) -> list:
     """Outputs in storage dtypes (``None`` for an absent optional output).
 
     ``inputs`` holds arrays already in their storage dtype; Scalars as shape-(1,) arrays.
     ``attrs`` must bind every declared attribute.
     """
+    check_attr_values(func, attrs)
     env: dict[int, Any] = {}
     for p in func.params:
         arr = inputs.get(p.value.name)

@@ -170,8 +170,11 @@ def cast_value(x: np.ndarray, src: DType, dst: DType) -> np.ndarray:
     if dst == bool_:
         return x != 0
     if dst.is_float:
-        if src.is_float and dst.bits == 16:
-            return x.astype(dst.np).astype(np.float32)
+        if dst.bits == 16 and src.is_float:
+            with np.errstate(over="ignore"):  # past the f16 range: inf, as rounding says
+                return x.astype(dst.np).astype(np.float32)
+        if dst.bits == 16:
+            return round_int_to_16bit(x, dst).astype(np.float32)
         return x.astype(np.float32)
     info = np.iinfo(dst.np)
     if src.is_float:
@@ -180,6 +183,18 @@ def cast_value(x: np.ndarray, src: DType, dst: DType) -> np.ndarray:
             t = np.where(np.isnan(t), 0, t)
             return np.clip(t, info.min, info.max).astype(dst.np)
     return np.clip(x.astype(np.int64), info.min, info.max).astype(dst.np)
+
+
+def round_int_to_16bit(x: np.ndarray, dst: DType) -> np.ndarray:
+    """Integers rounded once, to nearest even, to f16/bf16 (numpy/ml_dtypes round an int
+    through float32 first, which rounds twice: bf16(16842753) would be 2^24, not 16908288)."""
+    digits = 11 if dst.np == np.float16 else 8  # significand bits, the implicit one included
+    v = np.asarray(x).astype(np.float64)  # exact for every DSL integer (|x| < 2^31)
+    _, e = np.frexp(v)  # |v| = m * 2^e, 0.5 <= m < 1
+    ulp = np.ldexp(1.0, np.maximum(e - digits, 0))  # integers below 2^digits are exact
+    r = np.rint(v / ulp) * ulp  # v / ulp is exact; rint rounds half to even
+    with np.errstate(over="ignore"):
+        return r.astype(dst.np)  # exact (or inf past the f16 range, as the rounding says)
 
 
 def _cast(args, attrs, rtype):

@@ -6,8 +6,6 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-import lark
-
 from ..dtypes import dtype_from_name
 from ..errors import IRParseError, Loc
 from .core import AttrDecl, Func, Module, Op, Output, Param, Value
@@ -16,7 +14,9 @@ from .types import PRED, ScalarType, Shape, TensorType, Type
 
 
 @lru_cache(maxsize=1)
-def _parser() -> lark.Lark:
+def _parser():
+    import lark  # only when IR text is parsed (dslc opt, tests): compiling from Python does not
+
     grammar = (Path(__file__).with_name("grammar.lark")).read_text()
     return lark.Lark(grammar, parser="lalr", propagate_positions=True, maybe_placeholders=True)
 
@@ -199,6 +199,8 @@ def parse_scalar_text(text: str):
 
 
 def parse_module(src: str) -> Module:
+    import lark
+
     try:
         tree = _parser().parse(src)
     except lark.exceptions.UnexpectedInput as e:

@@ -20,9 +20,8 @@ def _dslc_cmd():
     if exe.exists():
         return [str(exe)]
     found = shutil.which("dslc")
-    if found:
-        return [found]
-    pytest.skip("the dslc console script is not installed (pip install -e .)")
+    assert found, "the dslc console script is not installed (pip install -e .)"
+    return [found]
 
 
 def dslc(*args, cwd=None):
@@ -31,11 +30,35 @@ def dslc(*args, cwd=None):
     )
 
 
+def _api_ir(stem: str, dtype: str, **attrs) -> str:
+    """``op.ir(...)`` of the example (the CLI must print exactly this)."""
+    import importlib.util
+
+    import dsl
+
+    spec = importlib.util.spec_from_file_location(f"dslc_cli_contract_{stem}", EXAMPLES / f"{stem}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return getattr(module, stem).ir(dtype=getattr(dsl, dtype), **attrs)
+
+
 @pytest.mark.parametrize("dtype", ["f16", "f32", "bf16", "i8", "i32", "u8"])
 def test_ir_greater(dtype):
     r = dslc("ir", EXAMPLES / "greater.py", "--op", "greater", "--dtype", dtype)
     assert r.returncode == 0, r.stderr
-    assert "x1" in r.stdout and "x2" in r.stdout and "greater" in r.stdout
+    assert r.stderr == ""
+    assert r.stdout.rstrip("\n") == _api_ir("greater", dtype).rstrip("\n")
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith(
+        f"func @greater(%x1: tensor<*, {dtype}>, %x2: tensor<*, {dtype}>) -> (y: tensor<*, bool>) "
+        f"attributes {{dtype = {dtype}, broadcast = true, bind = {{}}, tiling_key = 0}}"
+    ), lines[0]
+    assert [line.split(" loc(")[0].strip() for line in lines[1:]] == [
+        '%0 = cmp %x1, %x2 {pred = "gt"} : tensor<*, bool>',
+        "return %0",
+        "}",
+    ]
 
 
 @pytest.mark.parametrize("mode", ["per_channel", "per_tensor", "mul"])
@@ -51,8 +74,21 @@ def test_ir_attrs(mode):
         "additional_output=true",
     )
     assert r.returncode == 0, r.stderr
-    assert "quantize_add_layer_norm" in r.stdout
-    assert "gamma" in r.stdout
+    want = _api_ir("quantize_add_layer_norm", "bf16", quant_mode=mode, additional_output=True)
+    assert r.stdout.rstrip("\n") == want.rstrip("\n")
+    head = r.stdout.splitlines()[0]
+    assert head.startswith(
+        "func @quantize_add_layer_norm(%x1: tensor<..., C, bf16>, %x2: tensor<..., C, bf16>, "
+    )
+    bind = f'bind = {{quant_mode = "{mode}", additional_output = true, with_zero_points = false}}'
+    assert bind in head, head
+    assert "static." not in r.stdout  # the static attributes are resolved
+    # per_tensor scales by the Scalar 'scale', the others by the row 'scales'
+    body = r.stdout.split("\n", 1)[1]
+    assert ("%scale " in body or "%scale\n" in body or "%scale," in body) == (mode == "per_tensor")
+    assert ("%scales" in body) == (mode != "per_tensor")
+    assert ("div " in body) == (mode == "per_channel")
+    assert "%zero_point" not in body  # with_zero_points=false
 
 
 def test_ir_user_error_exit_1(tmp_path):
@@ -78,18 +114,23 @@ def test_ir_user_error_exit_1(tmp_path):
 
 def test_ir_unknown_dtype_is_user_error(tmp_path):
     r = dslc("ir", EXAMPLES / "greater.py", "--dtype", "f64")
-    assert r.returncode in (1, 2), (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stdout + r.stderr
+    assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout == ""
+    assert r.stderr == "dslc: error: unknown dtype 'f64' (known: f16, bf16, f32, i8, i32, u8, bool)\n"
 
 
 def test_missing_file_is_user_error():
     r = dslc("ir", EXAMPLES / "does_not_exist.py")
     assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-    assert "Traceback" not in r.stdout + r.stderr
+    assert r.stdout == ""
+    assert r.stderr == f"dslc: error: no such file: {EXAMPLES / 'does_not_exist.py'}\n"
 
 
 def test_bad_usage_exit_2():
     r = dslc("ir", EXAMPLES / "greater.py", "--no-such-option")
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert r.stdout == "" and r.stderr.startswith("usage: dslc ")
+    assert r.stderr.endswith("dslc: error: unrecognized arguments: --no-such-option\n"), r.stderr
     r = dslc("no-such-command")
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "invalid choice: 'no-such-command'" in r.stderr and r.stderr.startswith("usage: dslc"), r.stderr

@@ -38,6 +38,7 @@ import sys
 import textwrap
 from dataclasses import dataclass, field
 
+import numpy as np
 import pytest
 
 PREAMBLE = """\
@@ -819,11 +820,86 @@ CASES = [
     ),
 ]
 
+# The exact message of each case (the regex in the case says what any acceptable message must
+# mention; this pins the wording users see, so a change to it is a deliberate one).
+MESSAGES = {
+    "for_loop": "loops are not allowed; operators are written on whole tensors (dslc generates the loops)",
+    "while_loop": "'while' loops are not allowed; operators are written on whole tensors",
+    "try_except": "try/except is not allowed; errors are reported at compile time or by host tiling",
+    "with_stmt": "'with' is not allowed in an operator body",
+    "assert_stmt": "'assert' is not allowed; shapes are checked by the annotations and host tiling",
+    "del_stmt": "'del' is not allowed; just stop using the name",
+    "import_in_body": "imports belong at module level, not in the operator body",
+    "global_stmt": "'global' is not allowed; operators are pure functions of their inputs and attributes",
+    "nonlocal_stmt": "'nonlocal' is not allowed; operators are pure functions of their inputs and attributes",
+    "raise_stmt": "'raise' is not allowed in an operator body",
+    "class_def": "classes are not allowed in an operator body",
+    "nested_def": "nested functions are not allowed; write the math inline",
+    "yield_expr": "'yield' is not allowed; an operator returns its outputs with one 'return'",
+    "print_call": "print() is not available in an operator; inspect values with op.reference(...)",
+    "aug_assign_attribute": "only plain names can be assigned",
+    "assign_attribute": "only plain names can be assigned (not attributes, subscripts or slices)",
+    "return_inside_if": "'return' must be the last statement of the operator, outside if/else; assign in both branches and return once at the end",
+    "missing_return": "the operator must end with 'return' of its outputs (names, or one expression)",
+    "async_def": "an operator must be a plain 'def' function, not 'async def'",
+    "lambda_expr": "lambda is not allowed; write the expression inline",
+    "list_comprehension": "list comprehensions are not allowed; operators work on whole tensors",
+    "dict_comprehension": "dict comprehensions are not allowed; operators work on whole tensors",
+    "set_comprehension": "set comprehensions are not allowed; operators work on whole tensors",
+    "generator_expression": "generator expressions are not allowed; operators work on whole tensors",
+    "list_literal": "lists are not allowed as values; operators work on tensors, scalars and numbers",
+    "dict_literal": "dicts are not allowed in an operator body",
+    "walrus": "':=' is not allowed; write 'name = expression' on its own line",
+    "unknown_dsl_function": "unknown function 'dsl.foo'; the DSL's functions are dsl.sqrt, dsl.rsqrt, dsl.exp, dsl.log, dsl.abs, dsl.relu, dsl.tanh, dsl.sigmoid, dsl.reciprocal, dsl.round, dsl.maximum, dsl.minimum, dsl.where, dsl.cast, dsl.sum, dsl.mean, dsl.max, dsl.min",
+    "numpy_function": "calls into module 'np' are not allowed; use the DSL's functions (dsl.sqrt, dsl.rsqrt, dsl.exp, dsl.log, dsl.abs, dsl.relu, dsl.tanh, dsl.sigmoid, dsl.reciprocal, dsl.round, dsl.maximum, dsl.minimum, dsl.where, dsl.cast, dsl.sum, dsl.mean, dsl.max, dsl.min)",
+    "math_function": "calls into module 'math' are not allowed; use the DSL's functions (dsl.sqrt, dsl.rsqrt, dsl.exp, dsl.log, dsl.abs, dsl.relu, dsl.tanh, dsl.sigmoid, dsl.reciprocal, dsl.round, dsl.maximum, dsl.minimum, dsl.where, dsl.cast, dsl.sum, dsl.mean, dsl.max, dsl.min)",
+    "builtin_max": "use dsl.maximum(a, b) for the element-wise max, or dsl.max(x, axis=-1) to reduce",
+    "wrong_arity": "dsl.sqrt(x) takes 1 positional argument(s)",
+    "undefined_name": "undefined name 'z'",
+    "subscript": "indexing and slicing are not allowed; operators work on whole tensors (reductions: dsl.sum(x, axis=-1, keepdims=True))",
+    "attribute_shape": "attribute '.shape' is not available; the only attribute is x.dtype",
+    "string_constant_value": "a string is only allowed as a Literal attribute's value in a comparison or as a dtype name in dsl.cast",
+    "cast_unknown_dtype": "unknown dtype 'f64'; the DSL's dtypes are f16, bf16, f32, i8, i32, u8, bool_",
+    "pow_tensor_exponent": "the exponent of '**' must be the constant 2 or 0.5",
+    "pow_three": "'** 3' is not supported; only '** 2' and '** 0.5' (write x * x * x, or dsl.exp(k * dsl.log(x)))",
+    "matmul": "'@' (matmul) is not supported; dslc generates vector (elementwise/row) kernels",
+    "modulo": "'%' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
+    "floordiv": "'//' is not supported; use '/' and dsl.cast(..., i32) to truncate",
+    "bitwise_and": "'&' is not supported; combine conditions with dsl.where or static 'and' on attributes",
+    "bitwise_or": "'|' is not supported; combine conditions with dsl.where or static 'or' on attributes",
+    "chained_comparison": "chained comparisons (a < b < c) are not allowed; compare two values at a time",
+    "is_comparison": "only > >= < <= == != comparisons are allowed ('is'/'in' are not)",
+    "and_on_tensors": "'and'/'or' combine static conditions on bool/Literal attributes only; for element-wise logic use dsl.where",
+    "if_on_tensor": "'if' on a tensor or scalar value is not allowed (the kernel runs on all elements); use dsl.where(cond, a, b), or 'if' on a bool/Literal attribute",
+    "ifexp_on_tensor": "'if' on a tensor or scalar value is not allowed (the kernel runs on all elements); use dsl.where(cond, a, b), or 'if' on a bool/Literal attribute",
+    "if_on_float_attr": "'alpha' is a run-time float attribute; only bool and Literal attributes choose code paths (use dsl.where for values)",
+    "bool_attr_as_number": "'flag' is a static bool attribute that selects code paths, not a value; use 'if flag:' / 'a if flag else b'",
+    "literal_value_not_a_choice": "'c' is not a choice of 'mode' (['a', 'b'])",
+    "reduction_axis_0": "reductions run along the last axis only: use axis=-1",
+    "mismatched_symbolic_dims": "mismatched dims 'C' and 'K' in shapes [R, C] and [R, K]",
+    "unguarded_optional_input": "optional input 'bias' may be absent here; use it only under 'if <attribute>:' or 'a if <attribute> else b' (that variant then requires it)",
+    "positional_int_annotation": 'unsupported annotation for input \'n\'; inputs are Tensor, Tensor["R", "C"], Tensor[..., "C"], Tensor[f32, "C"], Scalar, Scalar[f32], or one of these \'| None = None\' (attributes go after \'*\')',
+    "list_annotation": 'unsupported annotation for input \'x\'; inputs are Tensor, Tensor["R", "C"], Tensor[..., "C"], Tensor[f32, "C"], Scalar, Scalar[f32], or one of these \'| None = None\' (attributes go after \'*\')',
+    "attr_without_default": 'attribute \'alpha\' needs a default value (bool, int, float or Literal["a", "b"] with a default)',
+    "star_args": "*args is not allowed; declare each input by name",
+    "star_star_kwargs": "**kwargs is not allowed; declare each attribute by name after '*'",
+    "tensor_default_not_none": "input 'y' may only default to None (an optional input)",
+}
+
+
 BAD_DECORATORS = [
     ("dtype_string_f64", '@dsl.op(dtypes=("f64",))', r"(?i)f64|dtype"),
     ("unknown_decorator_kwarg", "@dsl.op(dtypes=(f32,), bogus=1)", r"(?i)bogus"),
     ("empty_dtypes", "@dsl.op(dtypes=())", r"(?i)dtype|empty"),
 ]
+BAD_DECORATOR_ERRORS = {  # the exception type and exact message
+    "dtype_string_f64": (
+        "DslError",
+        "@dsl.op(dtypes=...): unknown dtype 'f64' (known: f16, bf16, f32, i8, i32, u8, bool)",
+    ),
+    "unknown_decorator_kwarg": ("TypeError", "op() got an unexpected keyword argument 'bogus'"),
+    "empty_dtypes": ("DslError", "@dsl.op(dtypes=...) needs at least one dtype"),
+}
 
 ACCEPTED = [
     (
@@ -883,9 +959,8 @@ ACCEPTED = [
 
 @pytest.fixture(scope="module")
 def dsl():
-    module = pytest.importorskip("dsl")
-    if not hasattr(module, "op"):
-        pytest.skip("dsl.op is not implemented yet")
+    import dsl as module  # a broken dsl fails these tests; it does not skip them
+
     return module
 
 
@@ -912,6 +987,7 @@ def _write(tmp_path, stem, text) -> pathlib.Path:
 
 def test_there_are_enough_cases():
     assert len({c.id for c in CASES}) == len(CASES) >= 30
+    assert set(MESSAGES) == {c.id for c in CASES}
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
@@ -939,6 +1015,7 @@ def test_rejected(case, dsl, tmp_path):
         f"got {err.lineno}:{err.offset}; message: {err.msg}"
     )
     assert re.search(case.msg, err.msg, re.IGNORECASE), f"message {err.msg!r} !~ {case.msg!r}"
+    assert err.msg == MESSAGES[case.id]
     rendered = str(err)
     assert source_line.split("#!")[0].strip() in rendered, rendered
     assert "^" in rendered, rendered
@@ -948,18 +1025,72 @@ def test_rejected(case, dsl, tmp_path):
 def test_bad_decorator_arguments(case_id, decorator, pattern, dsl, tmp_path):
     text = PREAMBLE + f"{decorator}\ndef bad(x: Tensor):\n    return x\n"
     path = _write(tmp_path, f"bad_{case_id}", text)
-    with pytest.raises((dsl.DslError, ValueError, TypeError), match=pattern):
+    with pytest.raises((dsl.DslError, ValueError, TypeError), match=pattern) as info:
         module = _import_file(path)
         module.bad.ir(dtype=dsl.f32)
+    kind, message = BAD_DECORATOR_ERRORS[case_id]
+    assert type(info.value).__name__ == kind
+    assert (info.value.msg if isinstance(info.value, SyntaxError) else str(info.value)) == message
+    if isinstance(info.value, SyntaxError):
+        assert (pathlib.Path(info.value.filename).name, info.value.lineno) == (
+            path.name,
+            text.count("\n", 0, text.index("@dsl.op")) + 1,
+        )
+
+
+def _w(a):
+    return np.asarray(a).astype(np.float32)
+
+
+def _accepted_static(x, a=False, b=True, mode="p"):
+    y = _w(x) * np.float32(2) if not a else _w(x)
+    return [-y if a or (b and mode == "q") else y]
+
+
+# case id -> (inputs for T, golden in f32 (attrs given as keywords)): what the accepted body
+# computes, written independently with numpy
+ACCEPTED_VALUES = {
+    "docstring_and_comments": (
+        lambda t: [np.linspace(-2, 2, 9).astype(t.np)],
+        lambda x: [_w(x) + np.float32(1)],
+    ),
+    "not_or_and_static_conditions": (lambda t: [np.linspace(-2, 2, 9).astype(t.np)], _accepted_static),
+    "dtype_attribute_and_powers": (
+        lambda t: [
+            np.linspace(-3, 3, 13).astype(t.np),
+            np.array([0.375], np.float32),
+            np.arange(-6, 7, dtype=np.int8) * np.int8(20),
+        ],
+        lambda x, s, q: [_w(x) * _w(x) + np.sqrt(np.abs(_w(x))) + _w(q) * s],
+    ),
+    "parenthesized_return_tuple": (
+        lambda t: [np.linspace(-2, 2, 15).reshape(3, 5).astype(t.np), np.linspace(1, 0, 5).astype(t.np)],
+        lambda x, g: [_w(x) * _w(g), np.max(_w(x) * _w(g), axis=-1, keepdims=True)],
+    ),
+}
 
 
 @pytest.mark.parametrize("case_id,src,attrs", ACCEPTED, ids=[a[0] for a in ACCEPTED])
 def test_accepted(case_id, src, attrs, dsl, tmp_path):
+    """Accepted bodies lower to IR that names every input and computes what the body says."""
     text = PREAMBLE + textwrap.dedent(src).lstrip("\n")
     module = _import_file(_write(tmp_path, f"ok_{case_id}", text))
+    make, golden = ACCEPTED_VALUES[case_id]
     for dtype in module.ok.dtypes:
-        ir = module.ok.ir(dtype=dtype, **attrs)
-        assert isinstance(ir, str) and ir.strip()
+        for given in ({}, attrs):
+            ir = module.ok.ir(dtype=dtype, **given)
+            assert "static." not in ir, ir  # every static condition is resolved
+            for name in module.ok.inputs:
+                assert re.search(rf"%{name}\b", ir), f"input {name} unused in:\n{ir}"
+            inputs = make(dtype)
+            got = module.ok.reference(*inputs, **given)
+            got = got if isinstance(got, tuple) else (got,)
+            want = golden(*inputs, **given)
+            tols = dsl.precision.output_tolerances(module.ok, dtype, **given)
+            assert len(got) == len(want) == len(module.ok.outputs)
+            for out, g, w in zip(module.ok.outputs, got, want):
+                expected = np.asarray(w, np.float32).astype(dtype.np)
+                dsl.precision.check(g, expected, tols[out], what=f"{case_id}.{out}[{dtype}, {given}]")
 
 
 def test_error_is_raised_by_the_frontend_without_running_the_body(dsl, tmp_path):

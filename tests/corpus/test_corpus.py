@@ -43,9 +43,7 @@ def _load_helpers():
 
 
 H = _load_helpers()
-dsl = pytest.importorskip("dsl")
-if not hasattr(dsl, "op"):
-    pytest.skip("dsl.op is not implemented yet", allow_module_level=True)
+import dsl  # noqa: E402  (a broken dsl fails these tests; it does not skip them)
 
 CORPUS = sorted(p for p in HERE.glob("*.py") if not p.name.startswith(("test_", "_", "conftest")))
 
@@ -117,7 +115,7 @@ def _declared_signature(path):
 def test_corpus_metadata(stem):
     mod, err = LOADED[stem]
     if err is not None:
-        pytest.skip(f"import failed: {err!r}")
+        pytest.fail(f"import failed (see test_corpus_module_imports): {err!r}")
     op = mod.OP
     name, inputs, attrs = _declared_signature(HERE / f"{stem}.py")
     assert op.name == name
@@ -139,11 +137,12 @@ def test_corpus_reference(stem, tname, ai, shape):
     want = mod.golden(t, *args, **attrs)
     got = H.as_tuple(mod.OP.reference(*args, **public), len(want))
     names = list(mod.OP.outputs) if len(mod.OP.outputs) == len(want) else range(len(want))
-    for name, g, (w, out_dtype) in zip(names, got, want):
+    tols = list(dsl.precision.output_tolerances(mod.OP, t, **public).values())
+    for i, (name, g, (w, out_dtype)) in enumerate(zip(names, got, want)):
         what = f"{stem}[{tname}, {public}] output {name}"
         out_dtype = np.dtype(out_dtype)
         if out_dtype.kind == "f" or out_dtype == H.BF16:
-            H.assert_float_output(g, w, out_dtype, what=what)
+            H.assert_float_output(g, w, out_dtype, tols[i], what=what)
         else:
             H.assert_exact(g, np.asarray(w).astype(out_dtype), what=what)
     for a, c in zip(args, copies):
@@ -155,7 +154,7 @@ def test_corpus_reference(stem, tname, ai, shape):
 def test_corpus_ir_mentions_inputs(stem):
     mod, err = LOADED[stem]
     if err is not None:
-        pytest.skip(f"import failed: {err!r}")
+        pytest.fail(f"import failed (see test_corpus_module_imports): {err!r}")
     op = mod.OP
     for tname in getattr(mod, "DTYPES", None) or [d.name for d in op.dtypes]:
         for attrs in mod.ATTRS:

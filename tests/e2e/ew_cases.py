@@ -2,28 +2,16 @@
 
 One ``Case`` per example in ``examples/``: how to make inputs (normal and "stress" values), an
 independent numpy golden (f32 math on inputs widened from T, in the order the DSL source writes
-it), every value of every static attribute, some non-default run-time attribute values, and the
-tolerance class. ``test_elementwise_simulate.py`` builds its matrix from ``CASES``.
+it), every value of every static attribute and some non-default run-time attribute values.
+``test_elementwise_simulate.py`` builds its matrix from ``CASES``.
 
-Tolerance policy (one place: ``Tol`` and ``assert_close``)
------------------------------------------------------------
-The simulated kernel is compared with ``op.reference`` (and the reference with the golden):
-
-* same dtype and shape, NaN at the same positions, equal infinities;
-* f32 outputs: ``|actual - expected| <= atol + rtol * |expected|`` per element;
-* f16/bf16 outputs: at most ``Tol.half_ulps`` (1) unit in the last place of the output dtype
-  apart, judged on the bit patterns (monotonic integer mapping, so -0 == +0); an element also
-  passes if ``|actual - expected| <= half_atol`` (0 for exact-arithmetic ops);
-* integer/bool outputs: exactly equal.
-
-``STRICT`` (rtol 1e-5, atol 1e-6, 1 ulp: the constants of ``dsl.precision``) is for ops made of + - * / max min only: both sides do the same
-f32 operations, so only reassociation by the compiler may differ. ``TRANSCENDENTAL`` (rtol 1e-4,
-atol 1e-5, also 1e-5 absolute for halves) is for ops using exp/log/tanh/sigmoid/sqrt/rsqrt/
-reciprocal, where the kernel may use a hardware-style formula (for example
-``tanh = (e^2x - 1)/(e^2x + 1)``, ``sigmoid = 1/(1 + e^-x)``) that differs from numpy by a few
-ulp of f32; where the result is a cancellation (``1 + tanh(x)`` for very negative x) that
-difference shows as a small absolute error, hence the atol. A case picks its class with
-``Case.tol``.
+Tolerances
+----------
+None here: every comparison uses the precision standard of ``dsl/precision.py`` with the class
+derived from the operator's IR (``tolerances``): an output whose data path has only exact ops
+(+ - * / max min neg abs relu, comparisons, where, casts, round) must equal the reference
+value for value (NaN == NaN, -0 == +0); one with exp/log/sqrt/rsqrt/tanh/sigmoid on its path
+meets ``precision.APPROX``. ``assert_close`` raises with the first and worst mismatch.
 """
 
 from __future__ import annotations
@@ -35,94 +23,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-import ml_dtypes
 import numpy as np
+
+from dsl import precision
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
-F32 = np.dtype(np.float32)
-HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
-
 
 # ---------------------------------------------------------------------------------------------
-# Tolerances
+# Tolerances (dsl/precision.py, derived from the IR)
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Tol:
-    rtol: float = 1e-5  # f32 outputs: relative
-    atol: float = 1e-6  # f32 outputs: absolute
-    half_ulps: int = 1  # f16/bf16 outputs: ulps of the output dtype
-    half_atol: float = 0.0  # f16/bf16 outputs: an absolute error that passes regardless of ulps
-    name: str = "strict"
-
-    def __str__(self) -> str:
-        return self.name
+def tolerances(op, dtype, attrs: dict[str, Any]) -> dict[str, precision.Tolerance]:
+    """Output name -> the precision class of that output in this specialization."""
+    return precision.output_tolerances(op, dtype, **attrs)
 
 
-try:  # the project's precision standard (DESIGN.md section 10), when present, sets the strict class
-    from dsl import precision as _std
-
-    STRICT = Tol(rtol=_std.F32_RTOL, atol=_std.F32_ATOL, half_ulps=_std.HALF_ULPS)
-except ImportError:  # pragma: no cover
-    STRICT = Tol()
-TRANSCENDENTAL = Tol(rtol=1e-4, atol=1e-5, half_atol=1e-5, name="transcendental")
-
-
-def _ordered_bits16(a: np.ndarray) -> np.ndarray:
-    """16-bit float bit patterns as integers monotonic in the value (-0 and +0 both map to 0)."""
-    bits = a.view(np.uint16).astype(np.int32)
-    return np.where(bits & 0x8000, -(bits & 0x7FFF), bits)
-
-
-def assert_close(actual, expected, tol: Tol = STRICT, what: str = "output") -> None:
-    """``actual`` equals ``expected`` within ``tol`` (see the module docstring)."""
+def assert_close(actual, expected, tol: precision.Tolerance = precision.EXACT, what: str = "output") -> None:
+    """``actual`` meets ``expected`` under ``tol`` (dsl/precision.py)."""
     assert isinstance(actual, np.ndarray), f"{what}: expected an ndarray, got {type(actual).__name__}"
-    expected = np.asarray(expected)
-    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype}, expected {expected.dtype}"
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, expected {expected.shape}"
-    if actual.size == 0:
-        return
-    dt = expected.dtype
-    if dt not in HALF and dt != F32:
-        bad = actual != expected
-        _report(bad, actual, expected, what, "exact")
-        return
-    a32, e32 = actual.astype(np.float32), expected.astype(np.float32)
-    a_nan, e_nan = np.isnan(a32), np.isnan(e32)
-    _report(a_nan != e_nan, actual, expected, what, "NaN at different positions")
-    with np.errstate(invalid="ignore", over="ignore"):
-        same = (a32 == e32) | (a_nan & e_nan)  # also equal infinities
-        diff = np.abs(a32.astype(np.float64) - e32.astype(np.float64))
-        if dt == F32:
-            ok = same | (diff <= tol.atol + tol.rtol * np.abs(e32.astype(np.float64)))
-            rule = f"rtol={tol.rtol:g}, atol={tol.atol:g} ({tol})"
-        else:
-            ulps = np.abs(_ordered_bits16(actual) - _ordered_bits16(expected))
-            ok = same | ((ulps <= tol.half_ulps) & np.isfinite(a32) & np.isfinite(e32))
-            if tol.half_atol:
-                ok |= diff <= tol.half_atol
-            rule = f"<= {tol.half_ulps} ulp of {dt}" + (
-                f" or <= {tol.half_atol:g} ({tol})" if tol.half_atol else ""
-            )
-    _report(~ok, actual, expected, what, rule)
-
-
-def _report(bad: np.ndarray, actual, expected, what: str, rule: str) -> None:
-    if not bad.any():
-        return
-    flat = np.flatnonzero(bad.reshape(-1))
-    i = int(flat[0])
-    a, e = actual.reshape(-1), expected.reshape(-1)
-    with np.errstate(invalid="ignore", over="ignore"):
-        d = np.abs(a.astype(np.float64) - e.astype(np.float64))
-        worst = int(flat[np.nanargmax(d[flat])]) if np.isfinite(d[flat]).any() else i
-    raise AssertionError(
-        f"{what}: {len(flat)}/{a.size} elements violate {rule}; first at flat index {i}: "
-        f"got {a[i]!r}, expected {e[i]!r}; worst at {worst}: got {a[worst]!r}, expected {e[worst]!r}"
-    )
+    precision.check(actual, expected, tol, what=f"{what} [{tol}]")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -418,7 +340,6 @@ class Case:
     golden: Callable[[list, dict], list]
     static: dict[str, tuple] = field(default_factory=dict)  # every value of every static attr
     runtime: tuple[dict[str, Any], ...] = ()  # non-default run-time attribute values to try
-    tol: Tol = STRICT
 
     @property
     def op(self):
@@ -441,10 +362,9 @@ CASES: list[Case] = [
         gen_adamw,
         golden_adamw,
         static={"amsgrad": (False, True), "maximize": (False, True)},
-        tol=TRANSCENDENTAL,  # sqrt
     ),
-    Case("gelu_tanh", gen_gelu, golden_gelu, tol=TRANSCENDENTAL),
-    Case("silu", gen_silu, golden_silu, tol=TRANSCENDENTAL),
+    Case("gelu_tanh", gen_gelu, golden_gelu),
+    Case("silu", gen_silu, golden_silu),
     Case(
         "leaky_relu",
         gen_leaky,
@@ -481,7 +401,6 @@ CASES: list[Case] = [
         gen_softplus,
         golden_softplus,
         runtime=({"beta": 2.0}, {"beta": 0.5}),
-        tol=TRANSCENDENTAL,
     ),
     Case(
         "rms_prop",
@@ -489,7 +408,6 @@ CASES: list[Case] = [
         golden_rms_prop,
         static={"form": ("tf", "torch")},
         runtime=({"rho": 0.99, "momentum": 0.9, "epsilon": 1e-3},),
-        tol=TRANSCENDENTAL,  # rsqrt, sqrt, reciprocal
     ),
     Case(
         "fake_quant",

@@ -124,8 +124,12 @@ def test_ascend950_uses_the_membase_kernels(write_module, tmp_path):
     project = mod.twice_relu.compile(target="ascend950", out_dir=tmp_path)
     assert 'AddConfig("ascend950")' in (project / "op_host" / "twice_relu.cpp").read_text()
     x = np.linspace(-3, 3, 70001).astype(np.float16)
-    out = mod.twice_relu.simulate(x, target="ascend950")  # 64 cores, 248 KiB UB
-    assert dsl.precision.compare(out, mod.twice_relu.reference(x)).ok
+    from backends.ascendc.simulate import simulate
+
+    out, result = simulate(mod.twice_relu, (x,), {}, target="ascend950")  # 64 cores, 248 KiB UB
+    assert result.block_dim == 35  # ceil(70001 / 2048 f16 per core) < 64 cores
+    assert dsl.precision.output_tolerances(mod.twice_relu, "f16") == {"y": dsl.precision.EXACT}
+    dsl.precision.check(out, mod.twice_relu.reference(x), dsl.precision.EXACT, what="twice_relu[ascend950]")
     with pytest.raises(ValueError, match="unknown target 'npu9'"):
         mod.twice_relu.compile(target="npu9", out_dir=tmp_path)
 
@@ -202,8 +206,17 @@ def test_cli_compile_explain_and_run(tmp_path, capsys):
     )
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "apply_adam_w[f16] matches the reference" in out
-    assert "tiling key 2, block dim 3" in out  # 5000 f16 elements, >= 2048 per core
+    lines = out.splitlines()
+    assert lines[0].startswith("inputs (seed 0): var, m, v, ")  # what was drawn comes first
+    # m_out and v_out have only exact ops on their path: bit-exact; var_out has sqrt
+    assert lines[1].startswith("var_out: max abs err ") and " (approx) -> ok" in lines[1], lines
+    assert lines[2:4] == [
+        "m_out: max abs err 0, max rel err 0 (exact) -> ok",
+        "v_out: max abs err 0, max rel err 0 (exact) -> ok",
+    ]
+    key = next(line for line in lines if line.startswith("tiling key "))
+    assert key.startswith("tiling key 2, block dim 3, DMA copies ")  # 5000 f16, >= 2048 per core
+    assert lines[-1] == "apply_adam_w[f16] matches the reference"
 
 
 def test_builtin_operator_names_warn(write_module, tmp_path):
@@ -239,3 +252,19 @@ def test_emulator_faults_name_the_dsl_line(write_module, tmp_path):
     with pytest.raises(dsl.RaceError) as e:
         mod.twice.simulate(np.ones(64, np.float32), project=project)
     assert "DSL line(s): " in str(e.value) and ".py:7 (op_kernel/twice.cpp:" in str(e.value)
+
+
+def test_math_on_an_int8_scalar_is_refused_at_its_line(write_module, tmp_path):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, i8, f32
+
+        @dsl.op(dtypes=(f32,))
+        def add_s8(x: Tensor, s: Scalar[i8]):
+            y = x + s
+            return y
+        """)
+    with pytest.raises(CompileError) as e:
+        mod.add_s8.compile(out_dir=tmp_path / "out")
+    assert e.value.loc.line == 7 and "Duplicate does not take i8" in str(e.value)
+    assert "y = x + s" in str(e.value)

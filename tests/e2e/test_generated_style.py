@@ -95,3 +95,29 @@ def test_adam_w_project_matches_the_golden_copy(projects):
             golden.write_text(got)
         assert golden.is_file(), f"no golden copy {golden}; run with DSLC_UPDATE_GOLDEN=1"
         assert got == golden.read_text(), f"{rel} differs from {golden} (DSLC_UPDATE_GOLDEN=1 to accept)"
+
+
+def test_cann_9_spellings_run_on_the_emulator(tmp_path):
+    """--cann 9.0 emits the 9.x names (SetSimdNumBlocks, scalar Cast) instead of the 8.5 ones 9.x
+    deprecates, and the project still runs bit-exact."""
+    import ml_dtypes
+    import numpy as np
+
+    from backends.ascendc.compile import lower
+    from backends.ascendc.project import write_project
+
+    op = _load("apply_adam_w")
+    compiled = lower(op, cann="9.0", warn_builtin=False)
+    project = write_project(tmp_path, compiled.plan, compiled.files, {})
+    host = (project / "op_host" / "apply_adam_w.cpp").read_text()
+    kernel = (project / "op_kernel" / "apply_adam_w.cpp").read_text()
+    assert "SetSimdNumBlocks(" in host and "SetBlockDim(" not in host
+    assert "return Cast(value);" in kernel and "ToFloat" not in kernel
+    rng = np.random.default_rng(0)
+    n = 3000
+    var, m, g = (rng.uniform(-1, 1, n).astype(ml_dtypes.bfloat16) for _ in range(3))
+    v = np.abs(rng.uniform(-1, 1, n)).astype(ml_dtypes.bfloat16)
+    args = (var, m, v, 0.5, 0.25, 0.001, 0.01, 0.9, 0.999, 1e-8, g, None)
+    got = op.simulate(*args, project=project)
+    for a, b in zip(got, op.reference(*args)):
+        np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))

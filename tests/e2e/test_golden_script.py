@@ -56,10 +56,23 @@ def test_golden_gen_and_compare(tmp_path):
         out.tofile(data / f"output_{name}.bin")
     ok = subprocess.run([sys.executable, str(script), "compare", str(data)], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert "param_out: max abs err" in ok.stdout and "-> ok" in ok.stdout
+    assert ok.stdout.splitlines() == [
+        "param_out: max abs err 0, max rel err 0 (exact) -> ok",
+        "buf_out: max abs err 0, max rel err 0 (exact) -> ok",
+    ]
 
+    # sgd_momentum has only exact ops: one element one ulp off is a mismatch
     bad = outs[0].copy()
-    bad[17] = bad[17] + np.float16(1.0)
+    bad.view(np.uint16)[17] += 1
     bad.tofile(data / "output_param_out.bin")
     fail = subprocess.run([sys.executable, str(script), "compare", str(data)], capture_output=True, text=True)
-    assert fail.returncode == 1 and "MISMATCH" in fail.stdout
+    assert fail.returncode == 1, fail.stdout + fail.stderr
+    assert fail.stdout.startswith("param_out: max abs err "), fail.stdout
+    assert "(exact) -> MISMATCH: 1/3000 elements violate exact equality" in fail.stdout
+    assert "first at flat index 17" in fail.stdout
+    assert "buf_out: max abs err 0, max rel err 0 (exact) -> ok" in fail.stdout
+    # --rtol loosens only outputs with approximated math; this one stays exact
+    fail = subprocess.run(
+        [sys.executable, str(script), "compare", str(data), "--rtol", "0.5"], capture_output=True, text=True
+    )
+    assert fail.returncode == 1 and "(exact) -> MISMATCH" in fail.stdout, fail.stdout

@@ -3,15 +3,18 @@ compared with the reference interpreter.
 
 In the examples a function's error can hide inside a larger expression (``1 + tanh(x)`` makes
 tanh's error near 0 invisible, an absolute tolerance hides errors on tiny results). Here the
-tolerance is relative only: ``INTRINSIC`` is rtol 1e-4 for f32 (the transcendental allowance of
-``ew_cases``) with an absolute floor only below the smallest normal f32 (1e-37), and 1 ulp for
-f16/bf16 (no absolute allowance). Domains: logarithmic sweeps of both signs over the function's
+class comes from the IR as everywhere (``dsl.precision``): the exact functions (abs, relu, neg,
+x**2, division, reciprocal) must equal the reference bit for bit; for the approximated ones the
+``APPROX`` class is made relative only (``intrinsic_tolerance``): its f32 rtol with an absolute
+floor only below the smallest normal f32 (1e-37), and its ulps for f16/bf16 with no absolute
+allowance. Domains: logarithmic sweeps of both signs over the function's
 legal range, plus zeros, subnormal and overflowing arguments where the result is defined
 (+-inf, 0); NaN results (log or sqrt of a negative number) are left out.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -20,6 +23,7 @@ import numpy as np
 import pytest
 
 import dsl
+from dsl import precision
 
 
 def _load(name: str, file: str):
@@ -34,8 +38,15 @@ def _load(name: str, file: str):
 C = _load("dslc_e2e_ew_cases", "ew_cases.py")
 M = _load("dslc_e2e_ew_intrinsics", "ew_intrinsics.py")
 
-INTRINSIC = C.Tol(rtol=1e-4, atol=1e-37, half_atol=0.0, name="intrinsic, relative only")
 DTYPES = ("f16", "f32", "bf16")
+
+
+def intrinsic_tolerance(op, dt) -> precision.Tolerance:
+    """The output's class; an approximated one without its absolute floors (relative only)."""
+    tol = C.tolerances(op, dt, {})[op.outputs[0]]
+    if tol.exact:
+        return tol
+    return dataclasses.replace(tol, f32_atol=1e-37, half_atol=0.0, name=f"{tol.name}, relative only")
 
 
 def _both(lo: float, hi: float, k: int = 300) -> np.ndarray:
@@ -76,7 +87,7 @@ def test_intrinsic_matches_reference(name, dt):
     with np.errstate(all="ignore"):
         expected = op.reference(x)
     actual = op.simulate(x, cores=4)
-    C.assert_close(actual, expected, INTRINSIC, what=f"{name}[{dt}]")
+    C.assert_close(actual, expected, intrinsic_tolerance(op, dt), what=f"{name}[{dt}]")
 
 
 @pytest.mark.parametrize("dt", DTYPES)
@@ -88,7 +99,9 @@ def test_division(dt):
     b = np.roll(a, 37)
     with np.errstate(all="ignore"):
         expected = M.ew_div.reference(a, b)
-    C.assert_close(M.ew_div.simulate(a, b, cores=4), expected, INTRINSIC, what=f"div[{dt}]")
+    tol = intrinsic_tolerance(M.ew_div, dt)
+    assert tol.exact
+    C.assert_close(M.ew_div.simulate(a, b, cores=4), expected, tol, what=f"div[{dt}]")
 
 
 def test_input_named_like_the_output():

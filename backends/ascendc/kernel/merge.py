@@ -127,8 +127,13 @@ class Space:
             return terms[0]
         return " || ".join(f"({t})" if "&&" in t else t for t in terms)
 
-    def _cover(self, inside: frozenset, outside: frozenset) -> list[tuple]:
-        """Greedy cover of ``inside`` by cubes (one value subset per dim) that miss ``outside``."""
+    def _candidates(self) -> tuple[list, list]:
+        """Every cube (one value subset per dim) with the points it holds, in a fixed order; the
+        same for every condition of this space, so computed once per set of points."""
+        key = (tuple(self.points), tuple(self.dims))
+        cached = self.__dict__.get("_candidates_cache")
+        if cached is not None and cached[0] == key:
+            return cached[1], cached[2]
         choices = []
         for k, dim in enumerate(self.dims):
             present = sorted({p[k] for p in self.points}, key=dim.values.index)
@@ -139,9 +144,16 @@ class Space:
         cubes = []
         for combo in itertools.product(*(s for s, _ in choices)):
             members = {p for p in self.points if all(p[k] in combo[k] for k in range(len(combo)))}
-            if members and not (members & outside):
+            if members:
                 constrained = sum(1 for k, s in enumerate(combo) if s != choices[k][1])
                 cubes.append((combo, frozenset(members), constrained))
+        self.__dict__["_candidates_cache"] = (key, choices, cubes)
+        return choices, cubes
+
+    def _cover(self, inside: frozenset, outside: frozenset) -> list[tuple]:
+        """Greedy cover of ``inside`` by cubes (one value subset per dim) that miss ``outside``."""
+        choices, candidates = self._candidates()
+        cubes = [c for c in candidates if not (c[1] & outside)]
         chosen, left = [], set(inside)
         while left:
             combo, members, _ = max(cubes, key=lambda c: (len(c[1] & left), -c[2], -self._cost(c[0])))

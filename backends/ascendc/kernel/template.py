@@ -102,6 +102,23 @@ def agree_view_types(renderers: list[VariantRenderer]) -> dict[str, str]:
     return types
 
 
+def agree_scalar_types(renderers: list[VariantRenderer]) -> None:
+    """A scalar member is T, or one concrete type, in every variant: where variants hold values
+    of different types under one name (an f32 Scalar read as i32 by an i32 op), each type gets
+    its own member (``s_`` -> ``sF32_``, ``sI32_``)."""
+    seen: dict[str, set] = {}
+    for r in renderers:
+        for m, dt in r.code.scalar_members.items():
+            seen.setdefault(m, set()).add((dt, r.v.dtype))
+    for m, pairs in seen.items():
+        if len({ctype(dt) for dt, _ in pairs}) == 1 or all(dt == t for dt, t in pairs):
+            continue
+        for r in renderers:
+            dt = r.code.scalar_members.get(m)
+            if dt is not None:
+                r.rename_scalar(m, m[:-1] + _TYPE_WORD.get(ctype(dt), "X") + "_")
+
+
 _TYPE_WORD = {
     "float": "F32",
     "half": "F16",
@@ -289,6 +306,7 @@ def emit_kernel(
     renderers = [renderer(v, sig, facts) for v in variants]
     for r in renderers:
         r.render_init()
+    agree_scalar_types(renderers)
     proposals = [r.propose_names() for r in renderers]
     chains, temps = {}, {}
     for p in proposals:
@@ -608,8 +626,13 @@ class KernelText:
         w = self.e.w
         plan = self.plan
         with w.block("__aicore__ inline void ProcessTile(uint64_t t)"):
+            bodies = [s.code for code in plan.codes.values() for s in code.body]
+            if not bodies:  # every output of every variant is absent (x if flag else None)
+                w.line("(void)t;")
+                return
             w.line("const uint32_t len = static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
-            w.line("const int32_t n = static_cast<int32_t>(len);")
+            if any(re.search(r"\bn\b", code) for code in bodies):  # a pure copy has no vector op
+                w.line("const int32_t n = static_cast<int32_t>(len);")
             if any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values()):
                 w.line(
                     "const int32_t slot = static_cast<int32_t>(t & 1);",
@@ -679,8 +702,11 @@ class KernelText:
                     mapping[view.buffer],
                     f"{mapping[view.buffer]}.Get<{t}>(){at}",
                 )
+        text = "\n".join(s.code for code in plan.codes.values() for s in code.body)
         partial: dict[Hashable, list[Stmt]] = {vid: [] for vid in plan.codes}
         for name in order:
+            if not re.search(rf"\b{re.escape(name)}\b", text):
+                continue  # an output that is another output or an input: copied from that view
             used = bound[name]
             ranked = sorted(
                 {b for b in used.values()}, key=lambda b: -sum(1 for x in used.values() if x == b)

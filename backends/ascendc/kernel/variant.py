@@ -10,6 +10,7 @@ Naming is shared across variants through ``OpFacts``: when one variant widens in
 from __future__ import annotations
 
 import os
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -352,6 +353,13 @@ class VariantRenderer:
             if name == old:
                 store_as[k] = new
 
+    def rename_scalar(self, old: str, new: str) -> None:
+        code = self.code
+        code.scalar_members[new] = code.scalar_members.pop(old)
+        pattern = re.compile(rf"\b{re.escape(old)}(?!\w)")
+        code.scalars = {k: pattern.sub(new, text) for k, text in code.scalars.items()}
+        code.init = [dataclasses.replace(s, code=pattern.sub(new, s.code)) for s in code.init]
+
     def view(self, v) -> str:
         return self.code.view_of[id(v)]
 
@@ -412,7 +420,7 @@ class VariantRenderer:
         if name == "scalar.load":
             p = op.operands[0]
             read = f"LoadScalar<{self.ctype_text(p.type.dtype)}>({camel(p.name)})"
-            if p.name in self.facts.scalar_widened:
+            if p.name in self.facts.scalar_widened and p.type.dtype.is_float:
                 only_widened = all(
                     u.opname == "cast" and u.result.type.dtype == f32
                     for u in self.func.walk()

@@ -21,6 +21,7 @@ from dsl import errors
 
 from .build import ProjectSources, build_project
 from .dtypes import c_type, ge_code
+from .trace import SimTrace
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 POISON = 0xFF  # fresh output GM: NaN in every float format, -1 in every integer
@@ -48,6 +49,8 @@ class SimResult:
     # bytes_out, repeats, set_flags, wait_flags, barriers; plus ub_peak_bytes (max over blocks),
     # l2_hints, kernel_seconds (wall time of all blocks in the emulator) and per_block.
     counters: dict = field(default_factory=dict)
+    # Every instruction of every block (``simulate_project(..., trace=True)``), else None.
+    trace: SimTrace | None = None
 
 
 def _shm_dir() -> str | None:
@@ -92,11 +95,14 @@ def simulate_project(
     race_detection: bool = True,
     ub_capacity: int | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
+    trace: bool = False,
 ) -> SimResult:
     """Compile ``project_dir`` for the emulator and run it on ``inputs``.
 
     ``inputs``/``outputs``/``attrs`` follow the OpDef declaration order; ``None`` is an absent
-    optional input. Raises a ``dsl.SimulationError`` subclass on any detected fault.
+    optional input. Raises a ``dsl.SimulationError`` subclass on any detected fault. With
+    ``trace=True`` the result carries the per-core instruction trace (``SimResult.trace``) that
+    the performance model replays; recording it costs time and memory, so runs do not by default.
     """
     cores = target.aiv_cores if cores is None else int(cores)
     if cores < 1:
@@ -142,6 +148,9 @@ def simulate_project(
             dims = " ".join(str(d) for d in shape)
             lines.append(f"output {i} 1 {ge_code(dt)} {len(shape)} {dims} {path} {nbytes}")
         lines += [_attr_line(i, v) for i, v in enumerate(attrs)]
+        trace_file = tmpdir / "trace.bin"
+        if trace:
+            lines.append(f"trace {trace_file}")
         request, result = tmpdir / "request.txt", tmpdir / "result.json"
         request.write_text("\n".join(lines) + "\n")
 
@@ -169,6 +178,7 @@ def simulate_project(
                 msg += f"\nhost/kernel output:\n{host_output}"
             raise cls(msg)
         outs = [np.fromfile(path, dtype=dt).reshape(shape) for path, shape, dt in out_specs]
+        recorded = SimTrace.load(trace_file, res["trace"], Path(project_dir).resolve()) if trace else None
 
     return SimResult(
         outputs=outs,
@@ -176,4 +186,5 @@ def simulate_project(
         block_dim=int(res["block_dim"]),
         workspace_bytes=int(res["workspace_bytes"]),
         counters={**_aggregate(res["blocks"]), "kernel_seconds": float(res["kernel_seconds"])},
+        trace=recorded,
     )

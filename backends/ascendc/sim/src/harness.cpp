@@ -48,6 +48,7 @@ struct Request {
     std::vector<gert::AttrValue> attrs;
     uint32_t cores = 1, aic_cores = 1;
     std::string soc;
+    std::string trace;  // where to write the instruction trace ("": none)
 };
 
 std::string unhex(const std::string& h) {
@@ -73,6 +74,10 @@ Request parse_request(const char* path) {
         else if (key == "aic_cores") ss >> r.aic_cores;
         else if (key == "strict") ss >> c.strict;
         else if (key == "race") ss >> c.race;
+        else if (key == "trace") {
+            ss >> r.trace;
+            c.trace = !r.trace.empty();
+        }
         else if (key == "soc") ss >> r.soc;
         else if (key == "bf16_ops") {
             std::string op;
@@ -188,15 +193,38 @@ struct Result {
     double kernel_seconds = 0;
     uint32_t block_dim = 0;
     std::vector<std::string> blocks;
+    std::vector<size_t> trace_starts;  // first trace record of each block
+    std::vector<std::string> regions;  // GM region names, in gm_regions() order
 };
 
-void write_result(const char* path, const Result& r) {
+std::string json_strings(const std::vector<std::string>& v) {
+    std::string o = "[";
+    for (size_t i = 0; i < v.size(); i++) o += (i ? ",\"" : "\"") + json_escape(v[i]) + "\"";
+    return o + "]";
+}
+
+// The trace records as one binary file (the TraceRec layout); names and block starts go in the JSON.
+std::string write_trace(const std::string& path, const Result& r) {
+    const auto& recs = dslc::trace_records();
+    if (FILE* f = std::fopen(path.c_str(), "wb")) {
+        if (!recs.empty()) std::fwrite(recs.data(), sizeof(dslc::TraceRec), recs.size(), f);
+        std::fclose(f);
+    }
+    std::ostringstream o;
+    o << ",\"trace\":{\"records\":" << recs.size() << ",\"block_starts\":[";
+    for (size_t i = 0; i < r.trace_starts.size(); i++) o << (i ? "," : "") << r.trace_starts[i];
+    o << "],\"apis\":" << json_strings(dslc::trace_apis()) << ",\"locs\":" << json_strings(dslc::trace_locs())
+      << ",\"regions\":" << json_strings(r.regions) << "}";
+    return o.str();
+}
+
+void write_result(const char* path, const Result& r, const std::string& extra) {
     std::ofstream o(path);
     o << "{\"status\":\"" << r.status << "\",\"kind\":\"" << r.kind << "\",\"message\":\"" << json_escape(r.message)
       << "\",\"tiling_key\":" << r.tiling_key << ",\"block_dim\":" << r.block_dim
       << ",\"workspace_bytes\":" << r.workspace << ",\"kernel_seconds\":" << r.kernel_seconds << ",\"blocks\":[";
     for (size_t i = 0; i < r.blocks.size(); i++) o << (i ? "," : "") << r.blocks[i];
-    o << "]}\n";
+    o << "]" << extra << "}\n";
 }
 
 void on_signal(int sig) {
@@ -359,9 +387,11 @@ void run(const Request& req, Result& res) {
     regions.push_back({tiling.data(), tiling.size(), "tiling data", {}});
     args.push_back(workspace.data());
     args.push_back(tiling.data());
+    for (const auto& reg : regions) res.regions.push_back(reg.name);
 
     auto t0 = std::chrono::steady_clock::now();
     for (uint32_t b = 0; b < ctx.block_dim_; b++) {
+        res.trace_starts.push_back(dslc::trace_records().size());
         dslc::begin_block(b, ctx.block_dim_, ctx.tiling_key_);
         try {
             dslc_launch(args.data());
@@ -386,8 +416,9 @@ int main(int argc, char** argv) {
     }
     for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) signal(sig, on_signal);
     Result res;
+    Request req;
     try {
-        Request req = parse_request(argv[1]);
+        req = parse_request(argv[1]);
         run(req, res);
     } catch (const SimFault& f) {
         // The first fault names the error; the run's other distinct faults follow it.
@@ -409,6 +440,6 @@ int main(int argc, char** argv) {
         res.message = std::string("uncaught C++ exception: ") + e.what();
     }
     std::fflush(stdout);
-    write_result(argv[2], res);
+    write_result(argv[2], res, req.trace.empty() ? std::string() : write_trace(req.trace, res));
     return 0;
 }

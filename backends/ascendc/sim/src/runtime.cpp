@@ -19,6 +19,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "kernel_operator.h"
 
@@ -93,6 +94,17 @@ struct State {
     // Faults of the whole run: the recoverable ones are recorded and the block goes on (see soft_fault).
     std::vector<SimFault> faults;
     std::set<std::tuple<int, std::string, int, long>> fault_keys;
+    // The performance trace (Config::trace): records, interned strings, the record of the last
+    // issued instruction (annotations apply to it) and the dtype(s) the next vector op declared.
+    std::vector<TraceRec> trace;
+    std::vector<std::string> trace_apis, trace_locs;
+    std::unordered_map<const char*, uint16_t> api_by_ptr;
+    std::map<std::string, uint16_t> api_by_name;
+    std::map<std::pair<const char*, int>, uint32_t> loc_by_ptr;
+    std::map<std::string, uint32_t> loc_by_name;
+    uint32_t trace_instr = 0;
+    uint8_t pending_dt = 0xff, pending_dt2 = 0xff;
+    uint32_t queues = 0;
 };
 
 State& S() {
@@ -262,6 +274,95 @@ void gm_split(uintptr_t x) {
 
 }  // namespace
 
+// ---------------------------------------------------------------- trace
+namespace {
+uint16_t intern_api(const char* api) {
+    State& s = S();
+    auto it = s.api_by_ptr.find(api);
+    if (it != s.api_by_ptr.end()) return it->second;
+    auto [named, fresh] = s.api_by_name.emplace(api, static_cast<uint16_t>(s.trace_apis.size()));
+    if (fresh) s.trace_apis.emplace_back(api);
+    s.api_by_ptr.emplace(api, named->second);
+    return named->second;
+}
+
+uint32_t intern_loc(Loc loc) {
+    State& s = S();
+    auto key = std::make_pair(loc.file, loc.line);
+    auto it = s.loc_by_ptr.find(key);
+    if (it != s.loc_by_ptr.end()) return it->second;
+    std::string name = std::string(loc.file ? loc.file : "?") + ":" + std::to_string(loc.line);
+    auto [named, fresh] = s.loc_by_name.emplace(name, static_cast<uint32_t>(s.trace_locs.size()));
+    if (fresh) s.trace_locs.push_back(name);
+    s.loc_by_ptr.emplace(key, named->second);
+    return named->second;
+}
+
+TraceRec* traced(uint32_t instr) {
+    State& s = S();
+    if (!s.cfg.trace || s.trace.empty() || instr != s.trace_instr) return nullptr;
+    return &s.trace.back();
+}
+
+int region_of(const void* p) {
+    const auto& regions = S().regions;
+    const uint8_t* a = static_cast<const uint8_t*>(p);
+    for (size_t i = 0; i < regions.size(); i++)
+        if (a >= regions[i].base && a < regions[i].base + regions[i].bytes + (regions[i].bytes == 0)) return int(i);
+    return -1;
+}
+
+TraceRec blank_rec(Pipe p, TraceKind k, const char* api, Loc loc) {
+    TraceRec r;
+    std::memset(&r, 0, sizeof r);
+    r.pipe = p;
+    r.kind = k;
+    r.dtype = r.dtype2 = 0xff;
+    r.api = intern_api(api);
+    r.gm = kTraceNone16;
+    r.loc = intern_loc(loc);
+    r.key = kTraceNone32;
+    r.ub[0] = r.ub[1] = r.ub[2] = kTraceNone32;
+    return r;
+}
+}  // namespace
+
+std::vector<TraceRec>& trace_records() { return S().trace; }
+const std::vector<std::string>& trace_apis() { return S().trace_apis; }
+const std::vector<std::string>& trace_locs() { return S().trace_locs; }
+
+void trace_operand(uint32_t instr, uint32_t addr, bool write) {
+    TraceRec* r = traced(instr);
+    if (!r) return;
+    if (write) {
+        if (r->ub[0] == kTraceNone32) r->ub[0] = addr;
+    } else if (r->ub[1] == kTraceNone32) {
+        r->ub[1] = addr;
+    } else if (r->ub[2] == kTraceNone32) {
+        r->ub[2] = addr;
+    }
+}
+
+void trace_sync(uint32_t instr, int kind, uint32_t key) {
+    TraceRec* r = traced(instr);
+    if (!r) return;
+    r->kind = static_cast<uint8_t>(kind);
+    r->key = key;
+}
+
+uint32_t trace_queue_id() { return ++S().queues; }
+
+void count_l2_hint(const void* p, int mode, Loc loc) {
+    State& s = S();
+    s.counters.l2_hints++;
+    if (!s.cfg.trace) return;
+    TraceRec r = blank_rec(P_S, TK_L2HINT, "SetL2CacheHint", loc);
+    int reg = region_of(p);
+    r.gm = reg < 0 ? kTraceNone16 : static_cast<uint16_t>(reg);
+    r.key = static_cast<uint32_t>(mode);
+    s.trace.push_back(r);
+}
+
 Config& config() { return S().cfg; }
 std::vector<SimFault>& recorded_faults() { return S().faults; }
 std::vector<GmRegion>& gm_regions() { return S().regions; }
@@ -293,6 +394,7 @@ void begin_block(int64_t idx, int64_t num, uint64_t key) {
     s.buf_seq = 0;
     s.counters = BlockCounters{};
     s.last_api[0] = 0;
+    s.trace_instr = 0;
 }
 
 void end_block() {
@@ -350,19 +452,35 @@ uint32_t issue(Pipe p, const char* api, Loc loc) {
     }
     s.instrs.push_back(Instr{static_cast<uint8_t>(p), t, api, loc.file, loc.line});
     s.counters.pipe[p].instructions++;
+    if (s.cfg.trace) {
+        TraceRec r = blank_rec(p, TK_OP, api, loc);
+        r.dtype = s.pending_dt;
+        r.dtype2 = s.pending_dt2;
+        s.trace.push_back(r);
+        s.trace_instr = static_cast<uint32_t>(s.instrs.size() - 1);
+    }
+    s.pending_dt = s.pending_dt2 = 0xff;
     snprintf(s.last_api, sizeof s.last_api, "%s %s at %s:%d", kPipeName[p], api, loc.file, loc.line);
     return static_cast<uint32_t>(s.instrs.size() - 1);
 }
 
-void count_vector(uint32_t repeats) { S().counters.pipe[P_V].repeats += repeats; }
+void count_vector(uint32_t repeats) {
+    State& s = S();
+    s.counters.pipe[P_V].repeats += repeats;
+    if (TraceRec* r = traced(s.trace_instr)) r->repeats += repeats;
+}
 void count_dma(Pipe p, uint64_t bytes, uint32_t bursts) {
-    PipeCounters& c = S().counters.pipe[p];
+    State& s = S();
+    if (TraceRec* r = traced(s.trace_instr)) {
+        r->bytes += bytes;
+        r->repeats += bursts;
+    }
+    PipeCounters& c = s.counters.pipe[p];
     c.dma++;
     c.bursts += bursts;
     if (p == P_MTE2) c.bytes_in += bytes;
     if (p == P_MTE3) c.bytes_out += bytes;
 }
-void count_l2_hint() { S().counters.l2_hints++; }
 
 // ---------------------------------------------------------------- dtype support
 namespace {
@@ -399,10 +517,13 @@ void check_dtype(const char* api, DType dt, Loc loc) {
     if (!ok)
         fault(F_UNSUPPORTED, loc, "%s does not support %s on arch %d (cast to a supported type first)", api,
               dtype_name(dt), c.npu_arch);
+    S().pending_dt = dt;  // the next issue() is this op
 }
 
 void check_cast(DType src, DType dst, int mode, Loc loc) {
     using R = AscendC::RoundMode;
+    S().pending_dt = dst;
+    S().pending_dt2 = src;
     const R m = static_cast<R>(mode);
     static const char* mode_names[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL",
                                        "CAST_ROUND", "CAST_TRUNC", "CAST_ODD", "CAST_HYBRID"};
@@ -524,6 +645,10 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
               (unsigned long long)bytes);
     }
     uint64_t off = static_cast<uint64_t>(a - reg->base);
+    if (TraceRec* r = traced(id); r && r->gm == kTraceNone16) {
+        r->gm = static_cast<uint16_t>(reg - s.regions.data());
+        r->gm_off = static_cast<uint32_t>(off);
+    }
     if (off + bytes > reg->bytes)
         fault(F_MEMORY, loc, "%s: GM %s [%llu, %llu) B is out of bounds of %s (%llu B): %llu B past the end", api,
               write ? "write" : "read", (unsigned long long)off, (unsigned long long)(off + bytes), reg->name.c_str(),
@@ -611,7 +736,7 @@ EvPipes checked_event(int event, int id, const char* api, Loc loc) {
 void set_flag(int event, int id, Loc loc) {
     EvPipes e = checked_event(event, id, "SetFlag", loc);
     State& s = S();
-    issue(static_cast<Pipe>(e.src), "SetFlag", loc);
+    trace_sync(issue(static_cast<Pipe>(e.src), "SetFlag", loc), TK_SET, uint32_t(event * kIds + id));
     FlagSlot& f = s.flags[event][id];
     long detail = event * kIds + id;
     if (f.set)
@@ -644,7 +769,7 @@ void set_flag(int event, int id, Loc loc) {
 void wait_flag(int event, int id, Loc loc) {
     EvPipes e = checked_event(event, id, "WaitFlag", loc);
     State& s = S();
-    issue(static_cast<Pipe>(e.dst), "WaitFlag", loc);
+    trace_sync(issue(static_cast<Pipe>(e.dst), "WaitFlag", loc), TK_WAIT, uint32_t(event * kIds + id));
     FlagSlot& f = s.flags[event][id];
     if (!f.set) {
         soft_fault(F_DEADLOCK, loc, loc, event * kIds + id,
@@ -669,13 +794,13 @@ void pipe_barrier(int pipe, Loc loc) {
         case PIPE_MTE2:
         case PIPE_MTE3: {
             Pipe p = pipe == PIPE_V ? P_V : (pipe == PIPE_MTE2 ? P_MTE2 : P_MTE3);
-            issue(p, "PipeBarrier", loc);
+            trace_sync(issue(p, "PipeBarrier", loc), TK_BARRIER, uint32_t(pipe));
             s.self_done[p] = s.vc[p].c[p];
             s.counters.pipe[p].barriers++;
             return;
         }
         case PIPE_ALL: {
-            issue(P_S, "PipeBarrier<PIPE_ALL>", loc);
+            trace_sync(issue(P_S, "PipeBarrier<PIPE_ALL>", loc), TK_BARRIER_ALL, uint32_t(pipe));
             Clock all{};
             for (int p = 0; p < NPIPE; p++)
                 for (int q = 0; q < NPIPE; q++)

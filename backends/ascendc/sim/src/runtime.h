@@ -22,8 +22,32 @@ struct Config {
     uint32_t ub_capacity = 196608 - 256 - 8192;
     bool strict = false;
     bool race = true;
+    bool trace = false;  // record every instruction for the performance model (TraceRec below)
     std::set<std::string> bf16_ops;
 };
+
+// One record per instruction issued (and per SetL2CacheHint) when Config::trace is on: what the
+// performance model replays (backends/ascendc/perf/trace.py reads this layout with numpy).
+enum TraceKind : uint8_t { TK_OP = 0, TK_SET = 1, TK_WAIT = 2, TK_BARRIER = 3, TK_BARRIER_ALL = 4, TK_L2HINT = 5 };
+constexpr uint16_t kTraceNone16 = 0xffff;
+constexpr uint32_t kTraceNone32 = 0xffffffffu;
+struct TraceRec {
+    uint8_t pipe;    // Pipe that executes it
+    uint8_t kind;    // TraceKind
+    uint8_t dtype;   // DType of a vector op (the destination's for Cast), 0xff: none
+    uint8_t dtype2;  // Cast: the source's DType
+    uint16_t api;    // index into trace_apis()
+    uint16_t gm;     // GM region (gm_regions() order) of a copy or L2 hint, 0xffff: none
+    uint32_t loc;    // index into trace_locs(): "file:line" of the call
+    uint32_t repeats;  // vector repeats (256 B each) / DataCopy bursts
+    uint64_t bytes;    // bytes a copy moves
+    uint32_t key;      // flags: event * 8 + id (TQue: 1 << 20 | ...); L2 hint: CacheMode; barrier: pipe_t
+    uint32_t gm_off;   // byte offset of the copy's first GM byte in its region (low 32 bits)
+    uint32_t ub[3];    // UB addresses of dst, src0, src1 (vector ops), kTraceNone32: none
+    uint32_t pad;
+};
+static_assert(sizeof(TraceRec) == 48, "TraceRec layout is read by Python");
+
 
 struct PipeCounters {
     uint64_t instructions = 0, dma = 0, bursts = 0, bytes_in = 0, bytes_out = 0, repeats = 0, set_flags = 0,
@@ -48,6 +72,10 @@ void begin_block(int64_t idx, int64_t num, uint64_t key);
 void end_block();  // leaked-flag check
 const BlockCounters& block_counters();
 const char* last_api_summary();
+// The trace of the run so far (all blocks, in order) and its string tables.
+std::vector<TraceRec>& trace_records();
+const std::vector<std::string>& trace_apis();
+const std::vector<std::string>& trace_locs();
 // Faults of the run so far, in order (the recoverable ones do not stop a block).
 std::vector<SimFault>& recorded_faults();
 

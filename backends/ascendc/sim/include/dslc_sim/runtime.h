@@ -60,7 +60,13 @@ uint8_t* ub_base();
 uint32_t issue(Pipe pipe, const char* api, Loc loc);
 void count_vector(uint32_t repeats);
 void count_dma(Pipe pipe, uint64_t bytes, uint32_t bursts);
-void count_l2_hint();
+// SetL2CacheHint(mode) on the GM tensor at `p` (recorded for the performance model).
+void count_l2_hint(const void* p, int mode, Loc loc);
+// Trace annotations of instruction `instr` (no-ops unless the run records a trace): a UB operand's
+// address (vector ops), and the synchronisation a TQue call stands for (kind: 1 set, 2 wait).
+void trace_operand(uint32_t instr, uint32_t addr, bool write);
+void trace_sync(uint32_t instr, int kind, uint32_t key);
+uint32_t trace_queue_id();  // a fresh id per TQue (its flag keys)
 
 // ---- dtype support of the target ----
 void check_dtype(const char* api, DType dt, Loc loc);

@@ -7,4 +7,7 @@
 namespace AscendC {
 __aicore__ inline float ToFloat(const bfloat16_t& bVal) { return static_cast<float>(bVal); }
 __aicore__ inline bfloat16_t ToBfloat16(const float& fVal) { return bfloat16_t(fVal); }
+// 9.x spellings (asc-devkit impl/basic_api/kernel_scalar_convert.h): Cast(bfloat16_t) -> float,
+// Cast(float) -> bfloat16_t is a template on the destination there; the float one is enough here.
+__aicore__ inline float Cast(const bfloat16_t& bVal) { return static_cast<float>(bVal); }
 }  // namespace AscendC

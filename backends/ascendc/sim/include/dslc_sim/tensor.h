@@ -46,9 +46,9 @@ public:
     __aicore__ inline __gm__ T* GetPhyAddr(const uint64_t offset) const { return ptr_ + offset; }
     __aicore__ inline uint64_t GetSize() const { return size_; }
     __aicore__ inline void SetShapeInfo(...) {}
-    template <CacheRwMode rwMode = CacheRwMode::RW> __aicore__ inline void SetL2CacheHint(CacheMode mode) {
-        (void)mode;
-        dslc::count_l2_hint();
+    template <CacheRwMode rwMode = CacheRwMode::RW>
+    __aicore__ inline void SetL2CacheHint(CacheMode mode, dslc::Loc loc = {}) {
+        dslc::count_l2_hint(ptr_, static_cast<int>(mode), loc);
     }
 
 private:

@@ -64,8 +64,11 @@ public:
             if (state_[s] != FREE) continue;
             next_ = (s + 1) % num_;
             state_[s] = ALLOCATED;
-            dslc::issue(detail::producer_pipe(src), "TQue::AllocTensor", loc);
-            if (has_free_[s]) dslc::join(detail::producer_pipe(src), free_clock_[s]);
+            uint32_t id = dslc::issue(detail::producer_pipe(src), "TQue::AllocTensor", loc);
+            if (has_free_[s]) {
+                dslc::join(detail::producer_pipe(src), free_clock_[s]);
+                dslc::trace_sync(id, 2, Key(s, 1));
+            }
             return LocalTensor<T>::Make(bufs_[s], dslc::ub_buf_start(bufs_[s]), len_ / sizeof(T));
         }
         dslc::fault(dslc::F_DEADLOCK, loc,
@@ -79,7 +82,7 @@ public:
             dslc::fault(dslc::F_SYNC, loc, "TQue::EnQue of a tensor that is not allocated (or already enqueued)");
         if (queued_ >= (depth > 0 ? depth : num_))
             dslc::fault(dslc::F_SYNC, loc, "TQue::EnQue exceeds the queue depth %d without a DeQue", int(depth));
-        dslc::issue(detail::producer_pipe(src), "TQue::EnQue", loc);
+        dslc::trace_sync(dslc::issue(detail::producer_pipe(src), "TQue::EnQue", loc), 1, Key(s, 0));
         enq_clock_[s] = dslc::snapshot(detail::producer_pipe(src));
         state_[s] = QUEUED;
         order_[(head_ + queued_) % detail::kMaxQueSlots] = s;
@@ -93,7 +96,7 @@ public:
         int s = order_[head_];
         head_ = (head_ + 1) % detail::kMaxQueSlots;
         queued_--;
-        dslc::issue(detail::consumer_pipe(dst), "TQue::DeQue", loc);
+        dslc::trace_sync(dslc::issue(detail::consumer_pipe(dst), "TQue::DeQue", loc), 2, Key(s, 0));
         dslc::join(detail::consumer_pipe(dst), enq_clock_[s]);
         state_[s] = DEQUEUED;
         return LocalTensor<T>::Make(bufs_[s], dslc::ub_buf_start(bufs_[s]), len_ / sizeof(T));
@@ -101,7 +104,7 @@ public:
     template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T>& t, dslc::Loc loc = {}) {
         int s = SlotOf(t.buf(), "FreeTensor", loc);
         if (state_[s] == FREE) dslc::fault(dslc::F_SYNC, loc, "TQue::FreeTensor of a tensor freed twice");
-        dslc::issue(detail::consumer_pipe(dst), "TQue::FreeTensor", loc);
+        dslc::trace_sync(dslc::issue(detail::consumer_pipe(dst), "TQue::FreeTensor", loc), 1, Key(s, 1));
         free_clock_[s] = dslc::snapshot(detail::consumer_pipe(dst));
         has_free_[s] = true;
         state_[s] = FREE;
@@ -116,6 +119,8 @@ private:
     void Require(dslc::Loc loc) const {
         if (num_ == 0) dslc::fault(dslc::F_MEMORY, loc, "TQue used before TPipe::InitBuffer");
     }
+    // Trace key of slot s's EnQue->DeQue (dir 0) and FreeTensor->AllocTensor (dir 1) edges.
+    uint32_t Key(int s, int dir) const { return (1u << 20) | ((qid_ * detail::kMaxQueSlots + s) << 1) | dir; }
     int SlotOf(int buf, const char* api, dslc::Loc loc) const {
         for (int s = 0; s < num_; s++)
             if (bufs_[s] == buf) return s;
@@ -130,6 +135,7 @@ private:
     dslc::Clock enq_clock_[detail::kMaxQueSlots] = {};
     int order_[detail::kMaxQueSlots] = {};
     int head_ = 0, queued_ = 0, next_ = 0;
+    uint32_t qid_ = 0;
 };
 
 template <TPosition pos, int32_t depth, auto mask = 0> class TQue : public TQueBind<pos, pos, depth, mask> {};
@@ -150,6 +156,7 @@ public:
             que.has_free_[s] = false;
         }
         que.head_ = que.queued_ = que.next_ = 0;
+        que.qid_ = dslc::trace_queue_id();
         return true;
     }
     template <TPosition bufPos> __aicore__ inline bool InitBuffer(TBuf<bufPos>& buf, uint32_t len, dslc::Loc loc = {}) {

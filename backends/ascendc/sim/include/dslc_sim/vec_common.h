@@ -75,6 +75,7 @@ inline uint32_t lane_addr(const L0Operand& o, uint32_t r, uint32_t j) {
 inline void l0_touch(uint32_t id, int buf, const L0Operand& o, const LaneMask& m, uint32_t lanes, uint32_t repeat,
                      bool write, const char* api, const char* what, dslc::Loc loc) {
     uint32_t epb = 32 / o.esize;
+    dslc::trace_operand(id, o.addr, write);
     for (uint32_t r = 0; r < repeat; r++) {
         for (uint32_t b = 0; b * epb < lanes; b++) {
             bool any = false;
@@ -97,6 +98,7 @@ inline void vec_operand(uint32_t id, const LocalTensor<T>& t, uint64_t count, bo
                         const char* what, dslc::Loc loc) {
     uint64_t bytes = count * sizeof(T);
     dslc::ub_check(t.buf(), t.addr(), bytes, true, api, what, loc);
+    dslc::trace_operand(id, t.addr(), write);
     if (bytes) dslc::ub_access(id, t.addr(), static_cast<uint32_t>(bytes), write);
 }
 

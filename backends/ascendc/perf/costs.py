@@ -1,0 +1,222 @@
+"""What each traced instruction costs on its own: vector cycles by op class, dtype and UB bank
+conflicts; scalar and sync costs; and the parameters of each copy (bytes, fixed cost, per-core
+cap, which memory it streams from or to). How copies share bandwidth is the replay's business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..sim.trace import (
+    BARRIER,
+    BARRIER_ALL,
+    DTYPE_BYTES,
+    DTYPE_NAMES,
+    L2HINT,
+    NONE8,
+    NONE32,
+    OP,
+    PIPE_MTE2,
+    PIPE_MTE3,
+    PIPE_S,
+    PIPE_V,
+    SET,
+    WAIT,
+    SimTrace,
+)
+from .constants import VECTOR_CLASS, ArchModel
+
+HBM, L2 = 0, 1  # the memory a copy streams from / to (its bandwidth pool)
+
+
+def vector_class(api: str) -> str:
+    return VECTOR_CLASS.get(api, "unknown")
+
+
+def cycles_per_repeat(arch: ArchModel, api: str, dtype: int, dtype2: int) -> float:
+    """Cycles per 256-byte repeat of a vector op (pc §4): by op class and element width; a Cast
+    touching bf16 has its own entry."""
+    table = arch.vector_classes[vector_class(api)]
+    if api == "Cast" and DTYPE_NAMES[2] in (_name(dtype), _name(dtype2)) and "bf16" in table:
+        return table["bf16"]
+    if _name(dtype) == "i32" and "i32" in table:
+        return table["i32"]
+    width = str(DTYPE_BYTES[dtype]) if dtype != NONE8 and dtype < len(DTYPE_BYTES) else "2"
+    return table.get(width, table.get("4", 1))
+
+
+def _name(dtype: int) -> str:
+    return DTYPE_NAMES[dtype] if dtype != NONE8 and dtype < len(DTYPE_NAMES) else ""
+
+
+@lru_cache(maxsize=4096)
+def bank_conflict_beats(dst: int, src0: int, src1: int) -> int:
+    """Beats per repeat of a contiguous vector op on the A2 UB (asc-devkit 避免bank冲突（NPU架构版本2201）.md,
+    pc §2): 48 banks of 4 KB in 16 groups; 32-byte row r of a 64 KB quarter lies in group r % 16 and
+    bank 16 * (addr // 64 KB) + group. Each beat reads or writes one row per group and a repeat
+    reads 8 rows of each source (the Add README's reasoning for its 256 B shift), so two sources
+    whose rows share a group take two beats (read-read), as does a destination in a bank a source
+    reads (read-write). (The guide's own table compares only the first rows; we follow the Add
+    example, whose fix is measured, C8.) A source read twice at one address, and an in-place op
+    (dst == src), are not counted as conflicts [G]."""
+    srcs = {a for a in (src0, src1) if a != NONE32}
+    reads: dict[int, int] = {}
+    src_banks = set()
+    for a in srcs:
+        for k in range(8):
+            row = a // 32 + k
+            group = row % 16
+            reads[group] = reads.get(group, 0) + 1
+            src_banks.add((a + 32 * k) // 65536 * 16 + group)
+    beats = max(reads.values(), default=1)
+    if dst != NONE32 and dst not in srcs:
+        for k in range(8):
+            row = dst // 32 + k
+            if (dst + 32 * k) // 65536 * 16 + row % 16 in src_banks:
+                beats = max(beats, 2)
+                break
+    return max(beats, 1)
+
+
+@dataclass
+class L2Plan:
+    """Where each GM tensor's copies go (pc §3 "L2 and reuse", §7 model rule).
+
+    L2 is write-back. Tensors in the normal cache mode allocate L2 lines when read or written;
+    ``SetL2CacheHint(CACHE_MODE_DISABLE)`` makes a tensor's copies bypass it. When everything that
+    allocates fits in L2, outputs finish inside L2 (MTE3 at its per-core rate, no HBM traffic
+    during the kernel) and, with a warm L2, inputs are L2 hits; otherwise outputs are written
+    back to HBM as inputs evict them, and inputs stream from HBM (C6 vs C7)."""
+
+    allocating_bytes: int
+    l2_bytes: int
+    warm: bool
+    bypass: frozenset  # regions some block set CACHE_MODE_DISABLE on
+
+    @property
+    def fits(self) -> bool:
+        return self.allocating_bytes <= self.l2_bytes
+
+    def memory(self, write: bool, bypass: bool) -> int:
+        if bypass:
+            return HBM
+        if write:
+            return L2 if self.fits else HBM
+        return L2 if (self.fits and self.warm) else HBM
+
+
+def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool) -> L2Plan:
+    recs = trace.records
+    hints = recs[recs["kind"] == L2HINT]
+    bypass = frozenset(int(g) for g, mode in zip(hints["gm"], hints["key"]) if mode == 0)
+    dma = recs[(recs["kind"] == OP) & ((recs["pipe"] == PIPE_MTE2) | (recs["pipe"] == PIPE_MTE3))]
+    allocating = 0
+    for region in np.unique(dma["gm"]):
+        if int(region) in bypass:
+            continue
+        touched = int(dma["bytes"][dma["gm"] == region].sum())
+        allocating += touched
+    return L2Plan(allocating, l2_bytes, warm, bypass)
+
+
+@dataclass
+class BlockCosts:
+    """Per-record costs of one block, as Python lists (the replay indexes them in a tight loop)."""
+
+    pipe: list
+    kind: list
+    key: list
+    fixed: list  # seconds an op occupies its pipe (not copies)
+    dma_bytes: list
+    dma_mem: list  # HBM / L2 / -1
+    dma_cap: list  # per-core B/s cap of this copy
+    dma_t0: list  # seconds before data moves
+    s_cost: list  # scalar-unit seconds to issue (and, for S ops, run) the record
+
+
+def block_costs(
+    trace: SimTrace, recs: np.ndarray, arch: ArchModel, clock_hz: float, l2: L2Plan
+) -> BlockCosts:
+    cyc = 1.0 / clock_hz
+    scale = clock_hz / arch["ref_clock_hz"]  # per-core copy rates follow the clock [G] pc §7
+    n = len(recs)
+    pipe = recs["pipe"].tolist()
+    kind = recs["kind"].tolist()
+    key = recs["key"].tolist()
+    api = recs["api"].tolist()
+    reps = recs["repeats"].tolist()
+    dtype = recs["dtype"].tolist()
+    dtype2 = recs["dtype2"].tolist()
+    ub = recs["ub"].tolist()
+    nbytes = recs["bytes"].tolist()
+    gm = recs["gm"].tolist()
+    gm_off = recs["gm_off"].tolist()
+    names = trace.apis
+    head = arch["vector_head_cycles"]
+    conflicts = arch["bank_conflict"] > 0
+    flag_s = arch["flag_set_cycles"] * cyc
+    barrier_s = arch["barrier_cycles"] * cyc
+    issue_s = arch["issue_cycles"] * cyc
+    fixed = [0.0] * n
+    dma_bytes = [0] * n
+    dma_mem = [-1] * n
+    dma_cap = [0.0] * n
+    dma_t0 = [0.0] * n
+    s_cost = [issue_s] * n
+    per_rep: dict[tuple, float] = {}
+    bypassing: set[int] = set()  # this block's SetL2CacheHint(DISABLE) tensors so far
+    for i in range(n):
+        k, p = kind[i], pipe[i]
+        if k == L2HINT:
+            s_cost[i] = 0.0
+            if key[i] == 0:
+                bypassing.add(gm[i])
+            else:
+                bypassing.discard(gm[i])
+        elif k in (SET, WAIT):
+            fixed[i] = flag_s
+        elif k in (BARRIER, BARRIER_ALL):
+            fixed[i] = barrier_s
+        elif p == PIPE_V:
+            name = names[api[i]]
+            if name.startswith("TQue::"):
+                fixed[i] = flag_s
+                continue
+            sig = (api[i], dtype[i], dtype2[i])
+            c = per_rep.get(sig)
+            if c is None:
+                c = per_rep[sig] = cycles_per_repeat(arch, name, dtype[i], dtype2[i])
+            beats = bank_conflict_beats(*ub[i]) if conflicts and c else 1
+            calls = arch["adv_api_calls"] if vector_class(name) == "adv_activation" else 1
+            fixed[i] = ((head * calls if c else 0) + reps[i] * c * beats) * cyc
+        elif p in (PIPE_MTE2, PIPE_MTE3):
+            name = names[api[i]]
+            if name.startswith("TQue::"):
+                fixed[i] = flag_s
+                continue
+            write = p == PIPE_MTE3
+            bypass = gm[i] in bypassing
+            mem = l2.memory(write, bypass)
+            if write:
+                cap = arch["mte3_core_bw"]
+            else:
+                cap = arch["mte2_l2_core_bw"] if mem == L2 else arch["mte2_core_bw"]
+            cap *= scale
+            if gm_off[i] % 512:  # GM tensors start 512-byte aligned: the offset decides
+                cap *= arch["misaligned_factor"]
+            dma_bytes[i] = nbytes[i]
+            dma_mem[i] = mem
+            dma_cap[i] = cap
+            # A write lands in L2 (written back later if it must): no fixed cost [M] pc §3.
+            t0 = arch["dma_t0_s"] if (not write or bypass) else 0.0
+            dma_t0[i] = t0 + max(reps[i] - 1, 0) * arch["burst_cycles"] * cyc
+        elif p == PIPE_S:
+            name = names[api[i]]
+            if name.startswith("GlobalTensor::"):
+                s_cost[i] += arch["scalar_gm_cycles"] * cyc
+            elif name.startswith("LocalTensor::"):
+                s_cost[i] += arch["scalar_ub_cycles"] * cyc
+    return BlockCosts(pipe, kind, key, fixed, dma_bytes, dma_mem, dma_cap, dma_t0, s_cost)

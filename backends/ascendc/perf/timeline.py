@@ -1,0 +1,150 @@
+"""The modelled timeline as Chrome/Perfetto trace JSON: one process per core, one thread (track)
+per pipe, one slice per instruction and copy, named by its kernel line and the DSL line that line
+implements; a WaitFlag's slice runs from when its pipe reached it to when the flag arrived, with
+a flow arrow from the SetFlag it waited for."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from ..sim.trace import DTYPE_NAMES, NONE8, NONE16, PIPE_NAMES, SET, WAIT, flag_name
+from ..simulate import dsl_line
+from .costs import HBM
+from .model import ModelRun
+from .replay import match_flags
+
+PIPE_ORDER = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3}
+DEFAULT_MAX_EVENTS = 2_000_000
+
+
+@lru_cache(maxsize=64)
+def _kernel_lines(path: str) -> tuple[str, ...]:
+    try:
+        return tuple(Path(path).read_text().splitlines())
+    except OSError:
+        return ()
+
+
+def where(loc: str, root: Path | None = None) -> tuple[str, str | None]:
+    """("op_kernel/x.cpp:N", "x.py:M" or None) for a trace location "op_kernel/x.cpp:N" (relative
+    to the project ``root``) and the ``// x.py:M`` source map of the kernel."""
+    path, _, line = loc.rpartition(":")
+    short = "/".join(Path(path).parts[-2:]) + f":{line}"
+    full = Path(path) if root is None else root / path
+    lines = _kernel_lines(str(full)) if line.isdigit() else ()
+    k = int(line) - 1 if line.isdigit() else -1
+    return short, (dsl_line(list(lines), k) if 0 <= k < len(lines) else None)
+
+
+def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
+    trace = run.trace
+    names = {}
+    events: list[dict] = [
+        {"name": "process_name", "ph": "M", "pid": 0, "args": {"name": f"{run.sku.name} (model)"}},
+        {"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "kernel"}},
+        {
+            "name": "launch overhead (model)",
+            "ph": "X",
+            "pid": 0,
+            "tid": 0,
+            "ts": 0.0,
+            "dur": run.launch_s * 1e6,
+            "args": {"launch_s": run.launch_s},
+        },
+    ]
+    offset = run.launch_s * 1e6
+    truncated = 0
+    flow = 0
+    for b in range(trace.blocks):
+        core = run.core_of(b)
+        tl, recs, costs = core.timeline, core.records, core.costs
+        pid = b + 1
+        if len(events) + len(recs) > max_events:
+            truncated += 1
+            continue
+        events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"AIV core {b}"}})
+        events.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}})
+        for pname, tid in PIPE_ORDER.items():
+            events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": pname}})
+            events.append(
+                {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": tid}}
+            )
+        match = match_flags(costs.kind, costs.key)
+        api, loc, key = recs["api"].tolist(), recs["loc"].tolist(), recs["key"].tolist()
+        for i, st in enumerate(tl.start):
+            if st is None:
+                continue
+            k = costs.kind[i]
+            pname = PIPE_NAMES[costs.pipe[i]]
+            a = trace.apis[api[i]]
+            if loc[i] not in names:
+                names[loc[i]] = where(trace.locs[loc[i]], trace.root)
+            kline, dline = names[loc[i]]
+            args = {"kernel": kline}
+            if dline:
+                args["dsl"] = dline
+            label = a
+            if k in (SET, WAIT):
+                label = f"{a} {flag_name(key[i])}"
+                args["flag"] = flag_name(key[i])
+            rec = recs[i]
+            if rec["repeats"] and costs.pipe[i] == 1:
+                args["repeats"] = int(rec["repeats"])
+            if rec["dtype"] != NONE8:
+                args["dtype"] = DTYPE_NAMES[rec["dtype"]]
+            if costs.dma_bytes[i]:
+                args["bytes"] = int(costs.dma_bytes[i])
+                args["memory"] = "HBM" if costs.dma_mem[i] == HBM else "L2"
+                if rec["gm"] != NONE16:
+                    args["gm"] = trace.regions[rec["gm"]]
+            begin = tl.ready[i] if k == WAIT and tl.ready[i] is not None else st
+            if k == WAIT:
+                args["waited_us"] = (st - begin) * 1e6
+            name = f"{label} {kline}" + (f" | {dline}" if dline else "")
+            ev = {
+                "name": name,
+                "ph": "X",
+                "pid": pid,
+                "tid": PIPE_ORDER[pname],
+                "ts": offset + begin * 1e6,
+                "dur": (tl.end[i] - begin) * 1e6,
+                "cat": "wait" if k == WAIT else pname,
+                "args": args,
+            }
+            events.append(ev)
+            m = match[i] if k == WAIT else -1
+            if m >= 0 and tl.end[m] is not None:
+                flow += 1
+                src_pipe = PIPE_ORDER[PIPE_NAMES[costs.pipe[m]]]
+                events.append(
+                    {
+                        "name": "flag",
+                        "cat": "flag",
+                        "ph": "s",
+                        "id": flow,
+                        "pid": pid,
+                        "tid": src_pipe,
+                        "ts": offset + tl.start[m] * 1e6,
+                    }
+                )
+                events.append(
+                    {
+                        "name": "flag",
+                        "cat": "flag",
+                        "ph": "f",
+                        "bp": "e",
+                        "id": flow,
+                        "pid": pid,
+                        "tid": PIPE_ORDER[pname],
+                        "ts": offset + st * 1e6,
+                    }
+                )
+    meta = {
+        "model": "dslc performance model (a model, not a measurement)",
+        "sku": run.sku.name,
+        "predicted_us": run.predicted_s * 1e6,
+    }
+    if truncated:
+        meta["cores_left_out"] = truncated
+    return {"traceEvents": events, "displayTimeUnit": "ns", "otherData": meta}

@@ -1,0 +1,100 @@
+"""Differential fuzzing report: N random programs through the oracle, the reference and the emulator.
+
+    python benchmarks/fuzz_report.py [--programs 1000] [--start 0] [--out FILE.md] [--jobs 1]
+
+Each program comes from ``tests/e2e/dslfuzz.py`` (seed = its number). Prints, and with --out
+writes, the number of programs, how many passed, how many the backend refused (by documented
+reason), how many were discarded (i32 arithmetic overflowing on every input draw), the failures
+with their seeds and first lines of detail (must be 0), and the wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+import dslfuzz  # noqa: E402
+
+
+def _run(seeds: list[int]) -> list:
+    with tempfile.TemporaryDirectory(prefix="dslfuzz-") as tmp:
+        return dslfuzz.fuzz(seeds, Path(tmp))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--programs", type=int, default=1000)
+    ap.add_argument("--start", type=int, default=0, help="first seed")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared: 1)")
+    ap.add_argument("--out", type=Path, help="write the report (markdown) here")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    seeds = list(range(args.start, args.start + args.programs))
+    started = time.perf_counter()
+    outcomes = []
+    chunks = [seeds[i :: args.jobs] for i in range(args.jobs)]
+    if args.jobs == 1:
+        with tempfile.TemporaryDirectory(prefix="dslfuzz-") as tmp:
+
+            def log(o):
+                outcomes.append(o)
+                if not args.quiet:
+                    done = len(outcomes)
+                    print(
+                        f"[{done}/{len(seeds)}] seed {o.seed}: {o.status} {o.reason} ({o.seconds:.1f} s)",
+                        flush=True,
+                    )
+                    if o.status == "failed":
+                        print(o.detail[:2000] + "\n" + o.source, flush=True)
+
+            dslfuzz.fuzz(seeds, Path(tmp), log)
+    else:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            for part in pool.map(_run, chunks):
+                outcomes.extend(part)
+    wall = time.perf_counter() - started
+    report = render(outcomes, wall, args)
+    print(report)
+    if args.out:
+        args.out.write_text(report)
+    return 1 if any(o.status == "failed" for o in outcomes) else 0
+
+
+def render(outcomes, wall: float, args) -> str:
+    by = collections.Counter(o.status for o in outcomes)
+    runs = sum(o.runs for o in outcomes)
+    exact = sum(1 for o in outcomes if o.exact)
+    refused = collections.Counter(o.reason for o in outcomes if o.status == "refused")
+    discarded = collections.Counter(o.reason for o in outcomes if o.status == "discarded")
+    failed = [o for o in outcomes if o.status == "failed"]
+    lines = [
+        f"programs: {len(outcomes)} (seeds {args.start}..{args.start + len(outcomes) - 1}; "
+        f"{exact} with exact semantics, {len(outcomes) - exact} with exp/log/sqrt/tanh/...)",
+        f"passed: {by['ok']} ({runs} simulated runs, one per dtype of each program)",
+        f"refused by the backend (documented): {by['refused']}",
+    ]
+    lines += [f"  - {n} x {reason}" for reason, n in refused.most_common()]
+    lines.append(f"discarded: {by['discarded']}")
+    lines += [f"  - {n} x {reason}" for reason, n in discarded.most_common()]
+    lines.append(f"failures: {len(failed)}")
+    for o in failed:
+        lines.append(f"  - seed {o.seed}: {o.reason}: {o.detail.splitlines()[0] if o.detail else ''}")
+    lines.append(
+        f"wall time: {wall:.0f} s ({wall / max(len(outcomes), 1):.2f} s per program, "
+        f"{os.cpu_count()} cores, jobs={args.jobs})"
+    )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1270 @@
+"""Differential fuzzing of dslc: random DSL programs, an independent numpy oracle, a runner.
+
+``generate(seed)`` writes a random ``@dsl.op`` over everything DESIGN.md section 2 allows for flat
+elementwise operators: inputs in any order (Scalars first or mixed, pinned dtypes, an optional
+input, unused inputs), one or more dtypes T (f16, bf16, f32, i32), int/float mixes, number
+literals of both kinds, int/float run-time attributes, bool/Literal static attributes in
+``if``/``else`` statements and ``a if cond else b``, casts between every pair of dtypes (also
+``dsl.cast(x, y.dtype)``), comparisons and ``dsl.where``, outputs that are inputs or other
+outputs unchanged, optional outputs, a single-expression return.
+
+Two oracles check a program:
+
+1. ``Oracle`` evaluates the generated program with numpy from the typing rules and numeric
+   semantics of DESIGN.md section 2, written here without ``dsl.ir`` (it shares no code with the
+   interpreter). Where the semantics are exact (no exp/log/sqrt/rsqrt/tanh/sigmoid/reciprocal)
+   ``op.reference`` must equal it bit for bit (NaN-aware, signed zeros distinct).
+2. ``op.simulate`` (the generated C++ on the emulator, strict sync) must equal the reference bit
+   for bit where exact, and meet the precision standard otherwise.
+
+A program the backend refuses with a documented "not supported yet" CompileError is counted as
+refused (``REFUSALS`` lists the reasons); any other error or mismatch is a failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import random
+import re
+import sys
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+NP = {
+    "f16": np.dtype(np.float16),
+    "bf16": BF16,
+    "f32": np.dtype(np.float32),
+    "i8": np.dtype(np.int8),
+    "i32": np.dtype(np.int32),
+    "u8": np.dtype(np.uint8),
+    "bool": np.dtype(np.bool_),
+}
+FLOATS = ("f16", "bf16", "f32")
+INTS = ("i8", "i32", "u8")
+ALL = FLOATS + INTS + ("bool",)
+INEXACT = ("sqrt", "rsqrt", "exp", "log", "tanh", "sigmoid", "reciprocal")
+
+# Documented "not supported yet" CompileErrors (README "What works today"): pattern -> reason.
+REFUSALS = {
+    r"(Add|Sub|Mul|Muls|Adds|Abs) does not take (i8|u8)": "i8/u8 arithmetic (A2 has no 8-bit Add/Sub/Mul)",
+    r"Duplicate does not take (i8|u8)": "math on an i8/u8 Scalar input (A2 has no 8-bit Duplicate)",
+}
+
+
+def is_float(dt: str) -> bool:
+    return dt in FLOATS
+
+
+def is_int(dt: str) -> bool:
+    return dt in INTS
+
+
+def promote(a: str, b: str) -> str:
+    """DESIGN.md 2: equal stays; f16 with bf16 -> f32; int with float -> the float; two
+    different integer types -> i32."""
+    if a == b:
+        return a
+    if is_float(a) and is_float(b):
+        return "f32"
+    if is_float(a):
+        return a
+    if is_float(b):
+        return b
+    return "i32"
+
+
+def compute_np(dt: str) -> np.dtype:
+    """Values of type dt are held as float32 (every float type) or their own integer/bool type."""
+    return np.dtype(np.float32) if is_float(dt) else NP[dt]
+
+
+class Invalid(Exception):
+    """The program breaks a typing rule: the frontend must reject it (a DslError)."""
+
+
+class Overflow(Exception):
+    """Integer arithmetic left its type's range on these inputs (wrap-around is not tested)."""
+
+
+@dataclass(frozen=True)
+class Weak:
+    """A Python number or a run-time int/float attribute: it takes its partner's type."""
+
+    value: int | float
+    isfloat: bool
+    attr: str | None = None
+
+
+@dataclass
+class Val:
+    kind: str  # "tensor" | "scalar"
+    dt: str
+    arr: np.ndarray | None  # None when only types are computed
+
+    def same_type(self, other: "Val") -> bool:
+        return self.kind == other.kind and self.dt == other.dt
+
+
+class _Absent:
+    pass
+
+
+ABSENT = _Absent()
+
+
+# -- exact conversions (dsl.cast) --------------------------------------------------------------
+
+
+def float_to_int(x: np.ndarray, dt: str) -> np.ndarray:
+    info = np.iinfo(NP[dt])
+    with np.errstate(invalid="ignore"):
+        t = np.nan_to_num(np.trunc(np.asarray(x, np.float64)), nan=0.0, posinf=info.max, neginf=info.min)
+    return np.clip(t, info.min, info.max).astype(NP[dt])
+
+
+def int_to_16bit_float(x: np.ndarray, dt: str) -> np.ndarray:
+    """Round integers once to nearest even: f16 through float64 (exact for these integers),
+    bf16 (8 significant bits) with Python integer arithmetic."""
+    if dt == "f16":
+        with np.errstate(over="ignore"):
+            return np.asarray(x).astype(np.float64).astype(np.float16).astype(np.float32)
+    out = []
+    for v in np.asarray(x).ravel().tolist():
+        m = abs(int(v))
+        shift = max(m.bit_length() - 8, 0)
+        q, rem = divmod(m, 1 << shift)
+        half = (1 << shift) >> 1
+        if shift and (rem > half or (rem == half and q & 1)):
+            q += 1
+        out.append(math.copysign(float(q << shift), v))
+    return np.array(out, np.float64).reshape(np.shape(x)).astype(np.float32)
+
+
+def cast_np(x: np.ndarray, src: str, dst: str) -> np.ndarray:
+    """``dsl.cast``: float -> int truncates and saturates (NaN -> 0), int -> int saturates,
+    -> f16/bf16 rounds once to nearest even, -> bool is != 0, bool -> 1/0."""
+    if dst == "bool":
+        return x != 0
+    if src == "bool":
+        return x.astype(compute_np(dst))
+    if is_float(dst):
+        if is_float(src):
+            if dst == "f32":
+                return x
+            with np.errstate(over="ignore"):
+                return x.astype(NP[dst]).astype(np.float32)
+        return x.astype(np.float32) if dst == "f32" else int_to_16bit_float(x, dst)
+    if is_float(src):
+        return float_to_int(x, dst)
+    info = np.iinfo(NP[dst])
+    return np.clip(x.astype(np.int64), info.min, info.max).astype(NP[dst])
+
+
+# -- program representation ----------------------------------------------------------------------
+
+
+class Node:
+    def src(self) -> str:
+        raise NotImplementedError
+
+    def children(self) -> list["Node"]:
+        return []
+
+    def walk(self):
+        yield self
+        for c in self.children():
+            yield from c.walk()
+
+
+@dataclass
+class In(Node):
+    name: str
+
+    def src(self):
+        return self.name
+
+
+@dataclass
+class Attr(Node):
+    name: str
+
+    def src(self):
+        return self.name
+
+
+@dataclass
+class Lit(Node):
+    value: int | float
+
+    def src(self):
+        r = repr(self.value)
+        return f"({r})" if r.startswith("-") else r
+
+
+@dataclass
+class Var(Node):
+    name: str
+
+    def src(self):
+        return self.name
+
+
+@dataclass
+class Bin(Node):
+    op: str  # + - * / max min
+    a: Node
+    b: Node
+
+    def src(self):
+        if self.op in ("max", "min"):
+            return f"dsl.{'maximum' if self.op == 'max' else 'minimum'}({self.a.src()}, {self.b.src()})"
+        return f"({self.a.src()} {self.op} {self.b.src()})"
+
+    def children(self):
+        return [self.a, self.b]
+
+
+@dataclass
+class Neg(Node):
+    a: Node
+
+    def src(self):
+        return f"(-{self.a.src()})"
+
+    def children(self):
+        return [self.a]
+
+
+@dataclass
+class Un(Node):
+    fn: str  # abs relu round sqrt rsqrt exp log tanh sigmoid reciprocal
+
+    a: Node
+
+    def src(self):
+        return f"dsl.{self.fn}({self.a.src()})"
+
+    def children(self):
+        return [self.a]
+
+
+@dataclass
+class Sq(Node):
+    a: Node
+
+    def src(self):
+        return f"({self.a.src()} ** 2)"
+
+    def children(self):
+        return [self.a]
+
+
+@dataclass
+class Cmp(Node):
+    op: str  # > >= < <= == !=
+    a: Node
+    b: Node
+
+    def src(self):
+        return f"({self.a.src()} {self.op} {self.b.src()})"
+
+    def children(self):
+        return [self.a, self.b]
+
+
+@dataclass
+class Where(Node):
+    c: Node
+    a: Node
+    b: Node
+
+    def src(self):
+        return f"dsl.where({self.c.src()}, {self.a.src()}, {self.b.src()})"
+
+    def children(self):
+        return [self.c, self.a, self.b]
+
+
+@dataclass
+class Cast(Node):
+    a: Node
+    dt: str | None  # None: the dtype of `like`
+    like: str | None = None  # an input or variable name: dsl.cast(a, like.dtype)
+
+    def src(self):
+        target = f"{self.like}.dtype" if self.dt is None else ("bool_" if self.dt == "bool" else self.dt)
+        return f"dsl.cast({self.a.src()}, {target})"
+
+    def children(self):
+        return [self.a]
+
+
+@dataclass
+class Cond:
+    """A static condition: a bool attribute (maybe negated) or a Literal attribute test."""
+
+    name: str
+    choice: str | None = None  # None: bool flag
+    negate: bool = False
+
+    def src(self):
+        if self.choice is None:
+            return f"not {self.name}" if self.negate else self.name
+        return f'{self.name} {"!=" if self.negate else "=="} "{self.choice}"'
+
+    def value(self, attrs) -> bool:
+        v = bool(attrs[self.name]) if self.choice is None else attrs[self.name] == self.choice
+        return v != self.negate
+
+
+@dataclass
+class IfExp(Node):
+    cond: Cond
+    a: Node
+    b: Node
+
+    def src(self):
+        return f"({self.a.src()} if {self.cond.src()} else {self.b.src()})"
+
+    def children(self):
+        return [self.a, self.b]
+
+
+@dataclass
+class Assign:
+    name: str
+    expr: Node
+
+
+@dataclass
+class IfStmt:
+    cond: Cond
+    then: list[Assign]
+    orelse: list[Assign]
+
+
+@dataclass
+class InputDecl:
+    name: str
+    kind: str  # tensor | scalar
+    pinned: str | None = None
+    optional: bool = False
+
+    def src(self):
+        ann = "Tensor" if self.kind == "tensor" else "Scalar"
+        if self.pinned:
+            ann += f"[{self.pinned}]"
+        return f"{self.name}: {ann} | None = None" if self.optional else f"{self.name}: {ann}"
+
+
+@dataclass
+class AttrDecl:
+    name: str
+    kind: str  # bool | literal | int | float
+    default: object
+    choices: tuple = ()
+
+    def src(self):
+        if self.kind == "literal":
+            lit = ", ".join(f'"{c}"' for c in self.choices)
+            return f'{self.name}: Literal[{lit}] = "{self.default}"'
+        return f"{self.name}: {self.kind} = {self.default!r}"
+
+
+@dataclass
+class Output:
+    name: str  # output name ('y' for a single expression)
+    expr: Node  # a Var or In for named returns, any expression for a single-expression return
+    cond: Cond | None = None  # `name if cond else None`
+
+
+@dataclass
+class Program:
+    seed: int
+    name: str
+    dtypes: tuple[str, ...]
+    inputs: list[InputDecl]
+    attrs: list[AttrDecl]
+    body: list
+    outputs: list[Output]
+    single: bool = False  # `return <expr>`
+
+    @property
+    def exact(self) -> bool:
+        return not any(isinstance(n, Un) and n.fn in INEXACT for n in self.nodes())
+
+    def nodes(self):
+        for s in self.body:
+            for a in [s] if isinstance(s, Assign) else s.then + s.orelse:
+                yield from a.expr.walk()
+        for o in self.outputs:
+            yield from o.expr.walk()
+
+    def source(self) -> str:
+        params = ", ".join(d.src() for d in self.inputs)
+        if self.attrs:
+            params += ", *, " + ", ".join(a.src() for a in self.attrs)
+        lines = [
+            "import dsl",
+            "from typing import Literal",
+            "from dsl import Tensor, Scalar, f16, bf16, f32, i8, i32, u8, bool_",
+            "",
+            "",
+            f"@dsl.op(dtypes=({', '.join(self.dtypes)},))",
+            f"def {self.name}({params}):",
+        ]
+        for s in self.body:
+            if isinstance(s, Assign):
+                lines.append(f"    {s.name} = {s.expr.src()}")
+            else:
+                lines.append(f"    if {s.cond.src()}:")
+                lines += [f"        {a.name} = {a.expr.src()}" for a in s.then]
+                lines.append("    else:")
+                lines += [f"        {a.name} = {a.expr.src()}" for a in s.orelse]
+        if self.single:
+            lines.append(f"    return {self.outputs[0].expr.src()}")
+        else:
+            rets = [
+                o.name if o.cond is None else f"{o.name} if {o.cond.src()} else None" for o in self.outputs
+            ]
+            lines.append(f"    return {', '.join(rets)}")
+        return "\n".join(lines) + "\n"
+
+
+# -- the oracle: DESIGN.md section 2 in numpy ----------------------------------------------------
+
+
+class Oracle:
+    """Evaluates a program for one T. With ``values=False`` only types are computed (the
+    generator uses that to keep programs valid); ``Invalid`` means a DslError is due."""
+
+    def __init__(self, prog: Program, T: str, inputs: dict, attrs: dict, values: bool = True):
+        self.prog, self.T, self.inputs, self.attrs, self.values = prog, T, inputs, attrs, values
+        self.decls = {d.name: d for d in prog.inputs}
+        self.attr_decls = {a.name: a for a in prog.attrs}
+
+    # numbers take a type
+    def materialize(self, w: Weak, like: str | None) -> Val:
+        if like is None:
+            dt = "f32" if w.isfloat and not is_float(self.T) else self.T
+        elif like == "bool":
+            raise Invalid("numbers cannot be combined with bool values")
+        elif w.isfloat and not is_float(like):
+            dt = "f32"
+        else:
+            dt = like
+        if is_int(dt):
+            v = int(w.value)
+            info = np.iinfo(NP[dt])
+            if not info.min <= v <= info.max:
+                raise Invalid(f"{v} does not fit {dt}")
+            return Val("scalar", dt, np.array([v], NP[dt]))
+        return Val("scalar", dt, np.array([w.value], np.float32))
+
+    def value(self, x, like: str | None = None) -> Val:
+        return self.materialize(x, like) if isinstance(x, Weak) else x
+
+    @staticmethod
+    def float_if_either(a: Weak, b: Weak) -> Weak:
+        return Weak(float(a.value), True, a.attr) if (a.isfloat or b.isfloat) else a
+
+    def pair(self, a, b) -> tuple[Val, Val]:
+        if isinstance(a, Weak) and not isinstance(b, Weak):
+            b = self.value(b)
+            return self.materialize(a, b.dt), b
+        a = self.value(a)
+        return a, self.value(b, a.dt)
+
+    def conv(self, v: Val, dt: str) -> np.ndarray:
+        return v.arr.astype(compute_np(dt))
+
+    @staticmethod
+    def kind(*vals: Val) -> str:
+        return "tensor" if any(v.kind == "tensor" for v in vals) else "scalar"
+
+    def int_result(self, r64: np.ndarray, dt: str) -> np.ndarray:
+        info = np.iinfo(NP[dt])
+        if r64.size and (r64.min() < info.min or r64.max() > info.max):
+            raise Overflow(dt)
+        return r64.astype(NP[dt])
+
+    # operations
+    def binary(self, op: str, a, b):
+        if isinstance(a, Weak) and isinstance(b, Weak) and (a.attr or b.attr):
+            a = self.materialize(self.float_if_either(a, b), None)
+        if isinstance(a, Weak) and isinstance(b, Weak):
+            x, y = a.value, b.value
+            if op == "/" and y == 0:
+                raise Invalid("division by the constant zero")
+            r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x / y}.get(
+                op, lambda: max(x, y) if op == "max" else min(x, y)
+            )()
+            return Weak(r, isinstance(r, float))
+        a, b = self.pair(a, b)
+        if "bool" in (a.dt, b.dt):
+            raise Invalid("arithmetic on bool")
+        dt = promote(a.dt, b.dt)
+        if op == "/" and not is_float(dt):
+            raise Invalid("division needs floating-point operands")
+        out = Val(self.kind(a, b), dt, None)
+        if self.values:
+            x, y = self.conv(a, dt), self.conv(b, dt)
+            fn = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide}.get(op)
+            fn = fn or (np.maximum if op == "max" else np.minimum)
+            if is_float(dt):
+                with np.errstate(all="ignore"):
+                    out.arr = fn(x, y).astype(np.float32)
+            else:
+                out.arr = self.int_result(fn(x.astype(np.int64), y.astype(np.int64)), dt)
+        return out
+
+    def neg(self, a):
+        if isinstance(a, Weak) and a.attr is None:
+            return Weak(-a.value, a.isfloat)
+        a = self.value(a)
+        if a.dt == "bool":
+            raise Invalid("neg of bool")
+        out = Val(a.kind, a.dt, None)
+        if self.values:
+            out.arr = -a.arr if is_float(a.dt) else self.int_result(-a.arr.astype(np.int64), a.dt)
+        return out
+
+    def unary(self, fn: str, a):
+        if fn in ("abs", "relu"):
+            if isinstance(a, Weak) and a.attr is None:
+                r = abs(a.value) if fn == "abs" else max(a.value, 0)
+                return Weak(r, isinstance(r, float))
+            a = self.value(a)
+            if a.dt == "bool":
+                raise Invalid(f"{fn} of bool")
+            out = Val(a.kind, a.dt, None)
+            if self.values:
+                if fn == "relu":
+                    out.arr = np.maximum(a.arr, np.zeros((), a.arr.dtype))
+                elif is_float(a.dt):
+                    out.arr = np.abs(a.arr)
+                else:
+                    out.arr = self.int_result(np.abs(a.arr.astype(np.int64)), a.dt)
+            return out
+        if isinstance(a, Weak):
+            a = Weak(float(a.value), True, a.attr)
+        a = self.value(a)
+        if not is_float(a.dt):
+            raise Invalid(f"{fn} needs a float operand")
+        out = Val(a.kind, a.dt, None)
+        if self.values:
+            x = a.arr
+            one = np.float32(1)
+            with np.errstate(all="ignore"):
+                r = {
+                    "round": np.rint,
+                    "sqrt": np.sqrt,
+                    "rsqrt": lambda v: one / np.sqrt(v),
+                    "exp": np.exp,
+                    "log": np.log,
+                    "tanh": np.tanh,
+                    "sigmoid": lambda v: one / (one + np.exp(-v)),
+                    "reciprocal": lambda v: one / v,
+                }[fn](x)
+            out.arr = np.asarray(r, np.float32)
+        return out
+
+    def compare(self, op: str, a, b):
+        if isinstance(a, Weak) and isinstance(b, Weak):
+            if not (a.attr or b.attr):
+                raise Invalid("comparing two constants")
+            a = self.materialize(self.float_if_either(a, b), None)
+        a, b = self.pair(a, b)
+        dt = promote(a.dt, b.dt)
+        out = Val(self.kind(a, b), "bool", None)
+        if self.values:
+            fn = {">": np.greater, ">=": np.greater_equal, "<": np.less, "<=": np.less_equal}.get(op)
+            fn = fn or (np.equal if op == "==" else np.not_equal)
+            out.arr = fn(self.conv(a, dt), self.conv(b, dt))
+        return out
+
+    def where(self, c, a, b):
+        c = self.value(c)
+        if c.dt != "bool":
+            raise Invalid("where needs a bool condition")
+        if isinstance(a, Weak) and isinstance(b, Weak):
+            a = self.materialize(self.float_if_either(a, b), None)
+        a, b = self.pair(a, b)
+        dt = a.dt if a.dt == b.dt else promote(a.dt, b.dt)
+        out = Val(self.kind(c, a, b), dt, None)
+        if self.values:
+            out.arr = np.where(c.arr, self.conv(a, dt), self.conv(b, dt))
+        return out
+
+    def cast(self, a, dt: str):
+        a = self.value(a)
+        if a.dt == dt:
+            return a
+        out = Val(a.kind, dt, None)
+        if self.values:
+            out.arr = cast_np(a.arr, a.dt, dt)
+        return out
+
+    def select(self, pred: bool, a, b):
+        """A static choice; both sides are typed (the frontend lowers both)."""
+        if isinstance(a, Weak) and isinstance(b, Weak):
+            a = self.materialize(a, None)
+        a, b = self.pair(a, b)
+        if not a.same_type(b):
+            raise Invalid("the two branches have different types")
+        return a if pred else b
+
+    # evaluation
+    def ev(self, n: Node, env: dict):
+        if isinstance(n, In):
+            d = self.decls[n.name]
+            dt = d.pinned or self.T
+            arr = None
+            if self.values:
+                arr = self.inputs.get(n.name)
+                if arr is None:
+                    return ABSENT
+                arr = np.asarray(arr).astype(compute_np(dt))
+            return Val(d.kind, dt, arr)
+        if isinstance(n, Attr):
+            a = self.attr_decls[n.name]
+            v = self.attrs[n.name]
+            return Weak(float(v) if a.kind == "float" else int(v), a.kind == "float", n.name)
+        if isinstance(n, Lit):
+            return Weak(n.value, isinstance(n.value, float))
+        if isinstance(n, Var):
+            return env[n.name]
+        if isinstance(n, IfExp):
+            pred = n.cond.value(self.attrs)
+            taken, other = (n.a, n.b) if pred else (n.b, n.a)
+            tv = self.ev(taken, env)
+            ov = self.typed(other, env)
+            if tv is ABSENT:
+                return ABSENT
+            a, b = (tv, ov) if pred else (ov, tv)
+            return self.select(pred, a, b)
+        args = [self.ev(c, env) for c in n.children()]
+        if any(a is ABSENT for a in args):
+            return ABSENT
+        if isinstance(n, Bin):
+            return self.binary(n.op, *args)
+        if isinstance(n, Neg):
+            return self.neg(args[0])
+        if isinstance(n, Un):
+            return self.unary(n.fn, args[0])
+        if isinstance(n, Sq):
+            a = args[0]
+            if isinstance(a, Weak) and a.attr is None:
+                r = a.value**2
+                return Weak(r, isinstance(r, float))
+            a = self.value(a)
+            return self.binary("*", a, a)
+        if isinstance(n, Cmp):
+            return self.compare(n.op, *args)
+        if isinstance(n, Where):
+            return self.where(*args)
+        if isinstance(n, Cast):
+            dt = n.dt
+            if dt is None:
+                like = self.typed(In(n.like) if n.like in self.decls else Var(n.like), env)
+                if isinstance(like, Weak):
+                    raise Invalid("'.dtype' of a number")
+                dt = like.dt
+            return self.cast(args[0], dt)
+        raise AssertionError(n)
+
+    def typed(self, n: Node, env: dict):
+        """``n`` evaluated for its type only (an untaken branch)."""
+        saved = self.values
+        self.values = False
+        try:
+            tenv = {k: (Val(v.kind, v.dt, None) if isinstance(v, Val) else v) for k, v in env.items()}
+            return self.ev(n, tenv)
+        finally:
+            self.values = saved
+
+    def run_body(self, env: dict) -> None:
+        for s in self.prog.body:
+            if isinstance(s, Assign):
+                env[s.name] = self.ev(s.expr, env)
+                continue
+            pred = s.cond.value(self.attrs)
+            blocks = {}
+            for branch, stmts in ((True, s.then), (False, s.orelse)):
+                benv = dict(env)
+                if branch == pred:
+                    for a in stmts:
+                        benv[a.name] = self.ev(a.expr, benv)
+                else:
+                    tenv = {
+                        k: (Val(v.kind, v.dt, None) if isinstance(v, Val) else v) for k, v in benv.items()
+                    }
+                    saved, self.values = self.values, False
+                    try:
+                        for a in stmts:
+                            tenv[a.name] = self.ev(a.expr, tenv)
+                    finally:
+                        self.values = saved
+                    benv = tenv
+                blocks[branch] = benv
+            for name in dict.fromkeys([a.name for a in s.then] + [a.name for a in s.orelse]):
+                a, b = blocks[True].get(name), blocks[False].get(name)
+                if a is None or b is None:
+                    raise Invalid(f"'{name}' assigned in one branch only")
+                if blocks[pred][name] is ABSENT:
+                    env[name] = ABSENT
+                    continue
+                env[name] = self.select(pred, a, b)
+
+    def outputs(self) -> list:
+        """Output arrays in their storage dtypes (None: an absent optional output); in type
+        mode, the outputs' Vals."""
+        env: dict = {}
+        self.run_body(env)
+        outs = []
+        for o in self.prog.outputs:
+            v = self.ev(o.expr, env)
+            if v is ABSENT:
+                if o.cond is None or o.cond.value(self.attrs):
+                    raise Invalid(f"output {o.name} needs an absent optional input")
+                outs.append(None)
+                continue
+            if isinstance(v, Weak) or v.kind != "tensor":
+                raise Invalid(f"output {o.name} is not a tensor")
+            if not self.values:
+                outs.append(v)
+            elif o.cond is not None and not o.cond.value(self.attrs):
+                outs.append(None)
+            else:
+                with np.errstate(over="ignore"):
+                    outs.append(v.arr.astype(NP[v.dt]))
+        return outs
+
+
+# -- the generator --------------------------------------------------------------------------------
+
+TENSOR_NAMES = ["x", "a", "b", "w", "v", "g", "h", "p", "q", "m", "n", "z"]
+SCALAR_NAMES = ["s", "t", "scale", "shift", "lr"]
+FLOAT_LITS = [0.5, 1.5, 2.0, -0.5, 0.25, 3.0, -1.25, 0.1, 0.0, -0.0, 1e-3, 100.0]
+INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
+
+
+class Gen:
+    """Builds a random valid program; every node is type-checked for every T as it is made."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.no_opt = False  # set while making the branch where the optional input may be absent
+
+    def pick(self, seq):
+        return self.rng.choice(seq)
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    # typing of a candidate node under every T
+    def types(self, node: Node) -> list | None:
+        out = []
+        for T in self.prog.dtypes:
+            o = Oracle(self.prog, T, {}, self.attr_vals, values=False)
+            try:
+                out.append(o.ev(node, self.env[T]))
+            except Invalid:
+                return None
+        return out
+
+    def program(self) -> Program:
+        rng = self.rng
+        r = rng.random()
+        if r < 0.45:
+            dtypes = tuple(sorted(rng.sample(FLOATS, rng.randint(1, 3)), key=FLOATS.index))
+        elif r < 0.7:
+            dtypes = ("i32",)
+        else:
+            dtypes = (self.pick(FLOATS), "i32")
+        self.inexact = self.chance(0.2)
+        self.probe_8bit = self.chance(0.02)  # exercise the documented 8-bit-arithmetic refusal
+        names = rng.sample(TENSOR_NAMES, rng.randint(1, 4))
+        inputs = [InputDecl(n, "tensor") for n in names]
+        for d in inputs[1:]:
+            if self.chance(0.15):
+                d.pinned = self.pick(["f32", "i32", "f16", "i8", "u8"])
+        for n in rng.sample(SCALAR_NAMES, rng.choice([0, 0, 1, 1, 2])):
+            inputs.append(InputDecl(n, "scalar", self.pick(["f32", "i32"]) if self.chance(0.2) else None))
+        rng.shuffle(inputs)
+        attrs: list[AttrDecl] = []
+        for n in rng.sample(["flag", "fast"], rng.choice([0, 1, 1, 2])):
+            attrs.append(AttrDecl(n, "bool", self.chance(0.5)))
+        if self.chance(0.3):
+            choices = ("p", "q", "r")[: rng.randint(2, 3)]
+            attrs.append(AttrDecl("mode", "literal", self.pick(choices), choices))
+        if self.chance(0.4):
+            attrs.append(AttrDecl("k", "int", rng.randint(0, 4)))
+        if self.chance(0.4):
+            attrs.append(AttrDecl("alpha", "float", self.pick([0.5, 0.75, -1.5, 2.0])))
+        rng.shuffle(attrs)
+        bools = [a.name for a in attrs if a.kind == "bool"]
+        if bools and self.chance(0.3):
+            inputs.append(InputDecl("opt", "tensor", optional=True))
+        self.prog = Program(self.seed, f"fz{self.seed}", dtypes, inputs, attrs, [], [])
+        self.attr_vals = {a.name: a.default for a in attrs}
+        self.env = {T: {} for T in dtypes}
+        self.vars: list[str] = []
+        for _ in range(rng.randint(1, 5)):
+            self.statement()
+        self.make_outputs()
+        return self.prog
+
+    # statements
+    def assign(self, name: str, node: Node, into: list) -> None:
+        for T, t in zip(self.prog.dtypes, self.types(node)):
+            self.env[T][name] = t
+        into.append(Assign(name, node))
+        if name not in self.vars:
+            self.vars.append(name)
+
+    def statement(self) -> None:
+        conds = self.conds()
+        name = f"v{len(self.vars)}"
+        if conds and self.chance(0.2):
+            cond = self.pick(conds)
+            a = self.expr(2)
+            b = self.matching(a, 2)
+            if b is not None:
+                names = [name]
+                stmt = IfStmt(cond, [Assign(name, a)], [Assign(name, b)])
+                node = IfExp(cond, a, b)  # same typing as the merged if/else
+                for T, t in zip(self.prog.dtypes, self.types(node)):
+                    self.env[T][name] = t
+                self.prog.body.append(stmt)
+                self.vars.extend(names)
+                return
+        self.assign(name, self.expr(3), self.prog.body)
+
+    def conds(self) -> list[Cond]:
+        out = []
+        for a in self.prog.attrs:
+            if a.kind == "bool":
+                out += [Cond(a.name), Cond(a.name, negate=True)]
+            elif a.kind == "literal":
+                out += [Cond(a.name, c, self.chance(0.3)) for c in a.choices]
+        return out
+
+    def matching(self, a: Node, depth: int) -> Node | None:
+        """Another expression of a's type under every T (for the other branch)."""
+        ta = self.types(a)
+        if ta is None:
+            return None
+        for _ in range(12):
+            b = self.expr(depth)
+            tb = self.types(b)
+            if tb is not None and all(self.same(x, y) for x, y in zip(ta, tb)):
+                return b
+        for b in (Neg(a), Bin("*", a, Lit(2)), a):
+            if self.no_opt and any(isinstance(n, In) and n.name == "opt" for n in b.walk()):
+                break
+            tb = self.types(b)
+            if tb is not None and all(self.same(x, y) for x, y in zip(ta, tb)) and self.allowed(b):
+                return b
+        return None
+
+    @staticmethod
+    def same(x, y) -> bool:
+        if isinstance(x, Weak) or isinstance(y, Weak):
+            return False  # numbers on both sides take types by rules the generator avoids
+        return x.same_type(y)
+
+    # expressions
+    def leaf(self) -> Node:
+        ins = [d for d in self.prog.inputs if not d.optional]
+        tensors = [d.name for d in ins if d.kind == "tensor"]
+        scalars = [d.name for d in ins if d.kind == "scalar"]
+        run_attrs = [a.name for a in self.prog.attrs if a.kind in ("int", "float")]
+        r = self.rng.random()
+        if r < 0.45 or not (scalars or run_attrs or self.vars):
+            return In(self.pick(tensors))
+        if r < 0.6 and self.vars:
+            return Var(self.pick(self.vars))
+        if r < 0.7 and scalars:
+            return In(self.pick(scalars))
+        if r < 0.8 and run_attrs:
+            return Attr(self.pick(run_attrs))
+        return Lit(self.pick(FLOAT_LITS) if self.chance(0.5) else self.pick(INT_LITS))
+
+    def expr(self, depth: int) -> Node:
+        for _ in range(20):
+            node = self.candidate(depth)
+            if self.types(node) is not None and self.allowed(node):
+                return node
+        for _ in range(50):
+            node = self.leaf()
+            if self.types(node) is not None:
+                return node
+        return In(next(d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional))
+
+    def candidate(self, depth: int) -> Node:
+        if depth <= 0 or self.chance(0.25):
+            return self.leaf()
+        k = self.pick(
+            ["bin"] * 6
+            + ["maxmin", "neg", "abs", "relu", "round", "sq", "where", "where", "cast", "cast"]
+            + ["cast", "ifexp", "div", "cmpcast"]
+            + (["math", "math"] if self.inexact else [])
+            + (["opt"] if any(d.optional for d in self.prog.inputs) else [])
+        )
+        a = self.expr(depth - 1)
+        if k == "bin":
+            return Bin(self.pick("+-*"), a, self.expr(depth - 1))
+        if k == "div":
+            return Bin("/", a, self.divisor(depth - 1))
+        if k == "maxmin":
+            return Bin(self.pick(["max", "min"]), a, self.expr(depth - 1))
+        if k == "neg":
+            return Neg(a)
+        if k in ("abs", "relu"):
+            return Un(k, a)
+        if k == "round":
+            return Un("round", self.as_float(a))
+        if k == "sq":
+            return Sq(a)
+        if k == "math":
+            fn = self.pick(["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "reciprocal"])
+            a = self.as_float(a)
+            if fn == "exp":
+                return Un("exp", Bin("min", a, Lit(8.0)))
+            if fn in ("log", "sqrt", "rsqrt", "reciprocal"):
+                return Un(fn, Bin("+", Un("abs", a), Lit(1.0)))
+            return Un(fn, a)
+        if k == "where":
+            return Where(self.condition(depth - 1), a, self.expr(depth - 1))
+        if k in ("cast", "cmpcast"):
+            if k == "cmpcast":
+                a = self.condition(depth - 1)
+            if self.chance(0.15):
+                like = [d.name for d in self.prog.inputs if not d.optional] + self.vars
+                return Cast(a, None, self.pick(like))
+            return Cast(a, self.pick(ALL))
+        if k == "ifexp":
+            conds = self.conds()
+            if not conds:
+                return Bin("+", a, self.expr(depth - 1))
+            b = self.matching(a, depth - 1)
+            return IfExp(self.pick(conds), a, b) if b is not None else a
+        if k == "opt" and not self.no_opt:
+            # the optional input only where a bool attribute is true (the runner passes it then)
+            flag = self.pick([c for c in self.conds() if c.choice is None and not c.negate])
+            used = Bin(self.pick("+-*"), a, In("opt"))
+            if self.types(used) is None:
+                return a
+            self.no_opt = True
+            try:
+                b = self.matching(used, depth - 1)
+            finally:
+                self.no_opt = False
+            return IfExp(flag, used, b) if b is not None else a
+        if k == "opt":
+            return a
+        raise AssertionError(k)
+
+    def condition(self, depth: int) -> Node:
+        a = self.expr(depth)
+        return Cmp(self.pick([">", ">=", "<", "<=", "==", "!="]), a, self.expr(depth))
+
+    def divisor(self, depth: int) -> Node:
+        r = self.rng.random()
+        if r < 0.3:
+            return Lit(self.pick([2.0, 4.0, 0.5, -3.0, 8.0]))
+        if r < 0.5:
+            return Bin("+", Un("abs", self.as_float(self.expr(depth))), Lit(1.0))
+        return self.expr(depth)
+
+    def as_float(self, a: Node) -> Node:
+        ts = self.types(a)
+        if ts is not None and all(isinstance(t, Val) and is_float(t.dt) for t in ts):
+            return a
+        return Cast(a, self.pick(["f32", "f16", "bf16"]))
+
+    def allowed(self, node: Node) -> bool:
+        """What the generator avoids: arithmetic on bools and (unless probing) on i8/u8, inexact
+        values flowing into comparisons, casts, round or conditions (the precision standard
+        does not carry through those), and Weak-only outputs."""
+        ts = self.types(node)
+        if ts is None:
+            return False
+        for T in self.prog.dtypes:
+            for sub in node.walk():
+                st = Oracle(self.prog, T, {}, self.attr_vals, values=False)
+                if isinstance(sub, (Bin, Neg, Sq)) or (isinstance(sub, Un) and sub.fn == "abs"):
+                    try:
+                        t = st.ev(sub, self.env[T])
+                    except Invalid:
+                        return False
+                    small = isinstance(t, Val) and t.dt in ("i8", "u8")
+                    if small and not (self.probe_8bit and isinstance(sub, Bin)):
+                        return False
+                if isinstance(sub, (Cmp, Cast, Where)) or (isinstance(sub, Un) and sub.fn == "round"):
+                    kids = [sub.c] if isinstance(sub, Where) else sub.children()
+                    if any(self.tainted(c) for c in kids):
+                        return False
+        return True
+
+    def tainted(self, node: Node) -> bool:
+        for n in node.walk():
+            if isinstance(n, Un) and n.fn in INEXACT:
+                return True
+            if isinstance(n, Var) and self.var_tainted(n.name):
+                return True
+        return False
+
+    def var_tainted(self, name: str) -> bool:
+        for s in self.prog.body:
+            for a in [s] if isinstance(s, Assign) else s.then + s.orelse:
+                if a.name == name and self.tainted(a.expr):
+                    return True
+        return False
+
+    def tensor_typed(self, node: Node) -> bool:
+        ts = self.types(node)
+        return ts is not None and all(isinstance(t, Val) and t.kind == "tensor" for t in ts)
+
+    def make_outputs(self) -> None:
+        prog, rng = self.prog, self.rng
+        tensors = [d.name for d in prog.inputs if d.kind == "tensor" and not d.optional]
+        taken = {d.name for d in prog.inputs} | {a.name for a in prog.attrs}
+        if self.chance(0.12):  # a single expression (or a single input): output y
+            prog.single = True
+            node = In(self.pick(tensors)) if self.chance(0.25) else self.expr(3)
+            if not self.tensor_typed(node):
+                node = Bin("+", node, In(self.pick(tensors)))
+                if not (self.tensor_typed(node) and self.allowed(node)):
+                    node = In(tensors[0])
+            name = next(n for n in ("y", "out", "y_out", "result") if n not in taken)
+            prog.outputs = [Output(name, node)]
+            return
+        outs = [v for v in self.vars if self.tensor_typed(Var(v))]
+        rng.shuffle(outs)
+        outs = outs[: rng.randint(1, 3)]
+        extra = 0
+        if self.chance(0.25) and outs:  # another output holding the same value
+            alias = f"o{extra}"
+            self.assign(alias, Var(self.pick(outs)), prog.body)
+            outs.append(alias)
+            extra += 1
+        if self.chance(0.25):  # an output holding an input unchanged
+            alias = f"o{extra}"
+            x = In(self.pick(tensors))
+            self.assign(alias, Bin("*", Lit(1), x) if self.chance(0.5) else x, prog.body)
+            outs.append(alias)
+            extra += 1
+        if not outs:
+            alias = f"o{extra}"
+            self.assign(alias, Bin("+", In(self.pick(tensors)), Lit(1)), prog.body)
+            outs.append(alias)
+        flags = [c for c in self.conds() if c.choice is None]
+        prog.outputs = [Output(o, Var(o)) for o in outs]
+        if flags and self.chance(0.2):
+            prog.outputs[-1].cond = self.pick(flags)
+
+
+def generate(seed: int) -> Program:
+    return Gen(seed).program()
+
+
+# -- running one program ---------------------------------------------------------------------------
+
+
+def same_bits(a, b) -> bool:
+    """Equal dtypes, shapes and values; NaN equals NaN (any payload); -0.0 differs from 0.0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f" or a.dtype == BF16:
+        fa, fb = a.astype(np.float64), b.astype(np.float64)
+        nan = np.isnan(fa) & np.isnan(fb)
+        return bool(np.all(nan | ((fa == fb) & (np.signbit(fa) == np.signbit(fb)))))
+    return bool(np.array_equal(a, b))
+
+
+@dataclass
+class Outcome:
+    seed: int
+    status: str  # ok | refused | failed | discarded
+    reason: str = ""
+    detail: str = ""
+    runs: int = 0
+    exact: bool = True
+    seconds: float = 0.0
+    source: str = ""
+
+
+def draw_inputs(prog: Program, T: str, rng: np.random.Generator, n: int, scale: float, attrs: dict) -> dict:
+    arrays: dict = {}
+    for d in prog.inputs:
+        dt = d.pinned or T
+        size = n if d.kind == "tensor" else 1
+        if d.optional:
+            flag_true = any(a.kind == "bool" and attrs[a.name] for a in prog.attrs)
+            if not flag_true and rng.random() < 0.5:
+                arrays[d.name] = None
+                continue
+        if is_float(dt):
+            if d.kind == "scalar":
+                v = rng.uniform(0.25, 3.0) * rng.choice([-1, 1]) * scale
+                arr = np.array([v])
+            else:
+                arr = rng.uniform(-4, 4, size) * scale
+                arr = np.where(rng.random(size) < 0.2, np.round(arr * 2) / 2, arr)  # ties for round
+                arr[rng.random(size) < 0.03] = -0.0
+                arr[rng.random(size) < 0.03] = 0.0
+            arrays[d.name] = arr.astype(NP[dt])
+        elif dt == "i32":
+            hi = max(int(20 * scale), 2)
+            arr = rng.integers(-hi, hi + 1, size)
+            if d.kind == "scalar" and arr[0] == 0:
+                arr[0] = 3
+            arrays[d.name] = arr.astype(np.int32)
+        else:
+            info = np.iinfo(NP[dt])
+            arrays[d.name] = rng.integers(info.min, info.max + 1, size).astype(NP[dt])
+    return arrays
+
+
+def draw_attrs(prog: Program, rng: np.random.Generator) -> dict:
+    out = {}
+    for a in prog.attrs:
+        if a.kind == "bool":
+            out[a.name] = bool(rng.random() < 0.5)
+        elif a.kind == "literal":
+            out[a.name] = str(rng.choice(a.choices))
+        elif a.kind == "int":
+            out[a.name] = int(rng.integers(0, 5))
+        else:
+            out[a.name] = float(np.round(rng.uniform(-3, 3), 2))
+    return out
+
+
+def classify_refusal(message: str) -> str | None:
+    for pattern, reason in REFUSALS.items():
+        if re.search(pattern, message):
+            return reason
+    return None
+
+
+def load(prog: Program, workdir: Path):
+    path = Path(workdir) / f"{prog.name}.py"
+    path.write_text(prog.source())
+    name = f"dslfuzz_{prog.name}_{abs(hash(str(path))) % 10**8}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return getattr(mod, prog.name)
+
+
+def run_program(prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: bool = True) -> Outcome:
+    import dsl
+    from backends.ascendc.simulate import simulate
+
+    started = time.perf_counter()
+    out = Outcome(prog.seed, "ok", exact=prog.exact, source=prog.source())
+
+    def done(status, reason="", detail=""):
+        out.status, out.reason, out.detail = status, reason, detail
+        out.seconds = time.perf_counter() - started
+        return out
+
+    try:
+        op = load(prog, workdir)
+    except dsl.DslError as e:
+        return done("failed", "frontend rejected a program the oracle types as valid", str(e))
+    rng = np.random.default_rng(prog.seed)
+    for T in prog.dtypes:
+        for _ in range(runs_per_dtype):
+            n = int(rng.choice([1, 7, 33, 256, 4113, 30001]))
+            cores = rng.choice([1, 2, 3, None])
+            cores = None if cores is None else int(cores)
+            attrs = draw_attrs(prog, rng)
+            for scale in (1.0, 0.25, 0.05):
+                args = draw_inputs(prog, T, rng, n, scale, attrs)
+                try:
+                    expected = Oracle(prog, T, args, attrs).outputs()
+                    break
+                except Overflow:
+                    continue
+                except Invalid as e:
+                    return done("failed", "the oracle rejects a generated program", str(e))
+            else:
+                return done("discarded", "i32 arithmetic overflows on every input draw")
+            call = [args[d.name] for d in prog.inputs]
+            where = f"T={T}, n={n}, cores={cores}, attrs={attrs}"
+            try:
+                ref = op.reference(*call, **attrs)
+            except Exception as e:  # noqa: BLE001 - every error is a finding
+                return done("failed", f"reference raised {type(e).__name__}", f"{where}\n{e}")
+            refs = list(ref) if isinstance(ref, tuple) else [ref]
+            for k, (r, x) in enumerate(zip(refs, expected)):
+                if (r is None) != (x is None):
+                    return done("failed", "reference and oracle disagree on an absent output", where)
+                if r is None:
+                    continue
+                ok = same_bits(r, x) if prog.exact else dsl.precision.compare(r, x).ok
+                if not ok:
+                    bad = _first_difference(r, x, call)
+                    return done("failed", "reference != numpy oracle", f"{where}, output {k}: {bad}")
+            try:
+                got, _ = simulate(op, tuple(call), attrs, cores=cores, strict=strict)
+            except dsl.CompileError as e:
+                reason = classify_refusal(str(e))
+                if reason is not None:
+                    return done("refused", reason, str(e))
+                return done("failed", "CompileError", f"{where}\n{e}")
+            except Exception as e:  # noqa: BLE001
+                return done("failed", f"simulate raised {type(e).__name__}", f"{where}\n{e}")
+            gots = list(got) if isinstance(got, tuple) else [got]
+            for k, (g, r) in enumerate(zip(gots, refs)):
+                if (g is None) != (r is None):
+                    return done("failed", "simulate and reference disagree on an absent output", where)
+                if g is None:
+                    continue
+                ok = same_bits(g, r) if prog.exact else dsl.precision.compare(g, r, rtol=2e-4).ok
+                if not ok:
+                    bad = _first_difference(g, r, call)
+                    return done("failed", "simulate != reference", f"{where}, output {k}: {bad}")
+            out.runs += 1
+    return done("ok")
+
+
+def _first_difference(a, b, call) -> str:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return f"{a.dtype}{a.shape} vs {b.dtype}{b.shape}"
+    fa, fb = a.astype(np.float64), b.astype(np.float64)
+    differ = ~((fa == fb) & (np.signbit(fa) == np.signbit(fb)) | (np.isnan(fa) & np.isnan(fb)))
+    i = int(np.flatnonzero(differ)[0])
+    inputs = ", ".join(f"{np.asarray(c).ravel()[min(i, np.size(c) - 1)]!r}" for c in call if c is not None)
+    return f"element {i}: {a.ravel()[i]!r} vs {b.ravel()[i]!r} (inputs there: {inputs})"
+
+
+def fuzz(seeds, workdir: Path, log=None) -> list[Outcome]:
+    outcomes = []
+    for seed in seeds:
+        prog = generate(seed)
+        try:
+            o = run_program(prog, workdir)
+        except Exception:  # noqa: BLE001 - a crash of the runner itself
+            o = Outcome(seed, "failed", "runner crashed", traceback.format_exc(), source=prog.source())
+        outcomes.append(o)
+        if log is not None:
+            log(o)
+    return outcomes
+
+
+__all__ = ["generate", "run_program", "fuzz", "Oracle", "Program", "Outcome", "same_bits", "REFUSALS"]

@@ -1,0 +1,219 @@
+"""The precision standard (dsl/precision.py): the op table, the per-output class derived from
+the IR, and the comparison each class makes."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import dsl
+from dsl import precision
+from dsl.precision import APPROX, EXACT, OP_PRECISION, compare
+
+BF16 = ml_dtypes.bfloat16
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_ir_op_has_a_precision_class():
+    from dsl.ir import tile_ops  # noqa: F401  (declares the tile-level ops)
+    from dsl.ir.ops import OPS
+
+    keys = {name for name in OPS if name != "reduce"}
+    keys |= {f"reduce.{k}" for k in ("sum", "mean", "max", "min")}
+    assert keys == set(
+        OP_PRECISION
+    ), f"unclassified: {sorted(keys - set(OP_PRECISION))}; stale: {sorted(set(OP_PRECISION) - keys)}"
+    assert set(OP_PRECISION.values()) == {"exact", "approx"}
+
+
+def test_the_approximated_ops_are_the_contracts():
+    """DESIGN.md section 2 names exp/log/sqrt/rsqrt/tanh/sigmoid; sums/means have no fixed order.
+    Everything else (reciprocal and round included) is exact."""
+    approx = {k for k, v in OP_PRECISION.items() if v == "approx"}
+    assert approx == {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "reduce.sum", "reduce.mean"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Per-output class from the ops on its path
+# ---------------------------------------------------------------------------------------------
+
+
+def test_each_output_takes_the_class_of_its_own_path(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, f32, i32
+
+        @dsl.op(dtypes=(f16, f32))
+        def mixed(x: Tensor, s: Scalar, *, use_exp: bool = False):
+            lin = x * s + 1 / s
+            e = dsl.exp(x) if use_exp else dsl.abs(x)
+            both = lin + e
+            q = dsl.cast(dsl.round(e), i32)
+            flag = e > lin
+            root = dsl.reciprocal(dsl.maximum(x, s)) - dsl.where(flag, x, -x)
+            return lin, both, q, flag, root
+        """)
+    op = mod.mixed
+    want_plain = dict(lin=EXACT, both=EXACT, q=EXACT, flag=EXACT, root=EXACT)
+    assert precision.output_tolerances(op, "f16") == want_plain
+    assert precision.output_tolerances(op, dsl.f32, use_exp=False) == want_plain
+    assert precision.output_tolerances(op, "f32", use_exp=True) == dict(
+        lin=EXACT, both=APPROX, q=APPROX, flag=APPROX, root=APPROX
+    )
+    assert precision.approximated_ops(op.variant(dsl.f32, op.check_attrs({"use_exp": True})))["q"] == [
+        "exp@line 8"
+    ]
+
+
+def test_examples_classes():
+    """The examples' outputs: sqrt/rsqrt/tanh/sigmoid/exp/log make an output approximated,
+    nothing else does (per output: AdamW's m_out and v_out are exact, var_out is not)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "e2e"))
+    try:
+        import ew_cases as C
+    finally:
+        sys.path.pop(0)
+    got = {c.stem: {k: str(v) for k, v in precision.output_tolerances(c.op, "f16").items()} for c in C.CASES}
+    assert got == {
+        "apply_adam_w": {"var_out": "approx", "m_out": "exact", "v_out": "exact"},
+        "gelu_tanh": {"y": "approx"},
+        "silu": {"y": "approx"},
+        "leaky_relu": {"y": "exact"},
+        "lerp": {"y": "exact"},
+        "sgd_momentum": {"param_out": "exact", "buf_out": "exact"},
+        "clamp": {"y": "exact"},
+        "axpby": {"y": "exact"},
+        "softplus": {"y": "approx"},
+        "rms_prop": {"var_out": "approx", "ms_out": "exact", "mom_out": "approx"},
+        "fake_quant": {"y": "exact"},
+        "threshold": {"y": "exact"},
+        "is_close": {"y": "exact"},
+    }
+
+
+def test_tile_level_functions_give_the_same_classes():
+    """After the whole pipeline (tanh expanded into Exp/Reciprocal, stores as dma.store) the
+    classes are those of the tensor-level IR."""
+    import sys
+    from pathlib import Path
+
+    from dsl.ir import Module
+    from passes import PassManager
+    from passes.pipelines import elementwise_pipeline
+
+    sys.path.insert(0, str(Path(__file__).parent / "e2e"))
+    try:
+        import ew_cases as C
+    finally:
+        sys.path.pop(0)
+    for stem in ("apply_adam_w", "gelu_tanh", "rms_prop", "threshold", "fake_quant"):
+        op = C.load_op(stem)
+        module = Module([op.func(dsl.f32)])
+        PassManager(elementwise_pipeline(192 * 1024)).run(module)
+        for func in module.funcs:
+            assert func.attributes.get("level") == "tile"
+            want = precision.func_tolerances(op.variant(dsl.f32, op.check_attrs(func.attributes["bind"])))
+            assert precision.func_tolerances(func) == want, (stem, func.attributes["bind"])
+
+
+# ---------------------------------------------------------------------------------------------
+# EXACT
+# ---------------------------------------------------------------------------------------------
+
+
+def _next_up(a: np.ndarray) -> np.ndarray:
+    bits = a.view(np.uint16 if a.itemsize == 2 else np.uint32).copy()
+    bits[...] += 1
+    return bits.view(a.dtype)
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16, BF16], ids=["f32", "f16", "bf16"])
+def test_exact_rejects_one_ulp(dt):
+    ref = np.linspace(-3, 3, 101).astype(dt)
+    assert compare(ref.copy(), ref).ok
+    assert compare(ref.copy(), ref, EXACT).ok
+    out = ref.copy()
+    out[40:41] = _next_up(out[40:41])
+    c = compare(out, ref)
+    assert not c.ok and c.mismatches == 1 and c.tolerance is EXACT
+    assert "1/101 elements violate exact equality" in c.detail and "first at flat index 40" in c.detail
+    assert compare(out, ref, APPROX).ok  # one ulp is within the precision standard
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16, BF16], ids=["f32", "f16", "bf16"])
+def test_exact_special_values(dt):
+    nan, inf = np.nan, np.inf
+    ref = np.array([nan, inf, -inf, 0.0, -0.0, 1.0], dtype=dt)
+    same = np.array([nan, inf, -inf, -0.0, 0.0, 1.0], dtype=dt)  # signed zeros swapped: equal
+    assert compare(same, ref).ok
+    for i, wrong in [(0, 0.0), (1, -inf), (2, 6e4), (3, nan), (5, inf)]:
+        out = ref.copy()
+        out[i] = wrong
+        assert not compare(out, ref).ok, (i, wrong)
+        assert not compare(out, ref, APPROX).ok, (i, wrong)
+
+
+def test_exact_integers_and_bools():
+    ref = np.array([-128, 0, 5, 127], np.int8)
+    assert compare(ref.copy(), ref).ok
+    assert not compare(ref + np.int8(1) * (ref == 5), ref).ok
+    b = np.array([True, False, True])
+    assert not compare(~b, b).ok
+    assert not compare(b.astype(np.uint8), b).ok  # dtype differs
+    assert not compare(ref[:3], ref).ok  # shape differs
+
+
+def test_a_comparison_is_not_a_truth_value():
+    """``assert compare(a, b)`` would pass whatever a and b are: it is an error instead."""
+    with pytest.raises(TypeError, match="Comparison.ok"):
+        bool(compare(np.zeros(3, np.float32), np.ones(3, np.float32)))
+
+
+# ---------------------------------------------------------------------------------------------
+# APPROX
+# ---------------------------------------------------------------------------------------------
+
+
+def test_approx_f32_bounds():
+    ref = np.array([1.0, 100.0, 1e-7, -3.0], np.float32)
+    ok = ref * np.float32(1 + 0.9e-4) + np.float32([0, 0, 0.9e-5, 0])
+    assert compare(ok.astype(np.float32), ref, APPROX).ok
+    bad = ref.copy()
+    bad[1] = np.float32(100.0 * (1 + 1.2e-4))
+    c = compare(bad, ref, APPROX)
+    assert not c.ok and c.mismatches == 1
+    assert compare(bad, ref, APPROX, rtol=2e-4).ok  # an explicit caller's choice
+
+
+@pytest.mark.parametrize("dt", [np.float16, BF16], ids=["f16", "bf16"])
+def test_approx_half_is_one_ulp(dt):
+    ref = np.linspace(1, 2, 50).astype(dt)
+    one = _next_up(ref.copy())
+    assert compare(one, ref, APPROX).ok
+    assert not compare(_next_up(one), ref, APPROX).ok
+
+
+def test_approx_integers_and_bools_allow_a_small_share():
+    ref = np.arange(2000, dtype=np.int32)
+    out = ref.copy()
+    out[[3, 700]] += 1  # 2 of 2000 = 0.1%
+    assert compare(out, ref, APPROX).ok
+    out[900] += 1
+    assert not compare(out, ref, APPROX).ok
+    out = ref.copy()
+    out[3] += 2
+    assert not compare(out, ref, APPROX).ok
+    flags = np.zeros(33, bool)
+    one = flags.copy()
+    one[5] = True
+    assert compare(one, flags, APPROX).ok and not compare(one, flags, EXACT).ok
+    one[6] = True
+    assert not compare(one, flags, APPROX).ok
