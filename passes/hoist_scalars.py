@@ -114,7 +114,9 @@ def hoist(func: Func) -> None:
             if not any(isinstance(v.type, TensorType) for v in op.operands):
                 k = next(k for k, v in enumerate(op.operands) if v.type.dtype != bool_)  # not where's cond
                 s = op.operands[k]
-                dup = Op("vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc)
+                dup = Op(
+                    "vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc
+                )
                 inner.append(dup)
                 op.operands = op.operands[:k] + [dup.result] + op.operands[k + 1 :]
             _retype(op)

@@ -55,14 +55,10 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
         (
             ["opt", str(ROOT / "tests" / "passes" / "tile" / "loads_and_stores.ir"), "--passes", "bogus"],
             "dslc: error: unknown pass 'bogus' (known: canonicalize, double-buffer, expand-math, hoist-scalars, "
-            "insert-sync, legalize-casts, materialize-bools, plan-buffers, promote-precision, specialize, "
-            "split-cores, tile)",
+            "insert-sync, legalize-casts, materialize-bools, plan-buffers, plan-rows, promote-precision, "
+            "row-forms, specialize, split-cores, tile)",
         ),
         (["opt", str(ADAMW)], "apply_adam_w.py:1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
-        (
-            ["compile", str(ROOT / "examples" / "quantize_add_layer_norm.py"), "-o", "/nonexistent/never"],
-            "named dims",
-        ),
     ],
 )
 def test_user_errors_exit_1_without_traceback(argv, message, capsys):
@@ -134,3 +130,14 @@ def test_compile_goes_on_past_an_unsupported_operator(tmp_path, capsys):
     assert code == 1
     assert f"{src}:10:16: error: this value has shape [1], which the row backend does not take" in err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["good_one", "good_two"]
+
+
+def test_compile_quantize_add_layer_norm_as_the_readme_lists_it(tmp_path, capsys):
+    """Issue 7: a new user's `dslc compile examples/quantize_add_layer_norm.py` writes the project."""
+    code, out, err = run(
+        ["compile", str(ROOT / "examples" / "quantize_add_layer_norm.py"), "-o", str(tmp_path)], capsys
+    )
+    assert code == 0, err
+    assert "quantize_add_layer_norm (36 kernel variants: dtypes f16, f32, bf16 x tiling keys 0, 1, 2" in out
+    kernel = (tmp_path / "quantize_add_layer_norm" / "op_kernel" / "quantize_add_layer_norm.cpp").read_text()
+    assert "ReduceSum(" in kernel and "quantize_add_layer_norm.py:" in kernel
