@@ -39,8 +39,13 @@ ROW_TILING_FIELDS = (
     ("uint64_t", "rowsPerCore", "rows of every used core but the last"),
     ("uint32_t", "usedCores", "block dim"),
     ("uint32_t", "rowStep", "rows per step (UB plan)"),
+    ("uint32_t", "slots", "UB slots of the row buffers: 2 (ping-pong), 1 when a ping-pong step does not fit"),
     ("float", "invCols", "1 / C, for means"),
-    ("uint32_t", "foldNum", "binaryAddNum: the largest power of two below C (C up to 64)"),
+    (
+        "uint32_t",
+        "foldNum",
+        "binaryAddNum: the largest power of two below C, at least 64 (C itself up to 64)",
+    ),
 )
 KIND_ENUM = {ROW: "ROW", COL: "COL", PERROW: "PER_ROW", SCALAR: "SCALAR"}
 MAX_BLOCK_COUNT = 4095  # DataCopyExtParams.blockCount
@@ -170,27 +175,33 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("uint64_t perRow;")
         w.line("uint64_t countAlign;")
         w.line("uint64_t colBytes;", "resident columns, bytes per column")
-        w.line("uint64_t rowBytes;", "row buffers x slots, bytes per element of a step")
-        w.line("uint64_t perRowBytes;", "per-row buffers x slots, bytes per per-row element")
+        w.line("uint64_t rowBytes[2];", "row buffers (x 1 slot, x slots), bytes per element of a step")
+        w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
         w.line("bool scratch;", "reduction scratch (float)")
     with w.block("constexpr RowPlan PLANS[] =", "};"):
         for v in plan.variants:
             rp = plan.row_plans[(v.dtype, v.key)]
             w.line(
                 f"{{ge::{v.dtype.ge}, {v.key}, {rp['align']}, {rp['perrow']}, {rp['count_align']}, "
-                f"{rp['col']}, {rp['row']}, {rp['perrow_bytes']}, {'true' if rp['scratch'] else 'false'}}},"
+                f"{rp['col']}, {{{rp['row1']}, {rp['row']}}}, {{{rp['perrow_bytes1']}, {rp['perrow_bytes']}}}, "
+                f"{'true' if rp['scratch'] else 'false'}}},"
             )
     w.line()
     w.line("uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }")
     w.line()
     w.line(
-        comment="UB bytes a step of `rowStep` rows takes: the fixed area plus the row and per-row buffers."
+        comment="UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area plus the row and"
     )
-    with w.block("uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep)"):
+    w.line(comment="per-row buffers.")
+    with w.block(
+        "uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots)"
+    ):
         w.line("const uint64_t scratch = p.scratch ? RoundUp(2 * ((cols + 63) / 64), 8) * sizeof(float) : 0;")
         w.line("const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);")
         w.line("const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);")
-        w.line("return pitch * p.colBytes + scratch + slot * p.rowBytes + perRowSlot * p.perRowBytes;")
+        w.line(
+            "return pitch * p.colBytes + scratch + slot * p.rowBytes[slots - 1] + perRowSlot * p.perRowBytes[slots - 1];"
+        )
 
 
 def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
@@ -302,15 +313,18 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             "static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), return ge::GRAPH_FAILED);"
         )
         w.line("const uint64_t pitch = RoundUp(cols > 0 ? cols : 1, plan->align);")
-        w.line("const uint64_t fixed = UbBytes(*plan, pitch, cols, 0);")
-        w.line("const uint64_t perRow = UbBytes(*plan, pitch, cols, 1) - fixed;")
-        w.line("uint64_t rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;")
-        w.line("if (rowStep > rowsPerCore) rowStep = rowsPerCore;")
-        w.line("if (rowStep > MAX_ROW_STEP) rowStep = MAX_ROW_STEP;")
-        w.line(
-            "while (rowStep > 0 && UbBytes(*plan, pitch, cols, rowStep) > usable) --rowStep;",
-            "rounding to whole repeats",
-        )
+        w.line("const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2);")
+        w.line("uint64_t slots = 3, rowStep = 0, perRow = 0;")
+        w.line(comment="ping-pong slots first, else one slot (seed 002's order: full-load with DB, without)")
+        with w.block("while (rowStep == 0 && --slots > 0)"):
+            w.line("perRow = UbBytes(*plan, pitch, cols, 1, slots) - fixed;")
+            w.line("rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;")
+            w.line("if (rowStep > rowsPerCore) rowStep = rowsPerCore;")
+            w.line("if (rowStep > MAX_ROW_STEP) rowStep = MAX_ROW_STEP;")
+            w.line(
+                "while (rowStep > 0 && UbBytes(*plan, pitch, cols, rowStep, slots) > usable) --rowStep;",
+                "rounding to whole repeats",
+            )
         w.line(
             'OP_CHECK_IF(rowStep == 0, OP_LOGE(OP_TYPE, "rows of %llu columns (dtype %d) do not fit in UB: one row '
             'needs %llu bytes (%llu fixed for columns and scratch + %llu for the row), %llu are available", '
@@ -327,6 +341,7 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("tiling.set_rowsPerCore(rowsPerCore);")
         w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
         w.line("tiling.set_rowStep(static_cast<uint32_t>(rowStep));")
+        w.line("tiling.set_slots(static_cast<uint32_t>(slots));")
         w.line("tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);")
         w.line("uint64_t foldNum = cols;", "reductions fold the columns past it onto the front (seed 002)")
         w.line("if (cols > FOLD_LANES) for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;")
@@ -402,6 +417,8 @@ def row_plan_of(func) -> dict:
         "col": sum(b["bytes"] for b in bufs if b["kind"] == COL),
         "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == ROW),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
+        "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
+        "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),
     }
 
 

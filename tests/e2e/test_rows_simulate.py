@@ -113,3 +113,22 @@ def test_row_matrix(name, tname, k, target):
                 if rows == 8192 and cores == 1 and cols > 64:
                     continue
                 _check(case, t, _shape(case, rows, cols), attrs, target=target, cores=cores, seed=cols + rows)
+
+
+def test_one_slot_when_a_ping_pong_step_of_one_row_does_not_fit():
+    """rms_norm f32 on 910B takes 4 B/column resident (gamma) + 12 B/column per row with two slots
+    (x twice, one f32 temporary): 11760 columns at most. Past that the host drops to one slot
+    (8 B/column per row: 15680 columns); past that it fails with the numbers."""
+    case = BY_NAME["rms_norm"]
+    t = dsl.dtypes.dtype_from_name("f32")
+    ping_pong = _check(case, t, (5, 11000), {}, cores=1)
+    one_slot = _check(case, t, (5, 14000), {}, cores=1)
+    for result in (ping_pong, one_slot):  # one row per step: five x copies, five y copies
+        assert result.counters["MTE2"]["dma"] == 5 + 1  # + gamma, once
+        assert result.counters["MTE3"]["dma"] == 5
+    with pytest.raises(dsl.SimulationError) as e:
+        _check(case, t, (5, 16000), {}, cores=1)
+    assert (
+        "rows of 16000 columns (dtype 0) do not fit in UB: one row needs 194048 bytes (66016 fixed for "
+        "columns and scratch + 128032 for the row), 188160 are available" in str(e.value)
+    )

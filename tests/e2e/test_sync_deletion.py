@@ -39,7 +39,8 @@ def live_lines(lines: list[str], env: dict[str, bool]) -> set[int]:
     the template's flags (IS_FLOAT, AMSGRAD, ...) evaluated with ``env``."""
 
     def holds(cond: str) -> bool:
-        expr = cond.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
+        expr = cond.replace("&&", " and ").replace("||", " or ").replace("::", "__")
+        expr = re.sub(r"!(?!=)", " not ", expr)  # `!=` stays; `QuantMode::X` is the env's QuantMode__X
         return bool(eval(expr, {}, dict(env)))
 
     live, stack = set(), []  # stack: (this branch live, some branch of the chain taken)

@@ -380,7 +380,7 @@ class RowKernelText(KernelText):
             f"{plan.op_type}: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core",
             "the rest) and processes them rowStep_ rows per step: one 2-D DataCopyPad per tensor moves the step's",
             "rows, pitch_ elements apart in UB; columns are copied in and widened once, in Init. Steps alternate",
-            "between two UB slots; GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
+            "between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
             "(MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained around the loop.",
             f"Tiling keys (static attributes): {keys}.",
         ]
@@ -442,7 +442,7 @@ class RowKernelText(KernelText):
         for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
-            slots = f" * {info['slots']}" if info["slots"] > 1 else ""
+            slots = " * slots_" if info["slots"] > 1 else ""  # 2, or 1 when a ping-pong step does not fit
             length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "pitch_"}[info["kind"]]
             out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});"))
         if code.rows.get("scratch"):
@@ -470,7 +470,7 @@ class RowKernelText(KernelText):
             if info["kind"] == COL:
                 continue
             length = {ROW: "slotLen_", PERROW: "perRowLen_"}[info["kind"]]
-            slots = f" * {info['slots']}" if info["slots"] > 1 else ""
+            slots = " * slots_" if info["slots"] > 1 else ""
             count = f"{length}{slots} * {info['bytes']} / 2"
             out.append(
                 Stmt(
@@ -536,6 +536,9 @@ class RowKernelText(KernelText):
             w.line("cols_ = tiling.cols;")
             w.line("pitch_ = tiling.pitch;", "elements from one row to the next in UB (32-byte multiple)")
             w.line("rowStep_ = tiling.rowStep;")
+            w.line(
+                "slots_ = tiling.slots;", "2: steps alternate between two UB slots; 1: one slot (a big row)"
+            )
             w.line("steps_ = (rows_ + rowStep_ - 1) / rowStep_;")
             w.line(
                 "slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);", "elements of one slot of a row buffer"
@@ -569,8 +572,8 @@ class RowKernelText(KernelText):
                     w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
             if any(b["slots"] > 1 for code in self.codes() for b in code.buffers.values()):
                 w.line(
-                    "const int32_t slot = static_cast<int32_t>(s & 1);",
-                    "ping-pong slot: buffer half and event id",
+                    "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
+                    "ping-pong slot: buffer half and event id (always 0 with one slot)",
                 )
             self.pad_lines([c.body for c in self.codes()])
             if any(c.rows.get("scratch") for c in self.codes()):
@@ -735,7 +738,10 @@ class RowKernelText(KernelText):
         if any(c.uses_mean for c in self.codes()):
             w.line("float invCols_ = 0;", "1 / cols (host tiling)")
         if any(c.uses_fold for c in self.codes()):
-            w.line("uint32_t foldNum_ = 0;", "the largest power of two below cols_ (cols_ up to 64)")
+            w.line(
+                "uint32_t foldNum_ = 0;",
+                "the largest power of two below cols_ (at least 64; cols_ itself up to 64)",
+            )
         for decl in (
             "uint64_t firstRow_ = 0;",
             "uint64_t rows_ = 0;",
@@ -743,6 +749,7 @@ class RowKernelText(KernelText):
             "uint32_t cols_ = 0;",
             "uint32_t pitch_ = 0;",
             "uint32_t rowStep_ = 1;",
+            "uint32_t slots_ = 2;",
             "uint32_t slotLen_ = 0;",
             "uint32_t perRowLen_ = 0;",
         ):
