@@ -70,6 +70,8 @@ def test_every_flag_of_quantize_add_layer_norm_is_needed(tmp_path):
     modes = {f"QuantMode__{m.upper()}": m for m in ("per_channel", "per_tensor", "mul")}
     env = {
         "IS_FLOAT": True,
+        "IS_HALF": False,
+        "IS_BF16": False,
         "QUANT_MODE": "per_channel",
         "ADDITIONAL_OUTPUT": True,
         "WITH_ZERO_POINTS": True,
