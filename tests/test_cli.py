@@ -141,3 +141,26 @@ def test_compile_quantize_add_layer_norm_as_the_readme_lists_it(tmp_path, capsys
     assert "quantize_add_layer_norm (36 kernel variants: dtypes f16, f32, bf16 x tiling keys 0, 1, 2" in out
     kernel = (tmp_path / "quantize_add_layer_norm" / "op_kernel" / "quantize_add_layer_norm.cpp").read_text()
     assert "ReduceSum(" in kernel and "quantize_add_layer_norm.py:" in kernel
+
+
+def test_explain_prints_the_row_ledger(tmp_path, capsys):
+    """--explain on a row operator: buffers by class, the UB formula in C, rows per step."""
+    code, out, err = run(
+        ["compile", str(ROOT / "examples" / "rms_norm.py"), "-o", str(tmp_path), "--explain"], capsys
+    )
+    assert code == 0, err
+    assert "Traceback" not in err
+    lines = out.splitlines()
+    head = lines.index(
+        "@rms_norm (T = f16, tiling key 0): rows of C elements at a pitch of C rounded up to 16; a step of "
+        "rowStep rows"
+    )
+    ledger = lines[head : head + 10]
+    assert any(
+        line.startswith("  b0: row    2 B x 2 slot(s) x rowStep x pitch    %x_t (rms_norm.py:14)")
+        for line in ledger
+    )
+    assert "  UB = pitch x 6 + scratch + rowStep x (pitch x 12 + 8 x 4) <= 188160 B usable" in "\n".join(
+        ledger
+    )
+    assert "  rows per step: C=1024: 14, C=4096: 3, C=8192: 1, C=16384: none" in ledger
