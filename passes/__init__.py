@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (registers the passes)
     canonicalize,
+    chunk_rows,
     double_buffer,
     expand_math,
     insert_sync,

@@ -54,7 +54,7 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
         (["ir", str(ADAMW), "--op", "other"], "has no operator 'other'"),
         (
             ["opt", str(ROOT / "tests" / "passes" / "tile" / "loads_and_stores.ir"), "--passes", "bogus"],
-            "dslc: error: unknown pass 'bogus' (known: canonicalize, double-buffer, expand-math, hoist-scalars, "
+            "dslc: error: unknown pass 'bogus' (known: canonicalize, chunk-rows, double-buffer, expand-math, hoist-scalars, "
             "insert-sync, legalize-casts, materialize-bools, plan-buffers, plan-rows, promote-precision, "
             "row-forms, specialize, split-cores, tile)",
         ),

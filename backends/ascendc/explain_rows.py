@@ -21,6 +21,35 @@ def _round_up(x: int, to: int) -> int:
     return (x + to - 1) // to * to
 
 
+def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int) -> int:
+    """The generated TilingFunc's UbBytes: fixed area + ``step`` rows of ``slots`` slots."""
+    scratch = _round_up(2 * ((cols + 63) // 64), 8) * 4 if rp["scratch"] else 0
+    row, perrow = (rp["row"], rp["perrow_bytes"]) if slots == 2 else (rp["row1"], rp["perrow_bytes1"])
+    slot = _round_up(step * pitch, rp["count_align"])
+    per_row = _round_up(step * rp["perrow"], rp["count_align"])
+    return pitch * rp["col"] + scratch + rp.get("extra", 0) + slot * row + per_row * perrow
+
+
+CHUNK_ALIGN = 64
+
+
+def chunk_plan(rp: dict, cols: int, usable: int) -> tuple[int, int]:
+    """(colsPerLoop, chunks) of a column-chunked twin's plan ``rp`` for rows of ``cols``; (0, 0)
+    when not even one chunk of 64 columns fits (the host's error)."""
+    fits = [
+        k
+        for k in range(1, (cols + CHUNK_ALIGN - 1) // CHUNK_ALIGN + 1)
+        if ub_bytes(rp, _round_up(k * CHUNK_ALIGN, rp["align"]), k * CHUNK_ALIGN, 1, 1) <= usable
+    ]
+    if not fits:
+        return 0, 0
+    per = min(fits[-1] * CHUNK_ALIGN, cols)
+    chunks = -(-cols // per)
+    if cols % chunks == 0:
+        per = cols // chunks
+    return per, chunks
+
+
 def row_step(rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_COUNT) -> tuple[int, int]:
     """(slots, rowStep) host tiling picks for rows of ``cols`` elements; (0, 0) when none fits
     (the same arithmetic as the generated TilingFunc's UbBytes)."""
@@ -63,6 +92,7 @@ class RowLedger:
     usable: int
     plan: dict
     buffers: list[tuple[str, str, int, int, list[str]]]  # name, kind, bytes, slots, values
+    chunked: dict | None = None  # the column-chunked twin's plan
 
     def lines(self) -> list[str]:
         rp = self.plan
@@ -91,14 +121,31 @@ class RowLedger:
                 f"C={cols}: " + (f"{step}" + (" (one slot)" if slots == 1 else "") if step else "none")
             )
         out.append("  rows per step: " + ", ".join(steps))
-        out.append(
+        longest = (
             f"  longest row: {longest_row(rp, self.usable, 2)} columns with two slots, "
-            f"{longest_row(rp, self.usable, 1)} with one (longer rows: a host error)"
+            f"{longest_row(rp, self.usable, 1)} with one"
+        )
+        if self.chunked is None:
+            out.append(longest + " (longer rows: a host error)")
+            return out
+        out.append(longest + "; longer rows go in column chunks, one row at a time:")
+        chunks = []
+        for cols in (16384, 131072, 200000):
+            if row_step(rp, cols, self.usable)[1]:
+                continue
+            per, n = chunk_plan(self.chunked, cols, self.usable)
+            chunks.append(f"C={cols}: {n} x {per}" if per else f"C={cols}: none fits")
+        c = self.chunked
+        out.append(
+            f"  chunk UB = pitch x ({c['col']} + {c['row1']}) + scratch + {c.get('extra', 0)} + {c['perrow']} x "
+            f"{c['perrow_bytes1']}; chunks x columns: " + (", ".join(chunks) or "-")
         )
         return out
 
 
 def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
+    from passes.chunk_rows import chunked_twin
+
     held: dict[str, list[str]] = {}
     for op in func.walk():
         if op.result is not None and "buf" in op.attrs:
@@ -108,7 +155,10 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
         (name, b["kind"], b["bytes"], b["slots"], held.get(name, []))
         for name, b in func.attributes["buffers"].items()
     ]
-    return RowLedger(func.name, key, str(func.attributes.get("dtype", "")), usable, row_plan_of(func), bufs)
+    twin = row_plan_of(chunked_twin(func))
+    return RowLedger(
+        func.name, key, str(func.attributes.get("dtype", "")), usable, row_plan_of(func), bufs, twin
+    )
 
 
-__all__ = ["RowLedger", "row_ledger", "row_step", "longest_row"]
+__all__ = ["RowLedger", "row_ledger", "row_step", "longest_row", "chunk_plan", "ub_bytes"]

@@ -40,6 +40,8 @@ class HostPlan:
     granule: dict[tuple, int]  # (dtype, key) -> elements per 32-byte block
     cann: str = "8.5"
     row_plans: dict = field(default_factory=dict)  # (dtype, key) -> UB plan of a row operator
+    chunk_variants: list = field(default_factory=list)  # a row operator's column-chunked twins
+    chunk_key_offset: int = 0  # tiling key of a twin = its variant's key + this
 
     @property
     def func0(self) -> Func:

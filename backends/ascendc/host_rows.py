@@ -40,6 +40,8 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "usedCores", "block dim"),
     ("uint32_t", "rowStep", "rows per step (UB plan)"),
     ("uint32_t", "slots", "UB slots of the row buffers: 2 (ping-pong), 1 when a ping-pong step does not fit"),
+    ("uint32_t", "chunks", "column chunks per row: 1, or more when one row does not fit in UB"),
+    ("uint32_t", "colsPerLoop", "columns per chunk (the last chunk takes the rest)"),
     ("float", "invCols", "1 / C, for means"),
     (
         "uint32_t",
@@ -142,6 +144,11 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
     )
     w.line(f"constexpr uint64_t MAX_ROW_STEP = {MAX_BLOCK_COUNT};", "DataCopyPad moves at most 4095 rows")
     w.line("constexpr uint64_t FOLD_LANES = 64;", "f32 lanes of one 256-byte repeat")
+    w.line(
+        f"constexpr uint64_t CHUNK_KEY_OFFSET = {plan.chunk_key_offset};",
+        "tiling key of the column-chunked kernel = the attributes' key + this",
+    )
+    w.line("constexpr uint64_t CHUNK_ALIGN = 64;", "columns per chunk: a multiple of 64 (whole f32 repeats)")
     w.line()
     w.line(comment="Input classes: a row [..., C], a column [C] shared by every row, one value per row")
     w.line(comment="[..., 1], or a Scalar of one element.")
@@ -178,16 +185,27 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("uint64_t rowBytes[2];", "row buffers (x 1 slot, x slots), bytes per element of a step")
         w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
         w.line("bool scratch;", "reduction scratch (float)")
+        w.line("uint64_t extra;", "bytes of fixed buffers (a chunk's partial reductions)")
     with w.block("constexpr RowPlan PLANS[] =", "};"):
-        for v in plan.variants:
+        for v in plan.variants + plan.chunk_variants:
             rp = plan.row_plans[(v.dtype, v.key)]
             w.line(
                 f"{{ge::{v.dtype.ge}, {v.key}, {rp['align']}, {rp['perrow']}, {rp['count_align']}, "
                 f"{rp['col']}, {{{rp['row1']}, {rp['row']}}}, {{{rp['perrow_bytes1']}, {rp['perrow_bytes']}}}, "
-                f"{'true' if rp['scratch'] else 'false'}}},"
+                f"{'true' if rp['scratch'] else 'false'}, {rp['extra']}}},"
             )
     w.line()
     w.line("uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }")
+    w.line()
+    with w.block("const char* DtypeName(ge::DataType dtype)"):
+        for dt in dict.fromkeys(v.dtype for v in plan.variants):
+            w.line(f'if (dtype == ge::{dt.ge}) return "{dt.name}";')
+        w.line('return "?";')
+    w.line()
+    with w.block("const RowPlan* FindPlan(ge::DataType dtype, uint64_t key)"):
+        with w.block("for (const RowPlan& p : PLANS)"):
+            w.line("if (p.dtype == dtype && p.key == key) return &p;")
+        w.line("return nullptr;")
     w.line()
     w.line(
         comment="UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area plus the row and"
@@ -200,7 +218,8 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);")
         w.line("const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);")
         w.line(
-            "return pitch * p.colBytes + scratch + slot * p.rowBytes[slots - 1] + perRowSlot * p.perRowBytes[slots - 1];"
+            "return pitch * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] + "
+            "perRowSlot * p.perRowBytes[slots - 1];"
         )
 
 
@@ -305,14 +324,12 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("if (rows > 0) rowsPerCore = (rows + usedCores - 1) / usedCores;")
         w.line()
         w.line(comment="UB plan: the most rows per step that fit (plan-rows).")
-        w.line("const RowPlan* plan = nullptr;")
-        with w.block("for (const RowPlan& p : PLANS)"):
-            w.line("if (p.dtype == dtype && p.key == tilingKey) plan = &p;")
+        w.line("const RowPlan* plan = FindPlan(dtype, tilingKey);")
         w.line(
             'OP_CHECK_IF(plan == nullptr, OP_LOGE(OP_TYPE, "no kernel for dtype %d and tiling key %llu", '
             "static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), return ge::GRAPH_FAILED);"
         )
-        w.line("const uint64_t pitch = RoundUp(cols > 0 ? cols : 1, plan->align);")
+        w.line("uint64_t pitch = RoundUp(cols > 0 ? cols : 1, plan->align);")
         w.line("const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2);")
         w.line("uint64_t slots = 3, rowStep = 0, perRow = 0;")
         w.line(comment="ping-pong slots first, else one slot (seed 002's order: full-load with DB, without)")
@@ -325,14 +342,49 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
                 "while (rowStep > 0 && UbBytes(*plan, pitch, cols, rowStep, slots) > usable) --rowStep;",
                 "rounding to whole repeats",
             )
+        w.line("uint64_t chunks = 1, colsPerLoop = cols;")
         w.line(
-            'OP_CHECK_IF(rowStep == 0, OP_LOGE(OP_TYPE, "rows of %llu columns (dtype %d) do not fit in UB: one row '
-            'needs %llu bytes (%llu fixed for columns and scratch + %llu for the row), %llu are available", '
-            "static_cast<unsigned long long>(cols), static_cast<int>(dtype), "
-            "static_cast<unsigned long long>(fixed + perRow), static_cast<unsigned long long>(fixed), "
-            "static_cast<unsigned long long>(perRow), static_cast<unsigned long long>(usable)), "
-            "return ge::GRAPH_FAILED);"
+            comment="Not one whole row fits: one row at a time in column chunks, the kernel's chunked twin."
         )
+        with w.block("if (rowStep == 0)"):
+            w.line("const RowPlan* chunked = FindPlan(dtype, tilingKey + CHUNK_KEY_OFFSET);")
+            w.line(
+                'OP_CHECK_IF(chunked == nullptr, OP_LOGE(OP_TYPE, "no column-chunked kernel for dtype %d and tiling '
+                'key %llu", static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), '
+                "return ge::GRAPH_FAILED);"
+            )
+            w.line(
+                comment="the most columns per chunk, a multiple of CHUNK_ALIGN, with one row of one slot in UB"
+            )
+            w.line("uint64_t lo = 0, hi = (cols + CHUNK_ALIGN - 1) / CHUNK_ALIGN;")
+            with w.block("while (lo < hi)"):
+                w.line("const uint64_t mid = (lo + hi + 1) / 2;")
+                w.line("const uint64_t len = mid * CHUNK_ALIGN;")
+                w.line(
+                    "if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1) <= usable) lo = mid; else hi = mid - 1;"
+                )
+            w.line(
+                "const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1);"
+            )
+            w.line(
+                'OP_CHECK_IF(lo == 0, OP_LOGE(OP_TYPE, "rows of %llu columns (dtype %s) do not fit in UB: one row '
+                "needs %llu bytes (%llu fixed for columns and scratch + %llu for the row), and even one chunk of %llu "
+                'columns needs %llu; %llu are available", static_cast<unsigned long long>(cols), '
+                "DtypeName(dtype), static_cast<unsigned long long>(fixed + perRow), "
+                "static_cast<unsigned long long>(fixed), static_cast<unsigned long long>(perRow), "
+                "static_cast<unsigned long long>(CHUNK_ALIGN), static_cast<unsigned long long>(least), "
+                "static_cast<unsigned long long>(usable)), return ge::GRAPH_FAILED);"
+            )
+            w.line("colsPerLoop = lo * CHUNK_ALIGN < cols ? lo * CHUNK_ALIGN : cols;")
+            w.line("chunks = (cols + colsPerLoop - 1) / colsPerLoop;")
+            w.line(
+                "if (cols % chunks == 0) colsPerLoop = cols / chunks;", "equal chunks when C divides evenly"
+            )
+            w.line("pitch = RoundUp(colsPerLoop, chunked->align);")
+            w.line("rowStep = 1;")
+            w.line("slots = 1;", "a row's per-row values live across the passes over its chunks")
+            w.line("tilingKey += CHUNK_KEY_OFFSET;")
+            w.line("plan = chunked;")
         w.line()
         w.line(f"{plan.op_type}TilingData tiling;")
         w.line("tiling.set_rows(rows);")
@@ -341,7 +393,9 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("tiling.set_rowsPerCore(rowsPerCore);")
         w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
         w.line("tiling.set_rowStep(static_cast<uint32_t>(rowStep));")
-        w.line("tiling.set_slots(static_cast<uint32_t>(slots));")
+        w.line("tiling.set_slots(static_cast<uint32_t>(slots > 0 ? slots : 1));")
+        w.line("tiling.set_chunks(static_cast<uint32_t>(chunks));")
+        w.line("tiling.set_colsPerLoop(static_cast<uint32_t>(colsPerLoop));")
         w.line("tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);")
         w.line("uint64_t foldNum = cols;", "reductions fold the columns past it onto the front (seed 002)")
         w.line("if (cols > FOLD_LANES) for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;")
@@ -418,6 +472,12 @@ def row_plan_of(func) -> dict:
         "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == ROW),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
         "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
+        # a chunked kernel's partial reductions: one 32-byte per-row slot
+        "extra": (
+            32
+            if func.attributes.get("path") == "chunked" and any(op.opname == "reduce" for op in func.walk())
+            else 0
+        ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),
     }
 

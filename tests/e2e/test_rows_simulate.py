@@ -6,15 +6,22 @@ runs the issue's matrix: C in {1, 7, 33, 64, 4095, 4097} x rows in {1, 3, 50, 81
 
 from __future__ import annotations
 
+import dataclasses
+import tempfile
+
 import numpy as np
 import pytest
 
 import dsl
 from backends.ascendc.simulate import simulate
+from backends.ascendc.compile import lower
+from backends.ascendc.explain_rows import chunk_plan
+from backends.ascendc.sim.driver import simulate_project
 from backends.ascendc.targets import TARGETS
 
 from row_cases import BY_NAME, CASES
 
+USABLE_910B = TARGETS["ascend910b"].ub_usable_bytes
 TRANSCENDENTAL_RTOL = 2e-4  # Exp/Ln/Rsqrt-based formulas differ from numpy's libm by a few ulps
 
 
@@ -115,20 +122,82 @@ def test_row_matrix(name, tname, k, target):
                 _check(case, t, _shape(case, rows, cols), attrs, target=target, cores=cores, seed=cols + rows)
 
 
-def test_one_slot_when_a_ping_pong_step_of_one_row_does_not_fit():
+def test_one_slot_then_column_chunks_when_rows_grow():
     """rms_norm f32 on 910B takes 4 B/column resident (gamma) + 12 B/column per row with two slots
     (x twice, one f32 temporary): 11760 columns at most. Past that the host drops to one slot
-    (8 B/column per row: 15680 columns); past that it fails with the numbers."""
+    (8 B/column per row: 15680 columns); past that to the column-chunked kernel (tiling key 0 +
+    1): one row at a time, a pass over the chunks for the mean of squares, one for the output."""
     case = BY_NAME["rms_norm"]
     t = dsl.dtypes.dtype_from_name("f32")
     ping_pong = _check(case, t, (5, 11000), {}, cores=1)
     one_slot = _check(case, t, (5, 14000), {}, cores=1)
     for result in (ping_pong, one_slot):  # one row per step: five x copies, five y copies
+        assert result.tiling_key == 0
         assert result.counters["MTE2"]["dma"] == 5 + 1  # + gamma, once
         assert result.counters["MTE3"]["dma"] == 5
+    chunked = _check(case, t, (3, 16000), {}, cores=1)
+    assert chunked.tiling_key == 1
+    per, chunks = chunk_plan(lower(case.op, "ascend910b").plan.row_plans[(t, 1)], 16000, USABLE_910B)
+    assert (per, chunks) == (8000, 2)  # 16000 / 2: equal chunks
+    assert chunked.counters["MTE2"]["dma"] == 3 * (2 * chunks + chunks)  # x in both passes, gamma in the last
+    assert chunked.counters["MTE3"]["dma"] == 3 * chunks
+
+
+@pytest.mark.parametrize("name", ["softmax", "layer_norm", "quantize_add_layer_norm"])
+def test_column_chunks_of_long_rows(name):
+    """Rows too long for UB: the chunked kernel, tails and several cores (one row per core)."""
+    case = BY_NAME[name]
+    t = case.op.dtypes[0]
+    cols = {"softmax": 70001, "layer_norm": 30001, "quantize_add_layer_norm": 12345}[name]
+    result = _check(case, t, (3, cols), case.attrs[-1], cores=2)
+    assert result.tiling_key >= len({v.key for v in lower(case.op, "ascend910b").plan.variants})
+    _check(case, t, (2, cols), case.attrs[0], target="ascend950", cores=1)
+
+
+def test_host_error_when_not_one_chunk_of_64_columns_fits():
+    """Only a UB too small for one 64-column chunk fails, with the numbers (a shrunken UB here:
+    no real target is that small)."""
+    case = BY_NAME["rms_norm"]
+    tgt = TARGETS["ascend910b"]
+    tiny = dataclasses.replace(tgt, ub_bytes=tgt.ub_bytes - tgt.ub_usable_bytes + 600)
+    x = np.ones((2, 1000), np.float32)
+    gamma = np.ones(1000, np.float32)
+    project = case.op.compile(out_dir=tempfile.mkdtemp(prefix="dslc_tiny_ub_"))
     with pytest.raises(dsl.SimulationError) as e:
-        _check(case, t, (5, 16000), {}, cores=1)
+        simulate_project(
+            project,
+            "rms_norm",
+            inputs=[x, gamma],
+            outputs=[((2, 1000), np.float32)],
+            attrs=[1e-6],
+            target=tiny,
+        )
     assert (
-        "rows of 16000 columns (dtype 0) do not fit in UB: one row needs 194048 bytes (66016 fixed for "
-        "columns and scratch + 128032 for the row), 188160 are available" in str(e.value)
+        "rows of 1000 columns (dtype f32) do not fit in UB: one row needs 12160 bytes (4128 fixed for columns "
+        "and scratch + 8032 for the row), and even one chunk of 64 columns needs 928; 600 are available"
+        in str(e.value)
     )
+
+
+def _long_rows():
+    for case in CASES:
+        for target in ("ascend910b", "ascend950"):
+            yield pytest.param(case.name, target, id=f"{case.name}-{target}", marks=pytest.mark.slow)
+
+
+@pytest.mark.parametrize("name, target", list(_long_rows()))
+def test_long_rows_matrix(name, target):
+    """The issue's long rows: C in {16384, 131072, 200000} (column chunks past UB) x rows {1, 3} x
+    cores {1, 8}, every static-attribute combination, the op's first dtype (the others with one)."""
+    case = BY_NAME[name]
+    for k, attrs in enumerate(case.attrs):
+        for cols in (16384, 131072, 200000):
+            for rows in (1, 3):
+                for cores in (1, 8):
+                    if k > 0 and (rows, cores) != (3, 8):
+                        continue
+                    _check(
+                        case, case.op.dtypes[0], _shape(case, rows, cols), attrs, target, cores, cols + rows
+                    )
+    for t in case.op.dtypes[1:]:
+        _check(case, t, _shape(case, 3, 131072), case.attrs[-1], target, 8)

@@ -18,6 +18,7 @@ budgeted them.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -28,7 +29,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
-from .merge import Stmt, blocks, merge
+from .merge import Space, Stmt, blocks, merge
 from .naming import RESERVED, camel
 from .template import KernelText, _bytes, variant_id
 from .variant import (
@@ -45,6 +46,7 @@ from .variant import (
 )
 
 REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
+CHUNK_REDUCE = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 
 
@@ -57,12 +59,17 @@ class RowCode(VariantCode):
     uses_fold: bool = False
     pre_fixed: list[Stmt] = field(default_factory=list)  # a single-slot buffer's reverse flag
     post_fixed: list[Stmt] = field(default_factory=list)
+    chunked: bool = False  # the column-chunked twin (passes/chunk_rows.py): one row, in chunks
+    phases: int = 1  # passes over a row's chunks (chunked twins)
+    uses_part: bool = False  # a chunk's partial reduction (chunked twins)
+    chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
 
 
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
-    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN""".split()
+    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
+    ReduceChunk ReduceKind""".split()
 )
 
 
@@ -76,6 +83,8 @@ class RowVariantRenderer(VariantRenderer):
         self.layout = layout_of(self.func)
         self.code = RowCode(v, 0, 0, self.func.attributes["buffers"])
         self.code.rows = self.func.attributes["rows"]
+        self.chunked = self.code.chunked = self.func.attributes.get("path") == "chunked"
+        self.code.phases = self.func.attributes.get("phases", 1)
         from .naming import NameTable
 
         self.names = NameTable()
@@ -153,8 +162,23 @@ class RowVariantRenderer(VariantRenderer):
         code.post = [self.sync(op, "drain") for op in after if self.slotted(op)]
         code.pre_fixed = [self.sync(op, "pre-issue") for op in before if not self.slotted(op)]
         code.post_fixed = [self.sync(op, "drain") for op in after if not self.slotted(op)]
-        body = [self.render_op(op) for op in self.loop.region]
+        body = [self.guard(op, self.render_op(op)) for op in self.loop.region]
         code.body = _row_copy_outs(_quiet_paired_waits(body))
+
+    def guard(self, op: Op, st: Stmt) -> Stmt:
+        """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
+        per row (``once``: the first chunk of that pass); flags and barriers run every chunk."""
+        if not self.chunked or op.opname.startswith("sync."):
+            return st
+        if "once" in op.attrs:
+            cond = f"phase == {op.attrs['once']} && chunk == 0"
+        else:
+            passes = op.attrs["phases"]
+            if len(passes) == self.code.phases:
+                return st
+            cond = " || ".join(f"phase == {p}" for p in passes)
+        code = f"if ({cond}) {st.code}" if "\n" not in st.code else f"if ({cond}) {{\n{st.code}\n}}"
+        return Stmt(code, st.note, st.dsl, st.weight)
 
     def slotted(self, op: Op) -> bool:
         """A pre-issued/drained flag of a ping-pong slot (else: a single-slot buffer's one id)."""
@@ -200,9 +224,10 @@ class RowVariantRenderer(VariantRenderer):
             gm = camel(op.operands[0].name) + "Gm_"
             if self.kind(op.result) == PERROW:
                 return Stmt(f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});", dsl=loc)
-            return Stmt(
-                f"DataCopyPad({view}, {gm}[first * cols_], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc
-            )
+            if self.kind(op.result) == COL:  # a chunked twin copies each chunk of a column in
+                return Stmt(f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});", dsl=loc)
+            at = "gmAt" if self.chunked else "first * cols_"
+            return Stmt(f"DataCopyPad({view}, {gm}[{at}], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]
             gm = camel(out) + "Gm_"
@@ -210,7 +235,8 @@ class RowVariantRenderer(VariantRenderer):
             c = self.ctype_text(v.type.dtype, view)
             if self.kind(v) == PERROW:
                 return Stmt(f"DataCopyPad({gm}[first], {view}, PerRowOut<{c}>(rows));", dsl=loc)
-            return Stmt(f"DataCopyPad({gm}[first * cols_], {view}, RowsOut<{c}>(rows));", dsl=loc)
+            at = "gmAt" if self.chunked else "first * cols_"
+            return Stmt(f"DataCopyPad({gm}[{at}], {view}, RowsOut<{c}>(rows));", dsl=loc)
         if not isinstance(op.result.type, TensorType):
             raise _fail(op, f"scalar op '{name}' inside the step loop")
         return self.vector(op, loc=loc)
@@ -315,6 +341,8 @@ class RowVariantRenderer(VariantRenderer):
         kind = op.attrs["kind"]
         dst, src = self.view(op.result), self.use(op.operands[0])
         count = "foldNum_" if op.attrs.get("folded") else "cols_"
+        if self.chunked:
+            return self.chunk_reduce(op, dst, src, count, loc)
         call = f"{REDUCE_API[kind]}({dst}[r * PER_ROW], {src}[r * pitch_], scratch, {count});"
         code = f"{LOOP} {call}"
         note = "one value per row"
@@ -323,6 +351,26 @@ class RowVariantRenderer(VariantRenderer):
             code += f"\nPipeBarrier<PIPE_V>();\nMuls({dst}, {dst}, invCols_, nPerRow);"
             note = "sum per row, then times 1 / cols"
         return Stmt(code, note=note, dsl=loc)
+
+    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
+        """A chunked twin's reduction: the first chunk reduces into the row's accumulator, every
+        later one into ``part``, then adds (max-es, min-es) it on; a mean scales by 1 / cols after
+        the last chunk."""
+        kind = op.attrs["kind"]
+        if op.result.type.dtype.name != "f32":
+            raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
+        self.code.uses_part = True
+        which = CHUNK_REDUCE[kind]
+        self.code.chunk_helpers.add(which)
+        lines = [f"ReduceChunk<ReduceKind::{which}>({dst}, {src}, {count}, chunk);"]
+        note = f"{kind} of the row so far (chunk by chunk)"
+        if kind == "mean":
+            self.code.uses_mean = True
+            lines.append(
+                f"if (chunk + 1 == chunks_) {{ PipeBarrier<PIPE_V>(); Muls({dst}, {dst}, invCols_, nPerRow); }}"
+            )
+            note = "sum of the row so far (chunk by chunk), times 1 / cols after the last chunk"
+        return Stmt("\n".join(lines), note=note, dsl=loc)
 
     def check_dtype(self, op: Op) -> None:
         api = OP_API.get(op.opname)
@@ -365,6 +413,22 @@ class RowKernelText(KernelText):
     def codes(self) -> list[RowCode]:
         return list(self.plan.codes.values())
 
+    def has_chunked(self) -> bool:
+        return any(c.chunked for c in self.codes())
+
+    @contextlib.contextmanager
+    def only(self, chunked: bool):
+        """Write for the full-load variants or for the column-chunked twins alone (their methods:
+        ProcessStep, ProcessChunk); conditions are then relative to those variants."""
+        plan = self.plan
+        saved = plan.codes, plan.space
+        plan.codes = {vid: c for vid, c in saved[0].items() if c.chunked == chunked}
+        plan.space = Space(saved[1].dims, [p for p in saved[1].points if p in plan.codes])
+        try:
+            yield
+        finally:
+            plan.codes, plan.space = saved
+
     def class_comment(self) -> list[str]:
         plan = self.plan
         keys = ", ".join(
@@ -382,6 +446,8 @@ class RowKernelText(KernelText):
             "rows, pitch_ elements apart in UB; columns are copied in and widened once, in Init. Steps alternate",
             "between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
             "(MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained around the loop.",
+            "When not one row fits, the COLUMN_CHUNKS kernel takes one row at a time in chunks of colsPerLoop_",
+            "columns, one pass over the chunks per reduction level and one for the outputs (ProcessChunk).",
             f"Tiling keys (static attributes): {keys}.",
         ]
 
@@ -427,12 +493,13 @@ class RowKernelText(KernelText):
             c = self.gm_type(name)
             k = kinds[name]
             ptr = f"(__gm__ {c}*){camel(name)}"
+            cols = "rowCols_" if code.chunked else "cols_"  # a chunked twin's cols_ is a chunk's
             if k == COL:
-                args = f"{ptr}, cols_"
+                args = f"{ptr}, {cols}"
             elif k == PERROW:
                 args = f"{ptr} + firstRow_, rows_"
             else:
-                args = f"{ptr} + firstRow_ * cols_, rows_ * cols_"
+                args = f"{ptr} + firstRow_ * {cols}, rows_ * {cols}"
             out.append(Stmt(f"{camel(name)}Gm_.SetGlobalBuffer({args});"))
         return out
 
@@ -449,6 +516,8 @@ class RowKernelText(KernelText):
             out.append(
                 Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
             )
+        if code.uses_part:
+            out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
         return out
 
     def pad_lines(self, per_code: list[list[Stmt]]) -> None:
@@ -517,7 +586,14 @@ class RowKernelText(KernelText):
             self.slot_flags("pre-issue", lambda c: c.pre)
             self.e.section(self.per_variant(lambda c: c.pre_fixed))
             with w.block("for (uint64_t s = 0; s < steps_; ++s)"):
-                w.line("ProcessStep(s);")
+                if self.has_chunked():
+                    w.line("if constexpr (COLUMN_CHUNKS) {")
+                    w.line("    ProcessChunk(s);")
+                    w.line("} else {")
+                    w.line("    ProcessStep(s);")
+                    w.line("}")
+                else:
+                    w.line("ProcessStep(s);")
             self.e.section(self.per_variant(lambda c: c.post_fixed[::-1]))
             self.slot_flags("drain", lambda c: c.post[::-1])
 
@@ -544,8 +620,112 @@ class RowKernelText(KernelText):
                 "slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);", "elements of one slot of a row buffer"
             )
             w.line("perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);", "... of a per-row buffer")
+            if self.has_chunked():
+                with w.block("if constexpr (COLUMN_CHUNKS)"):
+                    w.line(comment="one row at a time, PHASES passes over its chunks; buffers hold one chunk")
+                    w.line("rowCols_ = tiling.cols;")
+                    w.line("colsPerLoop_ = tiling.colsPerLoop;")
+                    w.line("chunks_ = tiling.chunks;")
+                    w.line("cols_ = colsPerLoop_;")
+                    w.line("steps_ = rows_ * PHASES * chunks_;")
 
     def tile(self) -> None:
+        if not self.has_chunked():
+            return self.step()
+        with self.only(chunked=False):
+            self.step()
+        self.e.w.line()
+        with self.only(chunked=True):
+            self.chunk()
+
+    def chunk(self) -> None:
+        """ProcessChunk(s): chunk ``s % chunks_`` of pass ``s / chunks_ % PHASES`` over row
+        ``s / chunks_ / PHASES``; each op runs in the passes that need it (the guards)."""
+        w = self.e.w
+        text = "\n".join(s.code for code in self.codes() for s in code.body)
+        everywhere = lambda word: all(  # noqa: E731
+            re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
+        )
+        w.line(comment="A chunked twin's step: one chunk of one pass over one row.")
+        with w.block("__aicore__ inline void ProcessChunk(uint64_t s)"):
+            for word, decl, why in (
+                ("chunk", "const uint64_t chunk = s % chunks_;", "column chunk"),
+                (
+                    "phase",
+                    "const uint32_t phase = static_cast<uint32_t>(s / chunks_ % PHASES);",
+                    "pass over the row: one per reduction level, then the outputs",
+                ),
+                ("first", "const uint64_t first = s / chunks_ / PHASES;", "the row among this core's rows"),
+                ("rows", "constexpr uint32_t rows = 1;", None),
+                ("gmAt", "const uint64_t gmAt = first * rowCols_ + chunk * colsPerLoop_;", None),
+                ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
+                ("n", "const int32_t n = static_cast<int32_t>(pitch_);", "the whole chunk, pads included"),
+                ("nPerRow", "const int32_t nPerRow = static_cast<int32_t>(PER_ROW);", None),
+                (
+                    "nAligned",
+                    "const int32_t nAligned = static_cast<int32_t>(RoundUp(pitch_, COUNT_ALIGN));",
+                    "whole repeats",
+                ),
+                ("slot", "const int32_t slot = 0;", "one UB slot: the row's values live across chunks"),
+            ):
+                used = re.search(rf"\b{word}\b", text) or (
+                    word in ("chunk", "first") and re.search(r"\b(gmAt|colAt)\b", text)
+                )
+                if word == "chunk" and re.search(r"\bphase\b", text):
+                    used = True
+                if used:
+                    w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
+            w.line(
+                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
+                "this chunk's columns",
+            )
+            if any(c.uses_fold for c in self.codes()):
+                w.line("foldNum_ = FoldNum(cols_);")
+            self.pad_lines([c.body for c in self.codes()])
+            if any(c.rows.get("scratch") for c in self.codes()):
+                unused = "" if everywhere("scratch") else "[[maybe_unused]] "
+                w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            self.views(lambda c: c.body)
+            self.e.last_dsl = None
+            self.e.section(self.per_variant(lambda c: c.body))
+        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
+        if kinds:
+            w.line()
+            w.line(
+                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
+                "into partBuf_,"
+            )
+            w.line(comment="then adds (max-es, min-es) it on.")
+            w.line("enum class ReduceKind : uint32_t { SUM, MAX, MIN };")
+            w.line("template <ReduceKind KIND>")
+            with w.block(
+                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
+                "int32_t count, uint64_t chunk)"
+            ):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
+                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
+                w.line("PipeBarrier<PIPE_V>();")
+                for k, (api, combine) in (
+                    ("SUM", ("ReduceSum", "Add")),
+                    ("MAX", ("ReduceMax", "Max")),
+                    ("MIN", ("ReduceMin", "Min")),
+                ):
+                    if k not in kinds:
+                        continue
+                    with w.block(f"if constexpr (KIND == ReduceKind::{k})"):
+                        w.line(f"{api}(dst, src, scratch, count);")
+                        w.line("PipeBarrier<PIPE_V>();")
+                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+        if any(c.uses_fold for c in self.codes()):
+            w.line()
+            w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
+            with w.block("__aicore__ static inline uint32_t FoldNum(uint32_t cols)"):
+                w.line("uint32_t fold = cols;")
+                w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
+                w.line("return fold;")
+
+    def step(self) -> None:
         w = self.e.w
         plan = self.plan
         text = "\n".join(s.code for code in self.codes() for s in code.body)
@@ -724,6 +904,8 @@ class RowKernelText(KernelText):
             w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
+        if any(c.uses_part for c in self.codes()):
+            w.line("TBuf<TPosition::VECCALC> partBuf_;")
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if any(name in code.gm for code in plan.codes.values()):
                 w.line(f"GlobalTensor<{self.gm_type(name)}> {camel(name)}Gm_;")
@@ -754,6 +936,14 @@ class RowKernelText(KernelText):
             "uint32_t perRowLen_ = 0;",
         ):
             w.line(decl)
+        if self.has_chunked():
+            w.line(
+                f"static constexpr uint32_t PHASES = {self.e.value_expr(self.per_variant(lambda c: c.phases))};",
+                "passes over a row's chunks (reduction levels + 1)",
+            )
+            w.line("uint32_t rowCols_ = 0;", "a chunked twin's C (cols_: the current chunk's)")
+            w.line("uint32_t colsPerLoop_ = 0;")
+            w.line("uint64_t chunks_ = 1;")
 
 
 def _ctype_of(word: str) -> str:
