@@ -164,7 +164,7 @@ class _Plan:
         return {e: n for e, n in self.used.items() if n * slots > MAX_EVENT_ID + 1}
 
 
-def _plan(body: list[Op], slotted: set[str]) -> _Plan:
+def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
     g = dependency_graph(body)
     edges = sorted(g.edges(data=True), key=lambda e: (e[1].index, e[0].index, e[0].pipe))
 
@@ -199,6 +199,9 @@ def _plan(body: list[Op], slotted: set[str]) -> _Plan:
             continue  # this iteration's forward pair already follows the producer's earlier work
         # A single-slot buffer shared by two pipes (a row function's per-row value: V writes it,
         # the scalar unit reads it) is reused by the very next tile: a constant id, not the slot.
+        # An elementwise function has none: double-buffer gives what the DMA touches two slots.
+        if b.buf not in slotted and not rows:
+            raise AssertionError(f"single-slot buffer {b.buf} is shared by pipes {a.pipe} and {b.pipe}")
         entry = reverse.setdefault((f"{a.pipe}_{b.pipe}", b.buf not in slotted), [-1, len(body), set()])
         entry[0] = max(entry[0], a.index + len(body))
         entry[1] = min(entry[1], j)
@@ -257,10 +260,11 @@ def insert(func: Func) -> None:
     slots = loop.attrs.get("slots", 2)
     slotted = {name for name, b in func.attributes["buffers"].items() if b["slots"] > 1}
     body = [op for op in loop.region if not op.opname.startswith("sync.")]
-    plan = _plan(body, slotted)
+    rows = func.attributes.get("layout") == "rows"
+    plan = _plan(body, slotted, rows)
     if "V_MTE3" in plan.overflow(slots):
         body = coalesce_stores(body, plan, slots)
-        plan = _plan(body, slotted)
+        plan = _plan(body, slotted, rows)
     for event, n in sorted(plan.overflow(slots).items()):
         raise CompileError(
             f"insert-sync: {event} is needed at {n} unordered points of a tile, which takes {n * slots} "
