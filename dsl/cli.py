@@ -679,6 +679,15 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print("dslc: interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 - a bug in dslc: say so in one line, never a traceback
+        if os.environ.get("DSLC_TRACEBACK"):
+            raise
+        print(
+            f"dslc: error: internal compiler error ({type(e).__name__}: {e}); this is a bug in dslc, "
+            "please report it with the operator's source (DSLC_TRACEBACK=1 shows the traceback)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 if __name__ == "__main__":

@@ -164,3 +164,22 @@ def test_explain_prints_the_row_ledger(tmp_path, capsys):
         ledger
     )
     assert "  rows per step: C=1024: 14, C=4096: 3, C=8192: 1, C=16384: none" in ledger
+
+
+def test_an_internal_error_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):
+    import backends.ascendc.kernel.template as template
+
+    def broken(*args, **kwargs):
+        raise AssertionError("planted")
+
+    monkeypatch.setattr(template.KernelText, "text", broken)
+    assert main(["compile", str(ROOT / "examples" / "silu.py"), "-o", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "dslc: error: internal compiler error (AssertionError: planted); this is a bug in dslc"
+    )
+    assert "Traceback" not in err
+    assert not (tmp_path / "out" / "silu").exists()  # nothing left that looks complete
+    monkeypatch.setenv("DSLC_TRACEBACK", "1")
+    with pytest.raises(AssertionError, match="planted"):
+        main(["compile", str(ROOT / "examples" / "silu.py"), "-o", str(tmp_path / "out")])

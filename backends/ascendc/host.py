@@ -381,22 +381,41 @@ def emit_infer(w: CodeWriter, plan: HostPlan) -> None:
             w.line("*out = *shape;")
         w.line("return GRAPH_SUCCESS;")
     w.line()
-    pinned = [None if _follows_t(plan, k) else o.type.dtype for k, o in enumerate(func0.outputs)]
-    w.line(comment="Outputs have the inputs' element type T, or the type the op fixes (bool, i8, ...).")
+    kinds = [_output_type(plan, k) for k in range(len(func0.outputs))]
+    w.line(comment="Outputs have the inputs' element type T, a type the op fixes (bool, i8, ...), or one")
+    w.line(comment="that follows T (f32 for an i32 T that meets a float literal).")
     with w.block("static graphStatus InferDataType(gert::InferDataTypeContext* context)"):
-        if t_index is not None and None in pinned:
+        needs_t = any(not isinstance(k, DType) for k in kinds)
+        if t_index is not None and needs_t:
             w.line(f"const DataType dtype = context->GetRequiredInputDataType({t_index});")
-        types = ", ".join("dtype" if p is None else p.ge for p in pinned)
-        if t_index is None:
-            types = types.replace("dtype", "DT_UNDEFINED")
-        w.line(f"const DataType outputs[] = {{{types}}};")
-        with w.block(f"for (size_t i = 0; i < {len(pinned)}; ++i)"):
+        types = []
+        for k, kind in enumerate(kinds):
+            if isinstance(kind, DType):
+                types.append(kind.ge)
+            elif t_index is None:
+                types.append("DT_UNDEFINED")
+            elif kind is None:
+                types.append("dtype")
+            else:
+                name = f"{func0.outputs[k].name}Type"
+                w.line(f"DataType {name} = DT_UNDEFINED;")
+                for t, out in kind:
+                    w.line(f"if (dtype == {t.ge}) {name} = {out.ge};")
+                types.append(name)
+        w.line(f"const DataType outputs[] = {{{', '.join(types)}}};")
+        with w.block(f"for (size_t i = 0; i < {len(kinds)}; ++i)"):
             w.line("if (context->SetOutputDataType(i, outputs[i]) != GRAPH_SUCCESS) return GRAPH_FAILED;")
         w.line("return GRAPH_SUCCESS;")
 
 
-def _follows_t(plan: HostPlan, k: int) -> bool:
-    return all(plan.funcs[d].outputs[k].type.dtype == d for d in plan.dtypes)
+def _output_type(plan: HostPlan, k: int):
+    """None: output k has type T; a DType: always that type; else the (T, type) pairs."""
+    pairs = [(d, plan.funcs[d].outputs[k].type.dtype) for d in plan.dtypes]
+    if all(t == out for t, out in pairs):
+        return None
+    if len({out for _, out in pairs}) == 1:
+        return pairs[0][1]
+    return pairs
 
 
 def _dtype_list(dts: list[DType]) -> str:

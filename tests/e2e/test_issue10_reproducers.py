@@ -712,3 +712,38 @@ def test_fuzz_where_between_bool_values(write_module):
         c = np.where(x > np.float32(0.5), s, np.float32(0)) <= s - np.float32(1.5)
         v0 = np.where(g < np.float32(0.5), c, g * g > np.abs(x))
         check(mod.bool_select, (g, x, np.array([sv], np.float32)), (v0, v0.astype(np.float32) + x))
+
+
+def test_fuzz_output_type_that_follows_t_without_being_t(write_module):
+    """f16 for T = f16 but f32 for T = i32 (a float literal meets an i32): the kernel's GM tensor
+    takes its own template parameter and InferDataType maps T to it (fuzz seed 2)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, i32
+
+        @dsl.op(dtypes=(f16, i32))
+        def follows(n: Tensor, lr: Scalar, z: Tensor):
+            v1 = -dsl.maximum(z, dsl.where(z != n, 1.5, lr))
+            return v1
+        """)
+    for dt in (np.float16, np.int32):
+        n = (np.arange(700) % 7 - 3).astype(dt)
+        z = (np.arange(700) % 5 - 2).astype(dt)
+        lr = np.array([2], dt)
+        out = np.float16 if dt == np.float16 else np.float32
+        expected = -np.maximum(z.astype(out), np.where(z != n, out(1.5), lr.astype(out)[0]))
+        check(mod.follows, (n, lr, z), expected.astype(out), cores=3)
+
+
+def test_fuzz_a_broadcast_number_names_a_valid_identifier(write_module):
+    """A vector of the number 8 is ``c8Vec``, not ``8Vec`` (fuzz seed 11)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i32
+
+        @dsl.op(dtypes=(i32,))
+        def eighths(w: Tensor):
+            return dsl.cast(w, i32) / 8.0
+        """)
+    w = np.arange(-300, 300, dtype=np.int32)
+    check(mod.eighths, (w,), w.astype(np.float32) / np.float32(8.0))

@@ -41,7 +41,7 @@ def literal_word(value) -> str:
     if v in _WORDS:
         return _WORDS[v]
     if v.is_integer() and abs(v) < 1000:
-        return ("minus" if v < 0 else "") + str(int(abs(v)))
+        return ("minus" if v < 0 else "c") + str(int(abs(v)))
     return "c" + re.sub(r"[^0-9a-zA-Z]", "p", repr(v).lstrip("-"))
 
 
@@ -72,6 +72,8 @@ class NameTable:
         self.taken = set(RESERVED) | set(taken or ())
 
     def claim(self, name: str) -> str:
+        if not name[:1].isalpha():  # a name made from a number: 8 -> c8
+            name = "c" + name
         if name not in self.taken:
             self.taken.add(name)
             return name

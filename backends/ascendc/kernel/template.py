@@ -350,13 +350,14 @@ class KernelText:
         return f"Kernel{self.plan.op_type}"
 
     def template_head(self) -> str:
-        params = ["typename T"]
+        params = ["typename T"] + [f"typename {self.gm_type(n)}" for n in self.type_params()]
         for a in self.plan.static_attrs:
             params.append(("bool " if a.kind == "bool" else f"{enum_name(a)} ") + template_param(a))
         return f"template <{', '.join(params)}>"
 
     def template_args(self) -> str:
-        return ", ".join(["T"] + [template_param(a) for a in self.plan.static_attrs])
+        types = [self.gm_type(n) for n in self.type_params()]
+        return ", ".join(["T"] + types + [template_param(a) for a in self.plan.static_attrs])
 
     def gm_args(self) -> list[str]:
         return [camel(n) for n in self.plan.sig.inputs + self.plan.sig.outputs]
@@ -377,6 +378,15 @@ class KernelText:
             f"#define {macro} {ctype(self.plan.first_dtype)}", "other builds (a syntax check) take the first"
         )
         w.line("#endif")
+        for name in self.type_params():
+            first = next(
+                c.gm[name]
+                for c in self.plan.codes.values()
+                if name in c.gm and c.variant.dtype == self.plan.first_dtype
+            )
+            w.line(f"#ifndef DTYPE_{name.upper()}")
+            w.line(f"#define DTYPE_{name.upper()} {ctype(first)}")
+            w.line("#endif")
         w.line()
         for a in self.plan.static_attrs:
             if a.kind == "literal":
@@ -537,12 +547,24 @@ class KernelText:
         return out
 
     def gm_type(self, name: str) -> str:
+        """T, one concrete type, or (a tensor whose type follows T but is not T, e.g. f16 for
+        T = f16 and f32 for T = i32) a template parameter the entry binds to its DTYPE macro."""
         types = {(code.gm[name], code.variant.dtype) for code in self.plan.codes.values() if name in code.gm}
         if all(dt == t for dt, t in types):
             return "T"
         concrete = {ctype(dt) for dt, _ in types}
-        assert len(concrete) == 1, (name, concrete)
-        return concrete.pop()
+        if len(concrete) == 1:
+            return concrete.pop()
+        return pascal(name) + "Type"
+
+    def type_params(self) -> list[str]:
+        """The GM tensors whose element type is a template parameter of its own (see gm_type)."""
+        names = self.plan.sig.inputs + self.plan.sig.outputs
+        return [
+            n
+            for n in names
+            if any(n in c.gm for c in self.plan.codes.values()) and self.gm_type(n) not in ("T", *_CTYPES)
+        ]
 
     def buffer_stmts(self, code: VariantCode) -> list[Stmt]:
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
@@ -790,7 +812,7 @@ class KernelText:
                 w.line(f"GM_ADDR gm[] = {{{', '.join(self.gm_args())}}};", "the inputs and outputs, in order")
             call = ", ".join((["gm"] if bundled else self.gm_args()) + ["tilingData"])
             for k, v in enumerate(keys):
-                targs = [plan.dtype_macro]
+                targs = [plan.dtype_macro] + [f"DTYPE_{n.upper()}" for n in self.type_params()]
                 for a in plan.static_attrs:
                     x = v.bind[a.name]
                     targs.append(
@@ -802,6 +824,9 @@ class KernelText:
                 w.line(f"Run<{', '.join(targs)}>({call});")
                 w.level -= 1
             w.line("}")
+
+
+_CTYPES = ("float", "half", "bfloat16_t", "int32_t", "uint8_t", "int8_t", "bool")
 
 
 def _bytes(c: str) -> int:
