@@ -16,6 +16,7 @@ shape at run time, so one binary serves every shape. TilingFunc
 
 from __future__ import annotations
 
+from dsl.dtypes import DType
 from passes.rows import COL, PERROW, ROW, SCALAR
 
 from .cann import spelling
@@ -426,7 +427,7 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
 
 
 def emit_row_infer(w: CodeWriter, plan: HostPlan) -> None:
-    from .host import _follows_t
+    from .host import _output_type
 
     _, outs = _kinds(plan)
     rin = row_input(plan)
@@ -450,14 +451,28 @@ def emit_row_infer(w: CodeWriter, plan: HostPlan) -> None:
                 w.line("if (forms[i] == 2) out->SetDimNum(last);")
         w.line("return GRAPH_SUCCESS;")
     w.line()
-    pinned = [None if _follows_t(plan, k) else o.type.dtype for k, o in enumerate(plan.func0.outputs)]
-    w.line(comment="Outputs have the inputs' element type T, or the type the op fixes (bool, i8, ...).")
+    kinds = [_output_type(plan, k) for k in range(len(plan.func0.outputs))]
+    w.line(comment="Outputs have the inputs' element type T, a type the op fixes (bool, i8, ...), or one")
+    w.line(comment="that follows T.")
     with w.block("static graphStatus InferDataType(gert::InferDataTypeContext* context)"):
-        if t_index is not None and None in pinned:
+        if t_index is not None and any(not isinstance(k, DType) for k in kinds):
             w.line(f"const DataType dtype = context->GetRequiredInputDataType({t_index});")
-        types = ", ".join("dtype" if p is None else p.ge for p in pinned)
-        w.line(f"const DataType outputs[] = {{{types}}};")
-        with w.block(f"for (size_t i = 0; i < {len(pinned)}; ++i)"):
+        types = []
+        for k, kind in enumerate(kinds):
+            if isinstance(kind, DType):
+                types.append(kind.ge)
+            elif t_index is None:
+                types.append("DT_UNDEFINED")
+            elif kind is None:
+                types.append("dtype")
+            else:
+                name = f"{plan.func0.outputs[k].name}Type"
+                w.line(f"DataType {name} = DT_UNDEFINED;")
+                for t, out in kind:
+                    w.line(f"if (dtype == {t.ge}) {name} = {out.ge};")
+                types.append(name)
+        w.line(f"const DataType outputs[] = {{{', '.join(types)}}};")
+        with w.block(f"for (size_t i = 0; i < {len(kinds)}; ++i)"):
             w.line("if (context->SetOutputDataType(i, outputs[i]) != GRAPH_SUCCESS) return GRAPH_FAILED;")
         w.line("return GRAPH_SUCCESS;")
 
