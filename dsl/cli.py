@@ -235,9 +235,12 @@ def cmd_compile(args) -> int:
         variants = compiled.plan.variants
         dtypes = ", ".join(dict.fromkeys(v.dtype.name for v in variants))
         keys = sorted({v.func.attributes["tiling_key"] for v in variants})
+        chunked = sorted({v.key for v in compiled.plan.chunk_variants})  # row ops: rows too long for UB
+        twins = f"; column-chunked twins: tiling keys {chunked[0]}-{chunked[-1]}" if len(chunked) > 1 else ""
+        twins = f"; column-chunked twin: tiling key {chunked[0]}" if len(chunked) == 1 else twins
         print(
             f"dslc: wrote {path} ({len(variants)} kernel variant{'s' if len(variants) > 1 else ''}: dtypes {dtypes} x "
-            f"tiling key{'s' if len(keys) > 1 else ''} {', '.join(map(str, keys))})"
+            f"tiling key{'s' if len(keys) > 1 else ''} {', '.join(map(str, keys))}{twins})"
         )
         if args.verify_each:
             print(verify_summary(op, compiled))

@@ -110,6 +110,12 @@ OP_PRECISION: dict[str, str] = {
     "reduce.mean": APPROX_CLASS,
     "reduce.max": EXACT_CLASS,
     "reduce.min": EXACT_CLASS,
+    # a row's fold before its reduction (seed 002's binary add): the same classes as the reductions
+    "vec.fold.sum": APPROX_CLASS,
+    "vec.fold.mean": APPROX_CLASS,
+    "vec.fold.max": EXACT_CLASS,
+    "vec.fold.min": EXACT_CLASS,
+    "vec.brc": EXACT_CLASS,  # a per-row value or a column copied over whole rows
     # values that only move (no arithmetic)
     "const": EXACT_CLASS,
     "attr": EXACT_CLASS,
@@ -138,8 +144,8 @@ OP_PRECISION: dict[str, str] = {
 
 
 def op_key(op) -> str:
-    """The ``OP_PRECISION`` key of an IR op (reductions are keyed by their kind)."""
-    return f"reduce.{op.attrs.get('kind')}" if op.opname == "reduce" else op.opname
+    """The ``OP_PRECISION`` key of an IR op (reductions and folds are keyed by their kind)."""
+    return f"{op.opname}.{op.attrs.get('kind')}" if op.opname in ("reduce", "vec.fold") else op.opname
 
 
 def op_class(op) -> str:

@@ -91,3 +91,25 @@ def broadcast_shape(op_name: str, named: list[tuple[str, tuple[int, ...]]]) -> t
                 f"differ at axis {o - rank} (counted from the last): {dims[o]} vs {size}"
             )
     return tuple(dims)
+
+
+def output_shape(decls, arrays: dict[str, np.ndarray | None], out_type) -> tuple[int, ...] | None:
+    """The run-time shape of an output of type ``out_type`` (named dims, '...'), from the inputs'
+    shapes; None for an unshaped output (it has the inputs' shape)."""
+    shape = out_type.shape
+    if shape.unshaped:
+        return None
+    sizes: dict[str, int] = {}
+    leading: tuple[int, ...] = ()
+    for d in decls:
+        arr = arrays.get(d.name)
+        if arr is None or d.is_scalar or d.spec.dims is None:
+            continue
+        names = d.spec.dims
+        if d.spec.ellipsis and len(arr.shape) >= len(names):
+            leading = arr.shape[: len(arr.shape) - len(names)]
+        for name, size in zip(names, arr.shape[len(arr.shape) - len(names) :]):
+            if name != 1:
+                sizes.setdefault(name, size)
+    dims = tuple(1 if n == 1 else sizes[n] for n in shape.dims)
+    return (leading if shape.ellipsis else ()) + dims

@@ -115,7 +115,9 @@ def hoist(func: Func) -> None:
             if not any(isinstance(v.type, TensorType) for v in op.operands):
                 k = next(k for k, v in enumerate(op.operands) if v.type.dtype != bool_)  # not where's cond
                 s = op.operands[k]
-                dup = Op("vec.dup", [s], TensorType(s.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+                dup = Op(
+                    "vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc
+                )
                 inner.append(dup)
                 op.operands = op.operands[:k] + [dup.result] + op.operands[k + 1 :]
             _retype(op)
@@ -134,6 +136,12 @@ def hoist(func: Func) -> None:
         rewritten.extend(_vector_scalar(op, outside, namer))
     loop.region = rewritten
     func.body = outside + [o for o in func.body if o.opname != "scalar.load" and o not in outside]
+
+
+def _tile_shape(func: Func) -> Shape:
+    """The shape of a tile: the flat range, or in a row function the row ([..., C])."""
+    shapes = [p.value.type.shape for p in func.params if isinstance(p.value.type, TensorType)]
+    return max(shapes, key=lambda s: (not s.unshaped, s.ellipsis, len(s.dims)), default=Shape.star())
 
 
 def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=None) -> Op:
@@ -156,8 +164,10 @@ def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
     its broadcast."""
     ops: list[Op] = []
 
+    shape = op.result.type.shape if isinstance(op.result.type, TensorType) else Shape.star()
+
     def dup(v):
-        d = Op("vec.dup", [v], TensorType(v.type.dtype, Shape.star()), namer.fresh(), {}, op.loc)
+        d = Op("vec.dup", [v], TensorType(v.type.dtype, shape), namer.fresh(), {}, op.loc)
         ops.append(d)
         return d.result
 
@@ -167,7 +177,7 @@ def _broadcast_operands(op: Op, outside: list[Op], namer: Namer) -> list[Op]:
         zero = Op("const", [], ScalarType(f32), namer.fresh(), {"value": 0.0}, op.loc)
         flag = Op("where", [cond, one.result, zero.result], ScalarType(f32), namer.fresh(), {}, op.loc)
         outside.extend([one, zero, flag])
-        mask_type = TensorType(cond.type.dtype, Shape.star())
+        mask_type = TensorType(cond.type.dtype, shape)
         mask = Op(
             "cmp", [dup(flag.result), dup(zero.result)], mask_type, namer.fresh(), {"pred": "ne"}, op.loc
         )

@@ -66,7 +66,7 @@ from dsl.errors import CompileError
 from dsl.ir import Func, Op, TensorType
 
 from .analysis.graph import DiGraph
-from .analysis.access import pipe_of
+from .analysis.access import pipe_of, read_pipe
 from .manager import FunctionPass, register
 
 
@@ -86,8 +86,12 @@ def buffer_accesses(body: list[Op]) -> list[Access]:
         if op.opname.startswith("sync."):
             continue
         pipe = pipe_of(op)
-        for v in dict.fromkeys(v for v in op.operands if isinstance(v.type, TensorType) and id(v) in bufs):
-            out.append(Access(i, pipe, bufs[id(v)], False))
+        reads = {}
+        for k, v in enumerate(op.operands):
+            if isinstance(v.type, TensorType) and id(v) in bufs:
+                reads.setdefault((read_pipe(op, k), bufs[id(v)]), None)
+        for rpipe, buf in reads:
+            out.append(Access(i, rpipe, buf, False))
         if op.result is not None and id(op.result) in bufs:
             out.append(Access(i, pipe, bufs[id(op.result)], True))
     return out
@@ -129,6 +133,15 @@ def dependency_graph(body: list[Op]) -> DiGraph:
 MAX_EVENT_ID = 5  # manual code may use ids 0-5 (6 is reserved, 7 belongs to TPipe)
 
 
+def _first_group(event: str) -> int:
+    """Scalar-unit events start at id group 1: the count-form ReduceSum/ReduceMax/ReduceMin a row
+    kernel calls synchronise their scalar write-back with ``FetchEventID(V_S)`` / ``(S_V)`` /
+    ``(S_MTE3)`` (asc-devkit ``impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h``), which
+    is id 0 when nothing is allocated from TPipe; a manual flag of id 0 pending across such a call
+    would be set twice."""
+    return 1 if "S" in event.split("_") else 0
+
+
 def _sync(kind: str, event: str, ident, loc, bufs) -> Op:
     return Op(f"sync.{kind}", [], None, None, {"event": event, "id": ident, "bufs": sorted(bufs)}, loc)
 
@@ -144,7 +157,9 @@ class _Plan:
     barriers: list[int]  # positions that get a V barrier before them
     pairs: dict[tuple[str, str], list[int]]  # (P, Q) -> positions of the forward set+wait pairs
     guarded: dict[tuple[int, str], set[str]]  # (position, event) -> buffers the pair protects
-    reverse: dict[str, list]  # event -> [last producer position, first consumer position, buffers]
+    # (event, fixed) -> [last producer position, first consumer position, buffers]; fixed: the
+    # buffers have one slot, so the next tile waits for this tile's set (one constant id)
+    reverse: dict[tuple[str, bool], list]
     groups: dict[tuple[int, str], int]  # (position, event) of a forward pair, (-1, event) of a reverse one
     used: dict[str, int]  # event -> id groups
 
@@ -152,7 +167,7 @@ class _Plan:
         return {e: n for e, n in self.used.items() if n * slots > MAX_EVENT_ID + 1}
 
 
-def _plan(body: list[Op], slotted: set[str]) -> _Plan:
+def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
     g = dependency_graph(body)
     edges = sorted(g.edges(data=True), key=lambda e: (e[1].index, e[0].index, e[0].pipe))
 
@@ -174,7 +189,7 @@ def _plan(body: list[Op], slotted: set[str]) -> _Plan:
             covering = [j]
         guarded.setdefault((covering[-1], event), set()).add(b.buf)
 
-    reverse: dict[str, list] = {}
+    reverse: dict[tuple[str, bool], list] = {}
     for a, b, data in edges:  # dependencies on the previous use of the slot
         if data["kind"] != "carried":
             continue
@@ -186,9 +201,12 @@ def _plan(body: list[Op], slotted: set[str]) -> _Plan:
             continue
         if any(k <= j for k in pairs.get((a.pipe, b.pipe), [])):
             continue  # this iteration's forward pair already follows the producer's earlier work
-        if b.buf not in slotted:
+        # A single-slot buffer shared by two pipes (a row function's per-row value: V writes it,
+        # the scalar unit reads it) is reused by the very next tile: a constant id, not the slot.
+        # An elementwise function has none: double-buffer gives what the DMA touches two slots.
+        if b.buf not in slotted and not rows:
             raise AssertionError(f"single-slot buffer {b.buf} is shared by pipes {a.pipe} and {b.pipe}")
-        entry = reverse.setdefault(f"{a.pipe}_{b.pipe}", [-1, len(body), set()])
+        entry = reverse.setdefault((f"{a.pipe}_{b.pipe}", b.buf not in slotted), [-1, len(body), set()])
         entry[0] = max(entry[0], a.index + len(body))
         entry[1] = min(entry[1], j)
         entry[2].add(b.buf)
@@ -205,16 +223,17 @@ def _plan(body: list[Op], slotted: set[str]) -> _Plan:
     for event in sorted({e for _, e in guarded}):
         src, dst = event.split("_")
         back = pairs.get((dst, src), [])
-        last: list[int] = []  # group -> position of its latest pair
+        last: list[int | None] = [None] * _first_group(event)  # group -> position of its latest pair
         for j in sorted(i for i, e in guarded if e == event):
-            free = [grp for grp, i in enumerate(last) if any(i < k < j for k in back)]
+            free = [grp for grp, i in enumerate(last) if i is not None and any(i < k < j for k in back)]
             grp = free[0] if free else len(last)
             last[grp : grp + 1] = [j]
             groups[(j, event)] = grp
         used[event] = len(last)
-    for event in sorted(reverse):
-        groups[(-1, event)] = used.get(event, 0)
-        used[event] = groups[(-1, event)] + 1
+    for key in sorted(reverse):
+        event = key[0]
+        groups[(-1, key)] = used.get(event, _first_group(event))
+        used[event] = groups[(-1, key)] + 1
     return _Plan(barriers, pairs, guarded, reverse, groups, used)
 
 
@@ -250,10 +269,11 @@ def insert(func: Func) -> None:
     slots = loop.attrs.get("slots", 2)
     slotted = {name for name, b in func.attributes["buffers"].items() if b["slots"] > 1}
     body = [op for op in loop.region if not op.opname.startswith("sync.")]
-    plan = _plan(body, slotted)
+    rows = func.attributes.get("layout") == "rows"
+    plan = _plan(body, slotted, rows)
     if "V_MTE3" in plan.overflow(slots):
         body = coalesce_stores(body, plan, slots)
-        plan = _plan(body, slotted)
+        plan = _plan(body, slotted, rows)
     for event, n in sorted(plan.overflow(slots).items()):
         raise CompileError(
             f"insert-sync: {event} is needed at {n} unordered points of a tile, which takes {n * slots} "
@@ -270,13 +290,14 @@ def insert(func: Func) -> None:
         for kind in ("set", "wait"):
             before.setdefault(j, []).append(_sync(kind, event, ident, body[j].loc, bufs))
     pre, drain = [], []
-    for event in sorted(plan.reverse):
-        last, first, bufs = plan.reverse[event]
-        group = plan.groups[(-1, event)]
-        ident = _ident(group, slots)
+    for key in sorted(plan.reverse):
+        event, fixed = key
+        last, first, bufs = plan.reverse[key]
+        group = plan.groups[(-1, key)]
+        ident = group * slots if fixed else _ident(group, slots)
         before.setdefault(first, []).insert(0, _sync("wait", event, ident, body[first].loc, bufs))
         after.setdefault(last, []).append(_sync("set", event, ident, body[last].loc, bufs))
-        for k in range(slots):
+        for k in range(1 if fixed else slots):
             pre.append(_sync("set", event, group * slots + k, loop.loc, bufs))
             drain.append(_sync("wait", event, group * slots + k, loop.loc, bufs))
 

@@ -31,3 +31,27 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
             ]
         )
     )
+
+
+def row_pipeline() -> list[Pass]:
+    """The row pipeline (named dims, reductions): the elementwise front half, then the row forms
+    and a UB plan whose size host tiling evaluates with the run-time row length."""
+    return parse_pipeline(
+        ",".join(
+            [
+                "specialize",  # one function per static-attribute combination (tiling keys)
+                "canonicalize",  # fold and share before widening, so fewer casts appear
+                "promote-precision",  # f16/bf16 math in f32: the DSL's numeric semantics
+                "expand-math",  # tanh/sigmoid from Exp/Reciprocal/Compare/Select (A2 has no Tanh)
+                "legalize-casts",  # casts A2 lacks become chains it has (f32 -> i8 via i32, f16)
+                "materialize-bools",  # stored comparisons become 0/1 bytes; where keeps masks
+                "tile",  # the step loop over rows; loads at the top, stores after their producers
+                "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
+                "canonicalize",  # share the hoisted scalars
+                "row-forms",  # columns resident before the loop; per-row values read per row
+                "double-buffer",  # ping-pong slots for what the DMA touches
+                "plan-rows",  # buffers and the UB coefficients host tiling evaluates at run time
+                "insert-sync",  # last: needs the final buffers and op order
+            ]
+        )
+    )

@@ -40,7 +40,11 @@ def check_flat(func: Func) -> None:
 
 
 def tile(func: Func) -> None:
-    check_flat(func)
+    from .rows import row_layout  # the row branch: same loop, whole rows per step (passes/rows.py)
+
+    rows = row_layout(func) is not None
+    if not rows:
+        check_flat(func)
     namer = Namer.of(func)
     loads: list[Op] = []
     for p in func.params:
@@ -73,6 +77,8 @@ def tile(func: Func) -> None:
     func.body = [Op("loop.tiles", [], None, None, {}, func.loc, inner)]
     func.returns = []
     func.attributes["level"] = "tile"
+    if rows:
+        func.attributes["layout"] = "rows"
 
 
 @register

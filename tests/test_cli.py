@@ -54,15 +54,12 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
         (["ir", str(ADAMW), "--op", "other"], "has no operator 'other'"),
         (
             ["opt", str(ROOT / "tests" / "passes" / "tile" / "loads_and_stores.ir"), "--passes", "bogus"],
-            "dslc: error: unknown pass 'bogus' (known: canonicalize, compare-f16, double-buffer, expand-math, "
-            "hoist-invariants, hoist-scalars, insert-sync, legalize-casts, materialize-bools, native-f16, "
-            "plan-buffers, promote-precision, schedule-vector, specialize, split-cores, tile)",
+            "dslc: error: unknown pass 'bogus' (known: canonicalize, chunk-rows, compare-f16, "
+            "double-buffer, expand-math, hoist-invariants, hoist-scalars, insert-sync, "
+            "legalize-casts, materialize-bools, native-f16, plan-buffers, plan-rows, "
+            "promote-precision, row-forms, schedule-vector, specialize, split-cores, tile)",
         ),
         (["opt", str(ADAMW)], "apply_adam_w.py:1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
-        (
-            ["compile", str(ROOT / "examples" / "quantize_add_layer_norm.py"), "-o", "/nonexistent/never"],
-            "named dims",
-        ),
     ],
 )
 def test_user_errors_exit_1_without_traceback(argv, message, capsys):
@@ -127,13 +124,47 @@ def test_compile_goes_on_past_an_unsupported_operator(tmp_path, capsys):
     src = tmp_path / "multi.py"
     src.write_text(
         "import dsl\nfrom dsl import Tensor\n\n@dsl.op\ndef good_one(x: Tensor):\n    return x * 2\n\n"
-        '@dsl.op\ndef row_one(x: Tensor[..., "C"]):\n    return dsl.sum(x, axis=-1)\n\n'
+        '@dsl.op\ndef row_one(x: Tensor[..., "C"], g: Tensor["C"]):\n    return x * dsl.sum(g, axis=-1)\n\n'
         "@dsl.op\ndef good_two(x: Tensor):\n    return x + 1\n"
     )
     code, out, err = run(["compile", str(src), "-o", str(tmp_path / "out")], capsys)
     assert code == 1
-    assert f"{src}:9:1: error: input 'x' has named dims" in err
+    assert f"{src}:10:16: error: this value has shape [1], which the row backend does not take" in err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["good_one", "good_two"]
+
+
+def test_compile_quantize_add_layer_norm_as_the_readme_lists_it(tmp_path, capsys):
+    """Issue 7: a new user's `dslc compile examples/quantize_add_layer_norm.py` writes the project."""
+    code, out, err = run(
+        ["compile", str(ROOT / "examples" / "quantize_add_layer_norm.py"), "-o", str(tmp_path)], capsys
+    )
+    assert code == 0, err
+    assert "quantize_add_layer_norm (36 kernel variants: dtypes f16, f32, bf16 x tiling keys 0, 1, 2" in out
+    kernel = (tmp_path / "quantize_add_layer_norm" / "op_kernel" / "quantize_add_layer_norm.cpp").read_text()
+    assert "ReduceSum(" in kernel and "quantize_add_layer_norm.py:" in kernel
+
+
+def test_explain_prints_the_row_ledger(tmp_path, capsys):
+    """--explain on a row operator: buffers by class, the UB formula in C, rows per step."""
+    code, out, err = run(
+        ["compile", str(ROOT / "examples" / "rms_norm.py"), "-o", str(tmp_path), "--explain"], capsys
+    )
+    assert code == 0, err
+    assert "Traceback" not in err
+    lines = out.splitlines()
+    head = lines.index(
+        "@rms_norm (T = f16, tiling key 0): rows of C elements at a pitch of C rounded up to 16; a step of "
+        "rowStep rows"
+    )
+    ledger = lines[head : head + 10]
+    assert any(
+        line.startswith("  b0: row    2 B x 2 slot(s) x rowStep x pitch    %x_t (rms_norm.py:14)")
+        for line in ledger
+    )
+    assert "  UB = pitch x 6 + scratch + rowStep x (pitch x 12 + 8 x 4) <= 188160 B usable" in "\n".join(
+        ledger
+    )
+    assert "  rows per step: C=1024: 14, C=4096: 3, C=8192: 1, C=16384: none" in ledger
 
 
 def test_an_internal_error_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):

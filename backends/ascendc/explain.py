@@ -56,6 +56,10 @@ class Ledger:
 
 
 def func_ledger(func: Func, key: int, usable: int) -> Ledger:
+    if func.attributes.get("layout") == "rows":  # row kernels: a UB formula in the run-time C
+        from .explain_rows import row_ledger
+
+        return row_ledger(func, key, usable)
     loop = func.loop()
     held: dict[str, list[str]] = {}
     for op in loop.region:

@@ -9,7 +9,7 @@ where the toolkit has it on the include path (9.1+) and defined the same way oth
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dsl.dtypes import DType
 from dsl.ir import AttrDecl, Func, ScalarType, TensorType
@@ -41,6 +41,9 @@ class HostPlan:
     granule: dict[tuple, int]  # (dtype, key) -> elements per 32-byte block
     cann: str = "8.5"
     tiles: dict = None  # (dtype, key) -> elements per tile (broadcast ops: the row packing)
+    row_plans: dict = field(default_factory=dict)  # (dtype, key) -> UB plan of a row operator
+    chunk_variants: list = field(default_factory=list)  # a row operator's column-chunked twins
+    chunk_key_offset: int = 0  # tiling key of a twin = its variant's key + this
 
     @property
     def func0(self) -> Func:
@@ -199,6 +202,34 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
             needed = _key_mask(_keys_reading(plan, p.value.name)) if p.optional else "0"
             w.line(f'{{"{w_escape(p.value.name)}", {scalar}, {optional}, {pinned}, {needed}}},')
     w.line()
+    emit_static_attrs(w, plan)
+    w.line(comment="Core split per element type and key: elements per 32-byte block of the narrowest")
+    w.line(comment="GM tensor, and the fewest elements worth a core (split-cores).")
+    with w.block("struct SplitSpec", "};"):
+        w.line("ge::DataType dtype;")
+        w.line("uint64_t key;")
+        w.line("uint64_t granule;")
+        w.line("uint64_t minPerCore;")
+        if plan.broadcast:
+            w.line("uint64_t tile;", "elements per tile (plan-buffers)")
+            w.line("uint64_t maxBytes;", "bytes of the widest GM tensor element")
+            w.line("uint64_t rowCap;", "longest row of the RESIDENT modes")
+            w.line(f"uint64_t block[{len(plan.func0.params)}];", "RESIDENT<i>: elements of a block of rows")
+    with w.block("constexpr SplitSpec SPLITS[] =", "};"):
+        for v in plan.variants:
+            k = (v.dtype, v.key)
+            extra = ""
+            if plan.broadcast:
+                cap, blocks = getattr(v, "row_blocks", (0, {}))
+                per_input = ", ".join(str(blocks.get(i, 0)) for i in range(len(plan.func0.params)))
+                extra = f", {plan.tiles[k]}, {_max_bytes(v.func)}, {cap}, {{{per_input}}}"
+            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}{extra}}},")
+    if plan.broadcast:
+        host_broadcast.emit_tables(w, plan)
+
+
+def emit_static_attrs(w: CodeWriter, plan: HostPlan) -> None:
+    """The static-attribute table and TilingKeyOf (the key is their mixed-radix index)."""
     statics = _static(plan)
     if statics:
         w.line(comment="Static attributes: the tiling key is their mixed-radix index (bool: 0/1, string:")
@@ -240,29 +271,6 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
                 w.line("radix *= a.count;")
             w.line("return true;")
         w.line()
-    w.line(comment="Core split per element type and key: elements per 32-byte block of the narrowest")
-    w.line(comment="GM tensor, and the fewest elements worth a core (split-cores).")
-    with w.block("struct SplitSpec", "};"):
-        w.line("ge::DataType dtype;")
-        w.line("uint64_t key;")
-        w.line("uint64_t granule;")
-        w.line("uint64_t minPerCore;")
-        if plan.broadcast:
-            w.line("uint64_t tile;", "elements per tile (plan-buffers)")
-            w.line("uint64_t maxBytes;", "bytes of the widest GM tensor element")
-            w.line("uint64_t rowCap;", "longest row of the RESIDENT modes")
-            w.line(f"uint64_t block[{len(plan.func0.params)}];", "RESIDENT<i>: elements of a block of rows")
-    with w.block("constexpr SplitSpec SPLITS[] =", "};"):
-        for v in plan.variants:
-            k = (v.dtype, v.key)
-            extra = ""
-            if plan.broadcast:
-                cap, blocks = getattr(v, "row_blocks", (0, {}))
-                per_input = ", ".join(str(blocks.get(i, 0)) for i in range(len(plan.func0.params)))
-                extra = f", {plan.tiles[k]}, {_max_bytes(v.func)}, {cap}, {{{per_input}}}"
-            w.line(f"{{ge::{v.dtype.ge}, {v.key}, {plan.granule[k]}, {plan.min_per_core[k]}{extra}}},")
-    if plan.broadcast:
-        host_broadcast.emit_tables(w, plan)
 
 
 def _max_bytes(func: Func) -> int:

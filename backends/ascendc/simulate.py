@@ -108,7 +108,11 @@ def simulate(
     if zero_d:  # a 0-d tensor has one element (GE's scalar shape []): the kernel runs it as (1,)
         shape = (1,)
         inputs = {k: (a.reshape(1) if a is not None and a.ndim == 0 else a) for k, a in inputs.items()}
-    outputs = [(tuple(shape), o.type.dtype.np) for o in func.outputs]
+    from dsl.shapes import output_shape
+
+    outputs = [
+        (output_shape(op._def.inputs, inputs, o.type) or tuple(shape), o.type.dtype.np) for o in func.outputs
+    ]
     if project is None:
         project = generated_project(op, target)
     else:

@@ -44,8 +44,10 @@ def _vector_scalar(name: str):
     arith = _arith(name)
 
     def infer(types, attrs):
-        if not (isinstance(types[0], TensorType) and isinstance(types[1], ScalarType)):
-            raise TypeInferenceError(f"{name} takes a tile and a scalar")
+        # The scalar is a scalar value, or in a row function a per-row value ([..., 1]) that
+        # the scalar unit reads once per row.
+        if not (isinstance(types[0], TensorType) and isinstance(types[1], (ScalarType, TensorType))):
+            raise TypeInferenceError(f"{name} takes a tile and a scalar (or a per-row value)")
         return arith(types, attrs)
 
     return infer
@@ -92,7 +94,7 @@ declare(
         1,
         _dma_load,
         lambda a, at, rt: a[0],
-        in_loop=True,
+        in_loop=None,  # row functions load resident columns ([C]) once, before the loop
         doc="%t = dma.load %x : tensor<*, f16>  // GM -> UB (MTE2)",
     )
 )
@@ -116,7 +118,7 @@ for _name, _fn in [("adds", np.add), ("muls", np.multiply), ("maxs", np.maximum)
             2,
             _vector_scalar(f"vec.{_name}"),
             _binary(_fn),
-            in_loop=True,
+            in_loop=None,  # row functions compute resident columns before the loop
             doc=f"%r = vec.{_name} %t, %s : tensor<*, f32>  // {_name.capitalize()}(dst, t, s, n)",
         )
     )
@@ -129,6 +131,52 @@ declare(
         check=_check_dup,
         in_loop=None,
         doc="%t = vec.dup %s : tensor<*, f32>  // Duplicate(dst, s, n); before the loop: one resident repeat",
+    )
+)
+
+
+def _check_brc(types, attrs, rtype):
+    if attrs.get("of") not in ("perrow", "col"):
+        raise TypeInferenceError('vec.brc spreads a per-row value (of = "perrow") or a column (of = "col")')
+    if not (
+        isinstance(types[0], TensorType) and isinstance(rtype, TensorType) and rtype.dtype == types[0].dtype
+    ):
+        raise TypeInferenceError(
+            "vec.brc keeps the dtype: a per-row value or a column spread over whole rows"
+        )
+
+
+declare(
+    OpSpec(
+        "vec.brc",
+        1,
+        None,
+        lambda a, at, rt: a[0],  # numpy broadcasting does the spreading for the interpreter
+        attrs=("of",),
+        check=_check_brc,
+        in_loop=True,
+        doc='%r = vec.brc %m {of = "perrow"} : tensor<..., C, f32>  // a per-row value (or a column) over rows',
+    )
+)
+
+
+def _check_fold(types, attrs, rtype):
+    if attrs.get("kind") not in ("sum", "mean", "max", "min"):
+        raise TypeInferenceError("vec.fold folds for a reduction: kind sum, mean, max or min")
+    if rtype != types[0]:
+        raise TypeInferenceError("vec.fold keeps the type of the rows it folds")
+
+
+declare(
+    OpSpec(
+        "vec.fold",
+        1,
+        None,
+        lambda a, at, rt: a[0],  # folding keeps the row's sum / max / min: the reduction sees the same
+        attrs=("kind",),
+        check=_check_fold,
+        in_loop=True,
+        doc='%f = vec.fold %x {kind = "sum"} : tensor<..., C, f32>  // columns past 2^k onto the front',
     )
 )
 declare(

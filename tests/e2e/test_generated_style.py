@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "apply_adam_w"
 GOLDEN_FILES = ("op_kernel/apply_adam_w.cpp", "op_host/apply_adam_w.cpp", "op_host/apply_adam_w_tiling.h")
-EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py") if p.stem != "quantize_add_layer_norm")
+EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py"))
 
 
 def _repeats_module():
@@ -56,12 +56,18 @@ def test_repeat_finder_sees_renamed_copies():
 BODY_MIN_LINES = 12
 
 
-def _split_tile_body(text: str) -> tuple[str, str]:
-    """(ProcessTile's body, everything else)."""
+def _split_tile_body(text: str) -> tuple[list[str], str]:
+    """(the per-step bodies: ProcessTile's, or a row kernel's ProcessStep and the column-chunked
+    twin's ProcessChunk, which runs the same DSL statements per chunk; everything else)."""
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if "void ProcessTile(" in line)
-    end = next(i for i in range(start + 1, len(lines)) if lines[i] == "    }")
-    return "\n".join(lines[start : end + 1]), "\n".join(lines[:start] + lines[end + 1 :])
+    bodies, spans = [], []
+    for i, line in enumerate(lines):
+        if any(f"void {m}(" in line for m in ("ProcessTile", "ProcessStep", "ProcessChunk")):
+            end = next(j for j in range(i + 1, len(lines)) if lines[j] == "    }")
+            bodies.append("\n".join(lines[i : end + 1]))
+            spans.append((i, end))
+    rest = [line for k, line in enumerate(lines) if not any(a <= k <= b for a, b in spans)]
+    return bodies, "\n".join(rest)
 
 
 @pytest.mark.parametrize("stem", EXAMPLES)
@@ -69,10 +75,13 @@ def test_generated_sources_do_not_repeat_themselves(projects, stem):
     project = projects[stem]
     host = (project / f"op_host/{stem}.cpp").read_text()
     assert not R.repeats(host), f"op_host/{stem}.cpp: runs of 6 lines repeat at {R.repeats(host)}"
-    body, rest = _split_tile_body((project / f"op_kernel/{stem}.cpp").read_text())
+    bodies, rest = _split_tile_body((project / f"op_kernel/{stem}.cpp").read_text())
     assert not R.repeats(rest), f"op_kernel/{stem}.cpp: runs of 6 lines repeat at {R.repeats(rest)}"
-    found = R.repeats(body, BODY_MIN_LINES)
-    assert not found, f"op_kernel/{stem}.cpp ProcessTile: runs of {BODY_MIN_LINES} lines repeat at {found}"
+    for body in bodies:
+        found = R.repeats(body, BODY_MIN_LINES)
+        assert (
+            not found
+        ), f"op_kernel/{stem}.cpp ProcessTile: runs of {BODY_MIN_LINES} lines repeat at {found}"
 
 
 def test_adam_w_kernel_is_compact(projects):

@@ -36,44 +36,45 @@ _ELSE = re.compile(r"^\s*\} else \{\s*$")
 
 def live_lines(lines: list[str], env: dict[str, bool]) -> set[int]:
     """Indices of the lines a template instantiation executes: ``if constexpr`` conditions over
-    the template's flags (IS_FLOAT, AMSGRAD, ...) evaluated with ``env``."""
+    the template's flags (IS_FLOAT, AMSGRAD, ...) evaluated with ``env``; braces are matched, so
+    run-time ``if``/``else`` blocks inside (a row kernel's guards) keep their chain apart."""
 
     def holds(cond: str) -> bool:
-        expr = cond.replace("&&", " and ").replace("||", " or ").replace("!", " not ")
-        return bool(eval(expr, {}, dict(env)))
+        expr = cond.replace("&&", " and ").replace("||", " or ").replace("::", "__")
+        expr = re.sub(r"!(?!=)", " not ", expr)  # `!=` stays; `QuantMode::X` is the env's QuantMode__X
+        try:
+            return bool(eval(expr, {}, dict(env)))
+        except NameError:  # a member template's own parameter (ReduceChunk's KIND): any branch may run
+            return True
 
-    live, stack = set(), []  # stack: (this branch live, some branch of the chain taken)
+    # stack: one entry per open brace: (live, taken) for an `if constexpr` chain, (True, None) else
+    live, stack = set(), []
     start = next(i for i, line in enumerate(lines) if line.startswith("class Kernel"))
     for i, line in enumerate(lines):
         if i < start:
             continue
+        text = line.split("//", 1)[0].strip()
+        closes, opens = text.startswith("}"), text.endswith("{")
+        top = stack.pop() if closes and stack else None
         m, e = _GUARD.match(line), _ELSE.match(line)
-        if m and m.group(1):  # } else if constexpr (...) {
-            outer, taken = stack.pop()
-            now = not taken and holds(m.group(2))
-            stack.append((now, taken or now))
-        elif m:
+        if closes and (m or e):  # } else if constexpr (...) {  /  } else {
+            if top is not None and top[1] is not None:  # the chain of an `if constexpr`
+                now = not top[1] and (holds(m.group(2)) if m else True)
+                stack.append((now, top[1] or now))
+            else:
+                stack.append((True, None))
+            continue
+        if m:  # if constexpr (...) {
             now = holds(m.group(2))
             stack.append((now, now))
-        elif e:
-            outer, taken = stack.pop()
-            stack.append((not taken, True))
-        elif line.strip() == "}" and stack and line.startswith(" " * 8) and _closes_guard(lines, i, stack):
-            stack.pop()
-        elif all(s[0] for s in stack):
+            continue
+        if closes and not opens:
+            continue
+        if all(s[0] for s in stack):
             live.add(i)
+        if opens:
+            stack.append((True, None))
     return live
-
-
-def _closes_guard(lines, i, stack) -> bool:
-    """A lone '}' closes the innermost guard when its indent is the guard's."""
-    indent = len(lines[i]) - len(lines[i].lstrip())
-    for j in range(i - 1, -1, -1):
-        if _GUARD.match(lines[j]) or _ELSE.match(lines[j]):
-            return len(lines[j]) - len(lines[j].lstrip()) == indent
-        if lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) < indent:
-            return False
-    return False
 
 
 @pytest.mark.parametrize("label, np_dtype, key", CASES, ids=["f32", "bf16-amsgrad-maximize"])

@@ -296,9 +296,15 @@ def emit_kernel(
     static_attrs: list[AttrDecl],
     dtype_input: str,
     cann: str,
+    renderer=None,
+    text=None,
 ) -> str:
+    """``renderer``/``text``: the variant renderer and class-template writer (the elementwise
+    ones by default; the row kernel passes its own)."""
+    renderer = renderer or VariantRenderer
+    text = text or KernelText
     facts = OpFacts.of(variants)
-    renderers = [VariantRenderer(v, sig, facts) for v in variants]
+    renderers = [renderer(v, sig, facts) for v in variants]
     for r in renderers:
         r.render_init()
     agree_scalar_types(renderers)
@@ -331,7 +337,7 @@ def emit_kernel(
         dtypes[0],
         cann,
     )
-    return KernelText(plan, view_types).text(header)
+    return text(plan, view_types).text(header)
 
 
 class KernelText:
@@ -361,7 +367,10 @@ class KernelText:
     def template_args(self) -> str:
         types = [self.gm_type(n) for n in self.type_params()]
         return ", ".join(
-            ["T"] + types + [template_param(a) for a in self.plan.static_attrs] + (["MODE"] if self.bcast else [])
+            ["T"]
+            + types
+            + [template_param(a) for a in self.plan.static_attrs]
+            + (["MODE"] if self.bcast else [])
         )
 
     def plan_rows(self) -> None:
@@ -1021,10 +1030,15 @@ class KernelText:
         plan = self.plan
         tiling = f"{plan.op_type}TilingData"
         args = [f"GM_ADDR {a}" for a in self.gm_args()]
+        keys = [v for v in plan.variants if v.dtype == plan.first_dtype]
+        # With many tiling keys, one array of the GM addresses keeps each key's dispatch one line.
+        bundled = len(keys) > 4
         w.line(self.template_head())
-        with w.block(f"__aicore__ inline void Run({', '.join(args + [f'const {tiling}& tiling'])})"):
+        params = ["GM_ADDR const* gm"] if bundled else args
+        with w.block(f"__aicore__ inline void Run({', '.join(params + [f'const {tiling}& tiling'])})"):
             w.line(f"{self.cls}<{self.template_args()}> op;")
-            w.line(f"op.Init({', '.join(self.gm_args() + ['tiling'])});")
+            gm = [f"gm[{k}]" for k in range(len(args))] if bundled else self.gm_args()
+            w.line(f"op.Init({', '.join(gm + ['tiling'])});")
             w.line("op.Process();")
         w.line()
         entry_args = args + ["GM_ADDR workspace", "GM_ADDR tiling"]
@@ -1035,8 +1049,9 @@ class KernelText:
             )
             w.line("(void)workspace;", "no user workspace (the host reserves the system's only)")
             w.line("GET_TILING_DATA(tilingData, tiling);")
-            call = ", ".join(self.gm_args() + ["tilingData"])
-            keys = [v for v in plan.variants if v.dtype == plan.first_dtype]
+            if bundled:
+                w.line(f"GM_ADDR gm[] = {{{', '.join(self.gm_args())}}};", "the inputs and outputs, in order")
+            call = ", ".join((["gm"] if bundled else self.gm_args()) + ["tilingData"])
 
             def targs_of(v) -> list[str]:
                 targs = [plan.dtype_macro] + [f"DTYPE_{n.upper()}" for n in self.type_params()]

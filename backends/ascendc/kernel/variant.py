@@ -95,6 +95,18 @@ def _is_narrow(op: Op | None) -> bool:
     )
 
 
+def tile_ops(func: Func) -> list[Op]:
+    """The ops that compute tile values: the loop body, and in a row function the resident
+    columns computed before the loop."""
+    loop = func.loop()
+    resident = [
+        op
+        for op in func.body
+        if op is not loop and op.result is not None and isinstance(op.result.type, TensorType)
+    ]
+    return resident + loop.region
+
+
 @dataclass
 class OpFacts:
     """What any variant of the op does, so every variant can name things the same way."""
@@ -107,9 +119,9 @@ class OpFacts:
     def of(variants: list[Variant]) -> "OpFacts":
         facts = OpFacts()
         for v in variants:
-            loop = v.func.loop()
-            loads = {id(op.result): op.operands[0].name for op in loop.region if op.opname == "dma.load"}
-            for op in loop.region:
+            region = tile_ops(v.func)
+            loads = {id(op.result): op.operands[0].name for op in region if op.opname == "dma.load"}
+            for op in region:
                 if _is_widen(op) and id(op.operands[0]) in loads:
                     facts.widened.add(loads[id(op.operands[0])])
                 if op.opname == "dma.store" and _is_narrow(op.operands[0].owner):
@@ -153,6 +165,11 @@ class VariantCode:
 
 
 class VariantRenderer:
+    reserved = RESERVED  # the kernel's own names; a view of that name gets a suffix
+
+    def safe(self, name: str) -> str:
+        return name + "Tile" if name in self.reserved else name
+
     def __init__(self, v: Variant, sig: Signature, facts: OpFacts):
         self.v, self.sig, self.facts = v, sig, facts
         self.func = v.func
@@ -170,7 +187,7 @@ class VariantRenderer:
     def propose_names(self) -> dict[str, str | None]:
         """Names that do not depend on this variant's buffers; returns, per anonymous value (by
         SSA name), the named value it is computed in place on its way to, if any."""
-        region = self.loop.region
+        region = tile_ops(self.func)
         defs = [op for op in region if op.result is not None and "buf" in op.attrs]
         self.defs = defs
         users: dict[int, list[Op]] = {}
@@ -267,7 +284,7 @@ class VariantRenderer:
             else:
                 key = self.structural_key(op.result)
                 name = chains.get(key) or temps[key]
-            code.view_of[vid] = safe(name)
+            code.view_of[vid] = self.safe(name)
         order = sorted(self.defs, key=lambda op: id(op.result) not in self.fixed)  # fixed names first
         for op in order:
             code.view_of[id(op.result)] = self.bind(code.view_of[id(op.result)], op)
@@ -283,14 +300,14 @@ class VariantRenderer:
             if op.opname == "dma.load":
                 p = op.operands[0].name
                 if p in self.facts.widened and op.result.type.dtype == f32:
-                    code.use_of[id(op.result)] = self.bind(safe(camel(p) + "F32"), op)
+                    code.use_of[id(op.result)] = self.bind(self.safe(camel(p) + "F32"), op)
         # Outputs some other variant narrows: this variant stores its f32 tile under the output name.
         for vid, outs in self.stored.items():
             for o in outs:
-                if o in self.facts.narrowed and code.view_of.get(vid) != safe(camel(o)):
+                if o in self.facts.narrowed and code.view_of.get(vid) != self.safe(camel(o)):
                     op = next((op for op in self.defs if id(op.result) == vid), None)
                     if op is not None and op.result.type.dtype == f32:
-                        self.bind(safe(camel(o)), op, store_alias=vid)
+                        self.bind(self.safe(camel(o)), op, store_alias=vid)
 
     def chain_name(self, op: Op, users, fixed) -> str | None:
         """An anonymous value computed in place on its way to a named one takes that name."""
@@ -353,7 +370,7 @@ class VariantRenderer:
 
     def stored_view(self, v, output: str) -> str:
         alias = self.code.__dict__.get("store_as", {}).get(id(v))
-        if alias is not None and alias.startswith(safe(camel(output))):
+        if alias is not None and alias.startswith(self.safe(camel(output))):
             return alias
         return self.code.view_of[id(v)]
 

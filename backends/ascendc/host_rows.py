@@ -1,0 +1,500 @@
+"""Host code of a row operator (issue 7): the tiling data header and op_host/<op>.cpp.
+
+Written like the elementwise host (tables the functions loop over, CANN's logging macros), with
+the row facts: every input is a row ([..., C]), a column ([C]), a per-row value ([..., 1]) or a
+Scalar; rows R (the product of the leading dims) and columns C are read from the row input's
+shape at run time, so one binary serves every shape. TilingFunc
+
+1. checks dtypes and shapes against the classes;
+2. splits rows between cores as seed 002 does: ``rowsPerCore = ceil(R / cores)``,
+   ``used = ceil(R / rowsPerCore)``, ``rowsPerCore = ceil(R / used)``; the last core takes the rest;
+3. evaluates the variant's UB plan (plan-rows) with the run-time C: the fixed area (resident
+   columns, reduction scratch) and the per-row area; ``rowStep`` is the most rows that fit
+   (at most rowsPerCore and 4095, DataCopyPad's blockCount);
+4. when not even one row fits, fails with the numbers (C, dtype, bytes needed and available).
+"""
+
+from __future__ import annotations
+
+from dsl.dtypes import DType
+from passes.rows import COL, PERROW, ROW, SCALAR
+
+from .cann import spelling
+from .host import (
+    LOG_MACROS,
+    HostPlan,
+    _comment_header,
+    _key_mask,
+    _keys_reading,
+    emit_opdef,
+    emit_static_attrs,
+)
+from .host import w_escape
+from .kernel import field_name
+from .writer import CodeWriter
+
+ROW_TILING_FIELDS = (
+    ("uint64_t", "rows", "R: the product of the leading dims"),
+    ("uint32_t", "cols", "C: the last dim, elements per row"),
+    ("uint32_t", "pitch", "elements from one row to the next in UB (C rounded to 32 bytes)"),
+    ("uint64_t", "rowsPerCore", "rows of every used core but the last"),
+    ("uint32_t", "usedCores", "block dim"),
+    ("uint32_t", "rowStep", "rows per step (UB plan)"),
+    ("uint32_t", "slots", "UB slots of the row buffers: 2 (ping-pong), 1 when a ping-pong step does not fit"),
+    ("uint32_t", "chunks", "column chunks per row: 1, or more when one row does not fit in UB"),
+    ("uint32_t", "colsPerLoop", "columns per chunk (the last chunk takes the rest)"),
+    ("float", "invCols", "1 / C, for means"),
+    (
+        "uint32_t",
+        "foldNum",
+        "binaryAddNum: the largest power of two below C, at least 64 (C itself up to 64)",
+    ),
+)
+KIND_ENUM = {ROW: "ROW", COL: "COL", PERROW: "PER_ROW", SCALAR: "SCALAR"}
+MAX_BLOCK_COUNT = 4095  # DataCopyExtParams.blockCount
+
+
+def row_tiling_header(plan: HostPlan, header: str) -> str:
+    guard = f"{plan.op_name.upper()}_TILING_H"
+    w = CodeWriter()
+    _comment_header(w, header)
+    w.line(f"#ifndef {guard}")
+    w.line(f"#define {guard}")
+    w.line('#include "register/tilingdata_base.h"')
+    w.line()
+    w.line("namespace optiling {")
+    w.line(f"BEGIN_TILING_DATA_DEF({plan.op_type}TilingData)")
+    for ctype, name, why in ROW_TILING_FIELDS:
+        w.line(f"TILING_DATA_FIELD_DEF({ctype}, {name});", why)
+    for name, kind in plan.sig.attrs:
+        ctype = "float" if kind == "float" else "int64_t"
+        w.line(f"TILING_DATA_FIELD_DEF({ctype}, {field_name(name)});", f"attribute {name}")
+    w.line("END_TILING_DATA_DEF;")
+    w.line()
+    w.line(f"REGISTER_TILING_DATA_CLASS({plan.op_type}, {plan.op_type}TilingData)")
+    w.line("}  // namespace optiling")
+    w.line(f"#endif  // {guard}")
+    return w.text()
+
+
+def row_host_source(plan: HostPlan, header: str, ub_reserved: int) -> str:
+    w = CodeWriter()
+    _comment_header(w, header)
+    w.line("#include <cstdint>")
+    w.line("#include <cstdio>")
+    w.line("#include <cstring>")
+    w.line()
+    w.line(f'#include "{plan.op_name}_tiling.h"')
+    w.line('#include "register/op_def_registry.h"')
+    w.line('#include "tiling/platform/platform_ascendc.h"')
+    w.line()
+    for line in LOG_MACROS.splitlines():
+        w.lines.append(line)
+    w.line()
+    w.line("namespace optiling {")
+    w.line("namespace {")
+    emit_row_tables(w, plan, ub_reserved)
+    w.line("}  // namespace")
+    w.line()
+    emit_row_tiling_func(w, plan)
+    w.line("}  // namespace optiling")
+    w.line()
+    w.line("namespace ge {")
+    emit_row_infer(w, plan)
+    w.line("}  // namespace ge")
+    w.line()
+    w.line("namespace ops {")
+    emit_opdef(w, plan)
+    w.line("}  // namespace ops")
+    return w.text()
+
+
+def _kinds(plan: HostPlan) -> tuple[list[str], list[tuple[str, bool]]]:
+    """The class of every input and (class, keepdims) of every output."""
+    func = plan.func0
+    layout = layout_of_func(func)
+    ins = [layout.kind(p.value.type) for p in func.params]
+    outs = []
+    for o in func.outputs:
+        k = layout.kind(o.type)
+        keep = k == PERROW and bool(o.type.shape.dims) and o.type.shape.dims[-1] == 1
+        outs.append((k, keep))
+    return ins, outs
+
+
+def layout_of_func(func):
+    """The row layout of an unspecialized tensor-level function (the host's signature facts)."""
+    from passes.rows import row_layout
+
+    return row_layout(func)
+
+
+def row_input(plan: HostPlan) -> int | None:
+    """IR index of the required input with the row shape: rows and columns come from it."""
+    ins, _ = _kinds(plan)
+    return next((i for i, p in enumerate(plan.func0.params) if ins[i] == ROW and not p.optional), None)
+
+
+def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
+    func0 = plan.func0
+    ins, _ = _kinds(plan)
+    w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";')
+    w.line(
+        f"constexpr uint64_t UB_RESERVED = {ub_reserved};",
+        "UB the compiler keeps for itself (ascendc-api.md section 1)",
+    )
+    w.line(f"constexpr uint64_t MAX_ROW_STEP = {MAX_BLOCK_COUNT};", "DataCopyPad moves at most 4095 rows")
+    w.line("constexpr uint64_t FOLD_LANES = 64;", "f32 lanes of one 256-byte repeat")
+    w.line(
+        f"constexpr uint64_t CHUNK_KEY_OFFSET = {plan.chunk_key_offset};",
+        "tiling key of the column-chunked kernel = the attributes' key + this",
+    )
+    w.line("constexpr uint64_t CHUNK_ALIGN = 64;", "columns per chunk: a multiple of 64 (whole f32 repeats)")
+    w.line()
+    w.line(comment="Input classes: a row [..., C], a column [C] shared by every row, one value per row")
+    w.line(comment="[..., 1], or a Scalar of one element.")
+    w.line("enum class Kind { ROW, COL, PER_ROW, SCALAR };")
+    w.line()
+    w.line(comment="The inputs in IR order; an optional input is required by the tiling keys in")
+    w.line(comment="neededByKeys (bit k: key k).")
+    with w.block("struct InputSpec", "};"):
+        w.line("const char* name;")
+        w.line("Kind kind;")
+        w.line("bool optional;")
+        w.line("ge::DataType pinned;", "DT_UNDEFINED: the op's element type T")
+        w.line("uint64_t neededByKeys;")
+    with w.block("constexpr InputSpec INPUTS[] =", "};"):
+        for p, k in zip(func0.params, ins):
+            optional = "true" if p.optional else "false"
+            pinned = f"ge::{p.value.type.dtype.ge}" if p.pinned else "ge::DT_UNDEFINED"
+            needed = _key_mask(_keys_reading(plan, p.value.name)) if p.optional else "0"
+            w.line(f'{{"{w_escape(p.value.name)}", Kind::{KIND_ENUM[k]}, {optional}, {pinned}, {needed}}},')
+    w.line()
+    emit_static_attrs(w, plan)
+    w.line(comment="UB plan per element type and key (plan-rows): C rounds up to `align` elements (32 bytes")
+    w.line(
+        comment="of the narrowest row buffer); a per-row value takes `perRow` elements; buffer lengths round"
+    )
+    w.line(comment="to `countAlign` elements; the byte sums are per element of all buffers of a class.")
+    with w.block("struct RowPlan", "};"):
+        w.line("ge::DataType dtype;")
+        w.line("uint64_t key;")
+        w.line("uint64_t align;")
+        w.line("uint64_t perRow;")
+        w.line("uint64_t countAlign;")
+        w.line("uint64_t colBytes;", "resident columns, bytes per column")
+        w.line("uint64_t rowBytes[2];", "row buffers (x 1 slot, x slots), bytes per element of a step")
+        w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
+        w.line("bool scratch;", "reduction scratch (float)")
+        w.line("uint64_t extra;", "bytes of fixed buffers (a chunk's partial reductions)")
+    with w.block("constexpr RowPlan PLANS[] =", "};"):
+        for v in plan.variants + plan.chunk_variants:
+            rp = plan.row_plans[(v.dtype, v.key)]
+            w.line(
+                f"{{ge::{v.dtype.ge}, {v.key}, {rp['align']}, {rp['perrow']}, {rp['count_align']}, "
+                f"{rp['col']}, {{{rp['row1']}, {rp['row']}}}, {{{rp['perrow_bytes1']}, {rp['perrow_bytes']}}}, "
+                f"{'true' if rp['scratch'] else 'false'}, {rp['extra']}}},"
+            )
+    w.line()
+    w.line("uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }")
+    w.line()
+    with w.block("const char* DtypeName(ge::DataType dtype)"):
+        for dt in dict.fromkeys(v.dtype for v in plan.variants):
+            w.line(f'if (dtype == ge::{dt.ge}) return "{dt.name}";')
+        w.line('return "?";')
+    w.line()
+    with w.block("const RowPlan* FindPlan(ge::DataType dtype, uint64_t key)"):
+        with w.block("for (const RowPlan& p : PLANS)"):
+            w.line("if (p.dtype == dtype && p.key == key) return &p;")
+        w.line("return nullptr;")
+    w.line()
+    w.line(
+        comment="UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area plus the row and"
+    )
+    w.line(comment="per-row buffers.")
+    with w.block(
+        "uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots)"
+    ):
+        w.line("const uint64_t scratch = p.scratch ? RoundUp(2 * ((cols + 63) / 64), 8) * sizeof(float) : 0;")
+        w.line("const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);")
+        w.line("const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);")
+        w.line(
+            "return pitch * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] + "
+            "perRowSlot * p.perRowBytes[slots - 1];"
+        )
+
+
+def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
+    rin = row_input(plan)
+    t_index = plan.t_input()
+    row_shape = layout_of_func(plan.func0).row
+    with w.block("static ge::graphStatus TilingFunc(gert::TilingContext* context)"):
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, context->GetPlatformInfo());")
+        w.line("auto plat = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());")
+        w.line("const uint32_t coreNum = plat.GetCoreNumAiv();")
+        w.line("uint64_t ubSize = 0;")
+        w.line("plat.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);")
+        w.line("const uint64_t usable = ubSize > UB_RESERVED ? ubSize - UB_RESERVED : 0;")
+        w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+        w.line("uint64_t tilingKey = 0;")
+        if any(a.static for a in plan.attr_decls):
+            w.line("OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);")
+        w.line()
+        w.line(
+            comment="T: the element type of the first unpinned input; rows and columns: the row input's shape."
+        )
+        w.line(f"const gert::CompileTimeTensorDesc* tDesc = context->GetRequiredInputDesc({t_index});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, tDesc);")
+        w.line("const ge::DataType dtype = tDesc->GetDataType();")
+        w.line(f"const gert::StorageShape* first = context->GetRequiredInputShape({rin});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, first);")
+        w.line("const gert::Shape& shape = first->GetStorageShape();")
+        rin_name = w_escape(plan.func0.params[rin].value.name)
+        if row_shape.ellipsis:
+            rank_check, rank_text = (
+                f"shape.GetDimNum() < {len(row_shape.dims)}",
+                f"at least {len(row_shape.dims)}",
+            )
+        else:
+            rank_check, rank_text = f"shape.GetDimNum() != {len(row_shape.dims)}", f"{len(row_shape.dims)}"
+        w.line(
+            f'OP_CHECK_IF({rank_check}, OP_LOGE(OP_TYPE, "input {rin_name} must have {rank_text} dims [{row_shape}], '
+            'got %zu", shape.GetDimNum()), return ge::GRAPH_FAILED);'
+        )
+        w.line("const size_t rank = shape.GetDimNum();")
+        w.line("const uint64_t cols = rank > 0 ? static_cast<uint64_t>(shape.GetDim(rank - 1)) : 1;")
+        w.line("uint64_t rows = 1;")
+        w.line("for (size_t d = 0; d + 1 < rank; ++d) rows *= static_cast<uint64_t>(shape.GetDim(d));")
+        with w.block("for (size_t i = 0; i < sizeof(INPUTS) / sizeof(INPUTS[0]); ++i)"):
+            w.line("const InputSpec& in = INPUTS[i];")
+            w.line(
+                "const gert::StorageShape* s = in.optional ? context->GetOptionalInputShape(i) : "
+                "context->GetRequiredInputShape(i);"
+            )
+            with w.block("if (s == nullptr)"):
+                w.line("const bool needed = !in.optional || ((in.neededByKeys >> tilingKey) & 1) != 0;")
+                w.line(
+                    'OP_CHECK_IF(needed, OP_LOGE(OP_TYPE, "input %s is missing (the attributes need it)", '
+                    "in.name), return ge::GRAPH_FAILED);"
+                )
+                w.line("continue;")
+            w.line(
+                "const gert::CompileTimeTensorDesc* desc = in.optional ? context->GetOptionalInputDesc(i) : "
+                "context->GetRequiredInputDesc(i);"
+            )
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, desc);")
+            w.line("const ge::DataType want = in.pinned == ge::DT_UNDEFINED ? dtype : in.pinned;")
+            w.line(
+                'OP_CHECK_IF(desc->GetDataType() != want, OP_LOGE(OP_TYPE, "input %s has dtype %d, expected %d", '
+                "in.name, static_cast<int>(desc->GetDataType()), static_cast<int>(want)), return ge::GRAPH_FAILED);"
+            )
+            w.line("const gert::Shape& inShape = s->GetStorageShape();")
+            w.line("bool ok = true;")
+            with w.block("switch (in.kind)"):
+                w.line("case Kind::ROW: ok = inShape == shape; break;")
+                w.line(
+                    "case Kind::COL: ok = inShape.GetDimNum() == 1 && static_cast<uint64_t>(inShape.GetDim(0)) == "
+                    "cols; break;"
+                )
+                w.line("case Kind::PER_ROW:", "the leading dims, then 1 (keepdims) or nothing")
+                w.line("    ok = inShape.GetDimNum() + 1 >= rank && inShape.GetDimNum() <= rank;")
+                w.line(
+                    "    for (size_t d = 0; ok && d + 1 < rank; ++d) ok = inShape.GetDim(d) == shape.GetDim(d);"
+                )
+                w.line("    if (ok && inShape.GetDimNum() == rank) ok = inShape.GetDim(rank - 1) == 1;")
+                w.line("    break;")
+                w.line("case Kind::SCALAR: ok = inShape.GetShapeSize() == 1; break;")
+            w.line(
+                f'OP_CHECK_IF(!ok, OP_LOGE(OP_TYPE, "input %s does not match the rows of input {rin_name} (%llu rows '
+                'of %llu columns): rows are [..., C], columns [C], per-row values [..., 1], Scalars [1]", in.name, '
+                "static_cast<unsigned long long>(rows), static_cast<unsigned long long>(cols)), "
+                "return ge::GRAPH_FAILED);"
+            )
+        w.line(
+            'OP_CHECK_IF(cols == 0 && rows > 0, OP_LOGE(OP_TYPE, "input %s has rows of 0 columns", '
+            f'"{rin_name}"), return ge::GRAPH_FAILED);'
+        )
+        w.line()
+        w.line(
+            comment="Core split (seed 002): ceil, the cores that get rows, ceil again; the last core the rest."
+        )
+        w.line("const uint64_t cores = coreNum > 0 ? coreNum : 1;")
+        w.line("uint64_t rowsPerCore = rows == 0 ? 1 : (rows + cores - 1) / cores;")
+        w.line("const uint64_t usedCores = rows == 0 ? 1 : (rows + rowsPerCore - 1) / rowsPerCore;")
+        w.line("if (rows > 0) rowsPerCore = (rows + usedCores - 1) / usedCores;")
+        w.line()
+        w.line(comment="UB plan: the most rows per step that fit (plan-rows).")
+        w.line("const RowPlan* plan = FindPlan(dtype, tilingKey);")
+        w.line(
+            'OP_CHECK_IF(plan == nullptr, OP_LOGE(OP_TYPE, "no kernel for dtype %d and tiling key %llu", '
+            "static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), return ge::GRAPH_FAILED);"
+        )
+        w.line("uint64_t pitch = RoundUp(cols > 0 ? cols : 1, plan->align);")
+        w.line("const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2);")
+        w.line("uint64_t slots = 3, rowStep = 0, perRow = 0;")
+        w.line(comment="ping-pong slots first, else one slot (seed 002's order: full-load with DB, without)")
+        with w.block("while (rowStep == 0 && --slots > 0)"):
+            w.line("perRow = UbBytes(*plan, pitch, cols, 1, slots) - fixed;")
+            w.line("rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;")
+            w.line("if (rowStep > rowsPerCore) rowStep = rowsPerCore;")
+            w.line("if (rowStep > MAX_ROW_STEP) rowStep = MAX_ROW_STEP;")
+            w.line(
+                "while (rowStep > 0 && UbBytes(*plan, pitch, cols, rowStep, slots) > usable) --rowStep;",
+                "rounding to whole repeats",
+            )
+        w.line("uint64_t chunks = 1, colsPerLoop = cols;")
+        w.line(
+            comment="Not one whole row fits: one row at a time in column chunks, the kernel's chunked twin."
+        )
+        with w.block("if (rowStep == 0)"):
+            w.line("const RowPlan* chunked = FindPlan(dtype, tilingKey + CHUNK_KEY_OFFSET);")
+            w.line(
+                'OP_CHECK_IF(chunked == nullptr, OP_LOGE(OP_TYPE, "no column-chunked kernel for dtype %d and tiling '
+                'key %llu", static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), '
+                "return ge::GRAPH_FAILED);"
+            )
+            w.line(
+                comment="the most columns per chunk, a multiple of CHUNK_ALIGN, with one row of one slot in UB"
+            )
+            w.line("uint64_t lo = 0, hi = (cols + CHUNK_ALIGN - 1) / CHUNK_ALIGN;")
+            with w.block("while (lo < hi)"):
+                w.line("const uint64_t mid = (lo + hi + 1) / 2;")
+                w.line("const uint64_t len = mid * CHUNK_ALIGN;")
+                w.line(
+                    "if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1) <= usable) lo = mid; else hi = mid - 1;"
+                )
+            w.line(
+                "const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1);"
+            )
+            w.line(
+                'OP_CHECK_IF(lo == 0, OP_LOGE(OP_TYPE, "rows of %llu columns (dtype %s) do not fit in UB: one row '
+                "needs %llu bytes (%llu fixed for columns and scratch + %llu for the row), and even one chunk of %llu "
+                'columns needs %llu; %llu are available", static_cast<unsigned long long>(cols), '
+                "DtypeName(dtype), static_cast<unsigned long long>(fixed + perRow), "
+                "static_cast<unsigned long long>(fixed), static_cast<unsigned long long>(perRow), "
+                "static_cast<unsigned long long>(CHUNK_ALIGN), static_cast<unsigned long long>(least), "
+                "static_cast<unsigned long long>(usable)), return ge::GRAPH_FAILED);"
+            )
+            w.line("colsPerLoop = lo * CHUNK_ALIGN < cols ? lo * CHUNK_ALIGN : cols;")
+            w.line("chunks = (cols + colsPerLoop - 1) / colsPerLoop;")
+            w.line(
+                "if (cols % chunks == 0) colsPerLoop = cols / chunks;", "equal chunks when C divides evenly"
+            )
+            w.line("pitch = RoundUp(colsPerLoop, chunked->align);")
+            w.line("rowStep = 1;")
+            w.line("slots = 1;", "a row's per-row values live across the passes over its chunks")
+            w.line("tilingKey += CHUNK_KEY_OFFSET;")
+            w.line("plan = chunked;")
+        w.line()
+        w.line(f"{plan.op_type}TilingData tiling;")
+        w.line("tiling.set_rows(rows);")
+        w.line("tiling.set_cols(static_cast<uint32_t>(cols));")
+        w.line("tiling.set_pitch(static_cast<uint32_t>(pitch));")
+        w.line("tiling.set_rowsPerCore(rowsPerCore);")
+        w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
+        w.line("tiling.set_rowStep(static_cast<uint32_t>(rowStep));")
+        w.line("tiling.set_slots(static_cast<uint32_t>(slots > 0 ? slots : 1));")
+        w.line("tiling.set_chunks(static_cast<uint32_t>(chunks));")
+        w.line("tiling.set_colsPerLoop(static_cast<uint32_t>(colsPerLoop));")
+        w.line("tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);")
+        w.line("uint64_t foldNum = cols;", "reductions fold the columns past it onto the front (seed 002)")
+        w.line("if (cols > FOLD_LANES) for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;")
+        w.line("tiling.set_foldNum(static_cast<uint32_t>(foldNum));")
+        runtime = [(i, a) for i, a in enumerate(plan.attr_decls) if not a.static]
+        for i, a in runtime:
+            ctype = "float" if a.kind == "float" else "int64_t"
+            w.line(f"const {ctype}* {field_name(a.name)} = attrs->GetAttrPointer<{ctype}>({i});")
+        if runtime:
+            missing = " || ".join(f"{field_name(a.name)} == nullptr" for _, a in runtime)
+            names = ", ".join(a.name for _, a in runtime)
+            w.line(
+                f'OP_CHECK_IF({missing}, OP_LOGE(OP_TYPE, "attribute missing (one of {names})"), '
+                "return ge::GRAPH_FAILED);"
+            )
+        for _, a in runtime:
+            w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
+        w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
+        w.line("context->SetTilingKey(tilingKey);")
+        w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
+        w.line("workspace[0] = plat.GetLibApiWorkSpaceSize();", "no user workspace: the system reserve only")
+        w.line(
+            "tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());"
+        )
+        w.line("context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());")
+        w.line("return ge::GRAPH_SUCCESS;")
+
+
+def emit_row_infer(w: CodeWriter, plan: HostPlan) -> None:
+    from .host import _output_type
+
+    _, outs = _kinds(plan)
+    rin = row_input(plan)
+    t_index = plan.t_input()
+    w.line(
+        comment="Row outputs have the row input's shape; per-row outputs its leading dims (then 1 with keepdims)."
+    )
+    with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
+        w.line(f"const gert::Shape* shape = context->GetRequiredInputShape({rin});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, shape);")
+        w.line(comment="per output: 0 rows, 1 per-row values with keepdims, 2 per-row values without")
+        forms = ", ".join("0" if k == ROW else "1" if keep else "2" for k, keep in outs)
+        w.line(f"const int forms[] = {{{forms}}};")
+        with w.block(f"for (size_t i = 0; i < {len(outs)}; ++i)"):
+            w.line("gert::Shape* out = context->GetOutputShape(i);")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, out);")
+            w.line("*out = *shape;")
+            with w.block("if (forms[i] != 0 && shape->GetDimNum() > 0)"):
+                w.line("const size_t last = shape->GetDimNum() - 1;")
+                w.line("if (forms[i] == 1) out->SetDim(last, 1);")
+                w.line("if (forms[i] == 2) out->SetDimNum(last);")
+        w.line("return GRAPH_SUCCESS;")
+    w.line()
+    kinds = [_output_type(plan, k) for k in range(len(plan.func0.outputs))]
+    w.line(comment="Outputs have the inputs' element type T, a type the op fixes (bool, i8, ...), or one")
+    w.line(comment="that follows T.")
+    with w.block("static graphStatus InferDataType(gert::InferDataTypeContext* context)"):
+        if t_index is not None and any(not isinstance(k, DType) for k in kinds):
+            w.line(f"const DataType dtype = context->GetRequiredInputDataType({t_index});")
+        types = []
+        for k, kind in enumerate(kinds):
+            if isinstance(kind, DType):
+                types.append(kind.ge)
+            elif t_index is None:
+                types.append("DT_UNDEFINED")
+            elif kind is None:
+                types.append("dtype")
+            else:
+                name = f"{plan.func0.outputs[k].name}Type"
+                w.line(f"DataType {name} = DT_UNDEFINED;")
+                for t, out in kind:
+                    w.line(f"if (dtype == {t.ge}) {name} = {out.ge};")
+                types.append(name)
+        w.line(f"const DataType outputs[] = {{{', '.join(types)}}};")
+        with w.block(f"for (size_t i = 0; i < {len(kinds)}; ++i)"):
+            w.line("if (context->SetOutputDataType(i, outputs[i]) != GRAPH_SUCCESS) return GRAPH_FAILED;")
+        w.line("return GRAPH_SUCCESS;")
+
+
+def row_plan_of(func) -> dict:
+    """The host's numbers of one variant: its UB coefficients from plan-rows."""
+    rows = func.attributes["rows"]
+    bufs = func.attributes["buffers"].values()
+    return {
+        **rows,
+        "col": sum(b["bytes"] for b in bufs if b["kind"] == COL),
+        "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == ROW),
+        "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
+        "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
+        # a chunked kernel's partial reductions: one 32-byte per-row slot
+        "extra": (
+            32
+            if func.attributes.get("path") == "chunked" and any(op.opname == "reduce" for op in func.walk())
+            else 0
+        ),
+        "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),
+    }
+
+
+__all__ = ["row_tiling_header", "row_host_source", "row_plan_of", "row_input"]

@@ -1,0 +1,950 @@
+"""The row kernel (issue 7): the class template of an operator over rows of C elements.
+
+Same machinery as the elementwise kernel (variants rendered with DSL names, merged under
+``if constexpr``), different shape: each core owns a run of whole rows; a step moves ``rows``
+(<= rowStep) rows with one 2-D ``DataCopyPad`` per tensor, every row ``pitch_`` elements apart in
+UB (a multiple of 32 bytes: ``plan-rows``). Per step:
+
+* an op over rows only is one vector call over ``rows * pitch_`` elements (pads included);
+* an op over per-row values only is one call over ``rows * PER_ROW`` elements;
+* ``row (+) column`` and ``row (+) per-row`` run one call per row of the step, on ``cols_``
+  elements: the column resident in UB, the per-row value read by the scalar unit (``GetValue``);
+* a reduction runs one count-form ReduceSum/Max/Min per row into the row's per-row slot.
+
+Columns (gamma, beta, bias) are copied in and widened once, in Init. Buffer sizes are run-time
+values (``slotLen_ = rowStep_ * pitch_``...) computed from the tiling data exactly as host tiling
+budgeted them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+
+from dsl.errors import CompileError
+from dsl.ir import Op, ScalarType, TensorType
+
+from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
+
+from ..writer import CodeWriter
+from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
+from .merge import Space, Stmt, blocks, merge
+from .naming import RESERVED, camel
+from .template import KernelText, _bytes, variant_id
+from .variant import (
+    SYNC_WEIGHT,
+    Signature,
+    Variant,
+    VariantCode,
+    VariantRenderer,
+    _fail,
+    _quiet_paired_waits,
+    field_name,
+    tile_ops,
+    where,
+)
+
+REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
+CHUNK_REDUCE = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
+LOOP = "for (uint32_t r = 0; r < rows; ++r)"
+
+
+@dataclass
+class RowCode(VariantCode):
+    rows: dict = field(default_factory=dict)  # plan-rows: align, perrow, count_align, scratch
+    resident: list[Stmt] = field(default_factory=list)  # Init: columns computed once
+    col_loads: list[Stmt] = field(default_factory=list)  # Init: columns copied in
+    uses_mean: bool = False
+    uses_fold: bool = False
+    pre_fixed: list[Stmt] = field(default_factory=list)  # a single-slot buffer's reverse flag
+    post_fixed: list[Stmt] = field(default_factory=list)
+    chunked: bool = False  # the column-chunked twin (passes/chunk_rows.py): one row, in chunks
+    phases: int = 1  # passes over a row's chunks (chunked twins)
+    uses_part: bool = False  # a chunk's partial reduction (chunked twins)
+    chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
+
+
+ROW_LOCALS = frozenset(
+    """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
+    Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
+    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
+    ReduceChunk ReduceKind""".split()
+)
+
+
+class RowVariantRenderer(VariantRenderer):
+    reserved = RESERVED | ROW_LOCALS
+
+    def __init__(self, v: Variant, sig: Signature, facts):
+        self.v, self.sig, self.facts = v, sig, facts
+        self.func = v.func
+        self.loop = self.func.loop()
+        self.layout = layout_of(self.func)
+        self.code = RowCode(v, 0, 0, self.func.attributes["buffers"])
+        self.code.rows = self.func.attributes["rows"]
+        self.chunked = self.code.chunked = self.func.attributes.get("path") == "chunked"
+        self.code.phases = self.func.attributes.get("phases", 1)
+        from .naming import NameTable
+
+        self.names = NameTable()
+
+    def kind(self, v) -> str:
+        return self.layout.kind(v.type)
+
+    def assign_names(self, chains, temps) -> None:
+        """As for elementwise kernels; a fold works in place, so it keeps its source's name."""
+        super().assign_names(chains, temps)
+        code = self.code
+        for op in self.loop.region:
+            if op.opname == "vec.fold" and op.attrs.get("buf") == op.operands[0].owner.attrs.get("buf"):
+                own, src = code.view_of[id(op.result)], code.view_of[id(op.operands[0])]
+                code.view_of[id(op.result)] = src
+                if own != src and own not in code.view_of.values() and own not in code.use_of.values():
+                    code.views.pop(own, None)
+
+    def buffer_kind(self, buf: str) -> str:
+        return self.code.buffers[buf]["kind"]
+
+    # -- Init -----------------------------------------------------------------------------------
+
+    def render_init(self) -> None:
+        code = self.code
+        for op in tile_ops(self.func):
+            if op.opname == "dma.load":
+                code.gm[op.operands[0].name] = op.result.type.dtype
+            elif op.opname == "dma.store":
+                code.gm[op.attrs["output"]] = op.operands[0].type.dtype
+        attrs = {n for n, _ in self.sig.attrs}
+        for op in self.func.body:
+            if op is self.loop or op.opname.startswith("sync."):
+                continue
+            if isinstance(op.result.type, TensorType):
+                continue  # a resident column: rendered once its view is named
+            self.render_scalar(op, attrs)
+
+    def render(self, view_types: dict[str, str]):
+        self.view_types = view_types
+        self.render_loop()
+        self.render_resident()
+        return self.code
+
+    def render_resident(self) -> None:
+        """Columns: every copy-in first, then what is computed from them (one MTE2 -> V pair)."""
+        code = self.code
+        written: set[int] = set()
+        for op in self.func.body:
+            if op is self.loop or op.result is None or not isinstance(op.result.type, TensorType):
+                continue
+            view = self.view(op.result)
+            if op.opname == "dma.load":
+                c = self.ctype_text(op.result.type.dtype, view)
+                gm = camel(op.operands[0].name) + "Gm_"
+                code.col_loads.append(
+                    Stmt(f"DataCopyPad({view}, {gm}, RowsIn<{c}>(1), pad{_word(c)});", dsl=where(op))
+                )
+                continue
+            if any(id(v) in written for v in op.operands):
+                code.resident.append(Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1))
+                written.clear()
+            code.resident.append(self.vector(op, count="cols_", loc=where(op)))
+            written.add(id(op.result))
+
+    # -- the step -------------------------------------------------------------------------------
+
+    def render_loop(self) -> None:
+        code = self.code
+        code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        at = self.func.body.index(self.loop)
+        before = [op for op in self.func.body[:at] if op.opname.startswith("sync.")]
+        after = [op for op in self.func.body[at + 1 :] if op.opname.startswith("sync.")]
+        code.pre = [self.sync(op, "pre-issue") for op in before if self.slotted(op)]
+        code.post = [self.sync(op, "drain") for op in after if self.slotted(op)]
+        code.pre_fixed = [self.sync(op, "pre-issue") for op in before if not self.slotted(op)]
+        code.post_fixed = [self.sync(op, "drain") for op in after if not self.slotted(op)]
+        body = [self.guard(op, self.render_op(op)) for op in self.loop.region]
+        code.body = _row_copy_outs(_quiet_paired_waits(body))
+
+    def guard(self, op: Op, st: Stmt) -> Stmt:
+        """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
+        per row (``once``: the first chunk of that pass); flags and barriers run every chunk."""
+        if not self.chunked or op.opname.startswith("sync."):
+            return st
+        if "once" in op.attrs:
+            cond = f"phase == {op.attrs['once']} && chunk == 0"
+        else:
+            passes = op.attrs["phases"]
+            if len(passes) == self.code.phases:
+                return st
+            cond = " || ".join(f"phase == {p}" for p in passes)
+        code = f"if ({cond}) {st.code}" if "\n" not in st.code else f"if ({cond}) {{\n{st.code}\n}}"
+        return Stmt(code, st.note, st.dsl, st.weight)
+
+    def slotted(self, op: Op) -> bool:
+        """A pre-issued/drained flag of a ping-pong slot (else: a single-slot buffer's one id)."""
+        return any(self.code.buffers[b]["slots"] > 1 for b in op.attrs.get("bufs", []))
+
+    def sync(self, op: Op, role: str | None = None) -> Stmt:
+        event = op.attrs.get("event", "")
+        if "S" not in event.split("_"):
+            return super().sync(op, role)
+        src, dst = event.split("_")
+        ident = {"slot": "slot", "slot+2": "slot + 2", "slot+4": "slot + 4"}.get(
+            op.attrs["id"], str(op.attrs["id"])
+        )
+        fn = "SetFlag" if op.opname == "sync.set" else "WaitFlag"
+        held = self.held(op.attrs.get("bufs", []))
+        what = "{} computed" if event.startswith("V_") or event.startswith("MTE2_") else "{} read per row"
+        note = f"{src} -> {dst}: " + what.format(held)
+        return Stmt(f"{fn}<HardEvent::{event}>({ident});", note=note, dsl=where(op), weight=SYNC_WEIGHT)
+
+    def held(self, bufs: list[str]) -> str:
+        """The per-row values the scalar unit reads from ``bufs``."""
+        names = []
+        for op in self.loop.region:
+            for k, v in enumerate(op.operands):
+                owner = v.owner
+                if owner is not None and owner.attrs.get("buf") in bufs and self.kind(v) == PERROW:
+                    if self._scalar_place(op, k):
+                        names.append(self.view(v))
+        return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
+
+    def _scalar_place(self, op: Op, k: int) -> bool:
+        return (op.opname in VECTOR_SCALAR and k == 1) or op.opname == "vec.brc"
+
+    def render_op(self, op: Op) -> Stmt:
+        name = op.opname
+        if name.startswith("sync."):
+            return self.sync(op)
+        loc = where(op)
+        if name == "dma.load":
+            dt = op.result.type.dtype
+            view = self.view(op.result)
+            c = self.ctype_text(dt, view)
+            gm = camel(op.operands[0].name) + "Gm_"
+            if self.kind(op.result) == PERROW:
+                return Stmt(f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});", dsl=loc)
+            if self.kind(op.result) == COL:  # a chunked twin copies each chunk of a column in
+                return Stmt(f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});", dsl=loc)
+            at = "gmAt" if self.chunked else "first * cols_"
+            return Stmt(f"DataCopyPad({view}, {gm}[{at}], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
+        if name == "dma.store":
+            v, out = op.operands[0], op.attrs["output"]
+            gm = camel(out) + "Gm_"
+            view = self.stored_view(v, out)
+            c = self.ctype_text(v.type.dtype, view)
+            if self.kind(v) == PERROW:
+                return Stmt(f"DataCopyPad({gm}[first], {view}, PerRowOut<{c}>(rows));", dsl=loc)
+            at = "gmAt" if self.chunked else "first * cols_"
+            return Stmt(f"DataCopyPad({gm}[{at}], {view}, RowsOut<{c}>(rows));", dsl=loc)
+        if not isinstance(op.result.type, TensorType):
+            raise _fail(op, f"scalar op '{name}' inside the step loop")
+        return self.vector(op, loc=loc)
+
+    # -- vector statements ------------------------------------------------------------------------
+
+    def operand(self, v, per_row: bool) -> str:
+        """An operand inside the per-row loop (``per_row``) or of a whole-step call."""
+        k = self.kind(v)
+        name = self.use(v)
+        if per_row and k == ROW:
+            return f"{name}[r * pitch_]"
+        return name
+
+    def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
+        self.check_dtype(op)
+        name = op.opname
+        args = op.operands
+        dst = self.view(op.result)
+        rkind = self.kind(op.result)
+        kinds = [self.kind(a) for a in args]
+        if name == "reduce":
+            return self.reduce(op, loc)
+        if name == "vec.fold":
+            return self.fold(op, loc)
+        if name == "vec.brc":
+            src = self.use(args[0])
+            if kinds[0] == PERROW:
+                call = f"Duplicate({dst}[r * pitch_], {src}.GetValue(r * PER_ROW), cols_);"
+            else:
+                call = f"DataCopy({dst}[r * pitch_], {src}, pitch_);"
+            return Stmt(
+                f"{LOOP} {call}",
+                note=f"{'per-row value' if kinds[0] == PERROW else 'column'} over whole rows",
+                dsl=loc,
+            )
+        per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
+        if count is None:
+            if per_row:
+                count = "cols_"
+            elif name in ("cmp", "where"):
+                count = "nAligned"
+            else:
+                count = "nPerRow" if rkind == PERROW else "n"
+        d = f"{dst}[r * pitch_]" if per_row else dst
+        ops = [self.operand(a, per_row) if isinstance(a.type, TensorType) else None for a in args]
+        if name in BINARY:
+            call = f"{BINARY[name]}({d}, {ops[0]}, {ops[1]}, {count});"
+        elif name in VECTOR_SCALAR:
+            if kinds[1] == PERROW:
+                s = f"{self.use(args[1])}.GetValue(r * PER_ROW)"
+            else:
+                s = self.scalar_for(args[1], op.result.type.dtype, dst)
+            call = f"{VECTOR_SCALAR[name]}({d}, {ops[0]}, {s}, {count});"
+        elif name in UNARY:
+            call = f"{UNARY[name]}({d}, {ops[0]}, {count});"
+        elif name == "neg":
+            lit = self.typed_for(typed_literal(-1, op.result.type.dtype), op.result.type.dtype, dst)
+            call = f"Muls({d}, {ops[0]}, {lit}, {count});"
+        elif name == "vec.dup":
+            call = f"Duplicate({d}, {self.scalar_for(args[0], op.result.type.dtype, dst)}, {count});"
+        elif name == "round":
+            return Stmt(
+                _loop(per_row, f"Cast({d}, {ops[0]}, RoundMode::CAST_RINT, {count});"),
+                note="round half to even",
+                dsl=loc,
+            )
+        elif name == "cast":
+            pair = (args[0].type.dtype, op.result.type.dtype)
+            if pair not in CASTS:
+                raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the row backend yet")
+            call = f"Cast({d}, {ops[0]}, RoundMode::{CASTS[pair]}, {count});"
+        elif name == "cmp":
+            mode = CMP_MODES[op.attrs["pred"]]
+            return Stmt(
+                f"Compare({d}, {ops[0]}, {ops[1]}, CMPMODE::{mode}, {count});", note="bit mask", dsl=loc
+            )
+        elif name == "where":
+            if args[1].type.dtype != args[2].type.dtype:
+                raise _fail(op, "dsl.where branches must share a dtype on the vector unit; cast one of them")
+            call = f"Select({d}, {ops[0]}, {ops[1]}, {ops[2]}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});"
+        else:
+            raise _fail(op, f"'{name}' is not supported by the row backend yet")
+        return Stmt(_loop(per_row, call), dsl=loc)
+
+    def fold(self, op: Op, loc) -> Stmt:
+        """Seed 002's binary add: the columns past foldNum_ (the largest power of two below cols_)
+        added (max/min-ed) onto the front of the row, one elementwise call per row, in place."""
+        self.code.uses_fold = True
+        dst, src = self.view(op.result), self.use(op.operands[0])
+        fn = {"sum": "Add", "mean": "Add", "max": "Max", "min": "Min"}[op.attrs["kind"]]
+        code = ""
+        if op.result.owner.attrs.get("buf") != op.operands[0].owner.attrs.get("buf"):
+            code = f"DataCopy({dst}, {src}, n);\nPipeBarrier<PIPE_V>();\n"
+        code += (
+            f"for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r) "
+            f"{fn}({dst}[r * pitch_], {dst}[r * pitch_], {dst}[r * pitch_ + foldNum_], cols_ - foldNum_);"
+        )
+        return Stmt(code, note="fold the columns past foldNum_ onto the front (seed 002)", dsl=loc)
+
+    def reduce(self, op: Op, loc) -> Stmt:
+        kind = op.attrs["kind"]
+        dst, src = self.view(op.result), self.use(op.operands[0])
+        count = "foldNum_" if op.attrs.get("folded") else "cols_"
+        if self.chunked:
+            return self.chunk_reduce(op, dst, src, count, loc)
+        call = f"{REDUCE_API[kind]}({dst}[r * PER_ROW], {src}[r * pitch_], scratch, {count});"
+        code = f"{LOOP} {call}"
+        note = "one value per row"
+        if kind == "mean":
+            self.code.uses_mean = True
+            code += f"\nPipeBarrier<PIPE_V>();\nMuls({dst}, {dst}, invCols_, nPerRow);"
+            note = "sum per row, then times 1 / cols"
+        return Stmt(code, note=note, dsl=loc)
+
+    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
+        """A chunked twin's reduction: the first chunk reduces into the row's accumulator, every
+        later one into ``part``, then adds (max-es, min-es) it on; a mean scales by 1 / cols after
+        the last chunk."""
+        kind = op.attrs["kind"]
+        if op.result.type.dtype.name != "f32":
+            raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
+        self.code.uses_part = True
+        which = CHUNK_REDUCE[kind]
+        self.code.chunk_helpers.add(which)
+        lines = [f"ReduceChunk<ReduceKind::{which}>({dst}, {src}, {count}, chunk);"]
+        note = f"{kind} of the row so far (chunk by chunk)"
+        if kind == "mean":
+            self.code.uses_mean = True
+            lines.append(
+                f"if (chunk + 1 == chunks_) {{ PipeBarrier<PIPE_V>(); Muls({dst}, {dst}, invCols_, nPerRow); }}"
+            )
+            note = "sum of the row so far (chunk by chunk), times 1 / cols after the last chunk"
+        return Stmt("\n".join(lines), note=note, dsl=loc)
+
+    def check_dtype(self, op: Op) -> None:
+        api = OP_API.get(op.opname)
+        if api is None or op.opname == "vec.brc":
+            return
+        super().check_dtype(op)
+
+
+def _loop(per_row: bool, call: str) -> str:
+    return f"{LOOP} {call}" if per_row else call
+
+
+def _word(c: str) -> str:
+    return {"T": "T", "float": "F32", "half": "F16", "bfloat16_t": "BF16"}.get(c, c.replace("_t", "").title())
+
+
+_ROW_STORE = re.compile(r"DataCopyPad\((\w+\[[^\]]+\]), (\w+), (\w+<\w+>\(rows\))\);")
+
+
+def _row_copy_outs(body: list[Stmt]) -> list[Stmt]:
+    """``SetFlag<V_MTE3>(id); WaitFlag<V_MTE3>(id); DataCopyPad(gm[...], tile, params);`` is the
+    kernel's ``CopyOut(gm[...], tile, params, id)``."""
+    out: list[Stmt] = []
+    for s in body:
+        m = _ROW_STORE.fullmatch(s.code)
+        if m and len(out) >= 2:
+            st, wt = out[-2], out[-1]
+            sm = re.fullmatch(r"SetFlag<HardEvent::V_MTE3>\((.+)\);", st.code)
+            if sm and wt.code == f"WaitFlag<HardEvent::V_MTE3>({sm.group(1)});":
+                gm, tile, copy = m.groups()
+                out[-2:] = [Stmt(f"CopyOut({gm}, {tile}, {copy}, {sm.group(1)});", st.note, st.dsl, s.weight)]
+                continue
+        out.append(s)
+    return out
+
+
+class RowKernelText(KernelText):
+    """The class template of a row operator (see the module docstring)."""
+
+    def codes(self) -> list[RowCode]:
+        return list(self.plan.codes.values())
+
+    def has_chunked(self) -> bool:
+        return any(c.chunked for c in self.codes())
+
+    @contextlib.contextmanager
+    def only(self, chunked: bool):
+        """Write for the full-load variants or for the column-chunked twins alone (their methods:
+        ProcessStep, ProcessChunk); conditions are then relative to those variants."""
+        plan = self.plan
+        saved = plan.codes, plan.space
+        plan.codes = {vid: c for vid, c in saved[0].items() if c.chunked == chunked}
+        plan.space = Space(saved[1].dims, [p for p in saved[1].points if p in plan.codes])
+        try:
+            yield
+        finally:
+            plan.codes, plan.space = saved
+
+    def class_comment(self) -> list[str]:
+        plan = self.plan
+        keys = ", ".join(
+            f"{v.key}: "
+            + (
+                ", ".join(f"{k}={str(x).lower() if isinstance(x, bool) else x}" for k, x in v.bind.items())
+                or "-"
+            )
+            for v in plan.variants
+            if v.dtype == plan.first_dtype
+        )
+        return [
+            f"{plan.op_type}: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core",
+            "the rest) and processes them rowStep_ rows per step: one 2-D DataCopyPad per tensor moves the step's",
+            "rows, pitch_ elements apart in UB; columns are copied in and widened once, in Init. Steps alternate",
+            "between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
+            "(MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained around the loop.",
+            "When not one row fits, the COLUMN_CHUNKS kernel takes one row at a time in chunks of colsPerLoop_",
+            "columns, one pass over the chunks per reduction level and one for the outputs (ProcessChunk).",
+            f"Tiling keys (static attributes): {keys}.",
+        ]
+
+    # -- Init -------------------------------------------------------------------------------------
+
+    def init(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        tiling = f"{plan.op_type}TilingData"
+        body = CodeWriter()
+        body.level = w.level + 1
+        self.e.w = body
+        body.line("SetCoreRows(tiling);")
+        if any(c.uses_mean for c in self.codes()):
+            body.line("invCols_ = tiling.invCols;")
+        if any(c.uses_fold for c in self.codes()):
+            body.line("foldNum_ = tiling.foldNum;")
+        self.e.section(self.per_variant(self.gm_stmts))
+        self.e.section(self.per_variant(lambda c: c.init))
+        self.e.section(self.per_variant(self.buffer_stmts))
+        self.e.section(self.per_variant(self.zero_stmts))
+        if self.has_columns():
+            body.line("LoadColumns();")
+        body.line("PipeBarrier<PIPE_ALL>();", "once per core: Init's copies and math before the first step")
+        self.e.w = w
+        text = "\n".join(line.split("//", 1)[0] for line in body.lines)
+        args = [
+            f"GM_ADDR {a}" if re.search(rf"\b{a}\b", text) else f"GM_ADDR /*{a}*/" for a in self.gm_args()
+        ]
+        args.append(f"const {tiling}& tiling")
+        with w.block(f"__aicore__ inline void Init({', '.join(args)})"):
+            w.lines.extend(body.lines)
+
+    def gm_stmts(self, code: RowCode) -> list[Stmt]:
+        out = []
+        func = code.variant.func
+        layout = layout_of(func)
+        kinds = {p.value.name: layout.kind(p.value.type) for p in func.params}
+        kinds.update({o.name: layout.kind(o.type) for o in func.outputs})
+        for name in self.plan.sig.inputs + self.plan.sig.outputs:
+            if name not in code.gm:
+                continue
+            c = self.gm_type(name)
+            k = kinds[name]
+            ptr = f"(__gm__ {c}*){camel(name)}"
+            cols = "rowCols_" if code.chunked else "cols_"  # a chunked twin's cols_ is a chunk's
+            if k == COL:
+                args = f"{ptr}, {cols}"
+            elif k == PERROW:
+                args = f"{ptr} + firstRow_, rows_"
+            else:
+                args = f"{ptr} + firstRow_ * {cols}, rows_ * {cols}"
+            out.append(Stmt(f"{camel(name)}Gm_.SetGlobalBuffer({args});"))
+        return out
+
+    def buffer_stmts(self, code: RowCode) -> list[Stmt]:
+        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
+        out = []
+        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
+            held = [v for v in code.views.values() if v.buffer == b]
+            width = self.width_text(held, info["bytes"], code.variant.dtype)
+            slots = " * slots_" if info["slots"] > 1 else ""  # 2, or 1 when a ping-pong step does not fit
+            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "pitch_"}[info["kind"]]
+            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});"))
+        if code.rows.get("scratch"):
+            out.append(
+                Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
+            )
+        if code.uses_part:
+            out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
+        return out
+
+    def pad_lines(self, per_code: list[list[Stmt]]) -> None:
+        """DataCopyPadExtParams per element type the copies use (no padding values: the lanes
+        past a row hold copies or zeros, never read as data)."""
+        texts = ["\n".join(s.code for s in stmts) for stmts in per_code]
+        words = sorted({m.group(1) for t in texts for m in re.finditer(r"\bpad(\w+)\b", t)})
+        for word in words:
+            everywhere = all(re.search(rf"\bpad{word}\b", t) for t in texts)
+            unused = "" if everywhere else "[[maybe_unused]] "
+            self.e.w.line(
+                f"{unused}const DataCopyPadExtParams<{_ctype_of(word)}> pad{word}{{false, 0, 0, 0}};"
+            )
+
+    def zero_stmts(self, code: RowCode) -> list[Stmt]:
+        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
+        out = []
+        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
+            if info["kind"] == COL:
+                continue
+            length = {ROW: "slotLen_", PERROW: "perRowLen_"}[info["kind"]]
+            slots = " * slots_" if info["slots"] > 1 else ""
+            count = f"{length}{slots} * {info['bytes']} / 2"
+            out.append(
+                Stmt(
+                    f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));"
+                )
+            )
+        if out:
+            out[0] = Stmt(
+                out[0].code, "pad lanes and per-row lanes the steps compute on get defined contents"
+            )
+        return out
+
+    def resident_stmts(self, code: RowCode) -> list[Stmt]:
+        out = []
+        if code.col_loads:
+            note = "MTE2 -> V: columns copied in"
+            out.append(Stmt("SetFlag<HardEvent::MTE2_V>(0);", note=note, weight=SYNC_WEIGHT))
+            out.append(Stmt("WaitFlag<HardEvent::MTE2_V>(0);", weight=SYNC_WEIGHT))
+        out.extend(code.resident)
+        return out
+
+    def has_columns(self) -> bool:
+        return any(c.col_loads for c in self.codes())
+
+    def load_columns(self) -> None:
+        """Columns (gamma, beta, a bias): copied in once per core, then what Init computes from them."""
+        w = self.e.w
+        if not self.has_columns():
+            return
+        w.line(comment="The columns every row uses: copied in once per core and computed on (widened) here.")
+        with w.block("__aicore__ inline void LoadColumns()"):
+            self.pad_lines([c.col_loads for c in self.codes()])
+            self.views(lambda c: c.col_loads + c.resident)
+            self.e.last_dsl = None
+            self.e.section(self.per_variant(lambda c: c.col_loads))
+            self.e.section(self.per_variant(self.resident_stmts))
+        w.line()
+
+    # -- Process ----------------------------------------------------------------------------------
+
+    def process(self) -> None:
+        w = self.e.w
+        with w.block("__aicore__ inline void Process()"):
+            self.slot_flags("pre-issue", lambda c: c.pre)
+            self.e.section(self.per_variant(lambda c: c.pre_fixed))
+            with w.block("for (uint64_t s = 0; s < steps_; ++s)"):
+                if self.has_chunked():
+                    w.line("if constexpr (COLUMN_CHUNKS) {")
+                    w.line("    ProcessChunk(s);")
+                    w.line("} else {")
+                    w.line("    ProcessStep(s);")
+                    w.line("}")
+                else:
+                    w.line("ProcessStep(s);")
+            self.e.section(self.per_variant(lambda c: c.post_fixed[::-1]))
+            self.slot_flags("drain", lambda c: c.post[::-1])
+
+    def core_slice(self) -> None:
+        w = self.e.w
+        self.load_columns()
+        tiling = f"{self.plan.op_type}TilingData"
+        w.line(
+            comment="This core's rows: rowsPerCore whole rows per core, the last used core the rest (seed 002)."
+        )
+        with w.block(f"__aicore__ inline void SetCoreRows(const {tiling}& tiling)"):
+            w.line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
+            w.line("firstRow_ = core * tiling.rowsPerCore;")
+            w.line("const uint64_t left = tiling.rows > firstRow_ ? tiling.rows - firstRow_ : 0;")
+            w.line("rows_ = left < tiling.rowsPerCore ? left : tiling.rowsPerCore;")
+            w.line("cols_ = tiling.cols;")
+            w.line("pitch_ = tiling.pitch;", "elements from one row to the next in UB (32-byte multiple)")
+            w.line("rowStep_ = tiling.rowStep;")
+            w.line(
+                "slots_ = tiling.slots;", "2: steps alternate between two UB slots; 1: one slot (a big row)"
+            )
+            w.line("steps_ = (rows_ + rowStep_ - 1) / rowStep_;")
+            w.line(
+                "slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);", "elements of one slot of a row buffer"
+            )
+            w.line("perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);", "... of a per-row buffer")
+            if self.has_chunked():
+                with w.block("if constexpr (COLUMN_CHUNKS)"):
+                    w.line(comment="one row at a time, PHASES passes over its chunks; buffers hold one chunk")
+                    w.line("rowCols_ = tiling.cols;")
+                    w.line("colsPerLoop_ = tiling.colsPerLoop;")
+                    w.line("chunks_ = tiling.chunks;")
+                    w.line("cols_ = colsPerLoop_;")
+                    w.line("steps_ = rows_ * PHASES * chunks_;")
+
+    def tile(self) -> None:
+        if not self.has_chunked():
+            return self.step()
+        with self.only(chunked=False):
+            self.step()
+        self.e.w.line()
+        with self.only(chunked=True):
+            self.chunk()
+
+    def chunk(self) -> None:
+        """ProcessChunk(s): chunk ``s % chunks_`` of pass ``s / chunks_ % PHASES`` over row
+        ``s / chunks_ / PHASES``; each op runs in the passes that need it (the guards)."""
+        w = self.e.w
+        text = "\n".join(s.code for code in self.codes() for s in code.body)
+        everywhere = lambda word: all(  # noqa: E731
+            re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
+        )
+        w.line(comment="A chunked twin's step: one chunk of one pass over one row.")
+        with w.block("__aicore__ inline void ProcessChunk(uint64_t s)"):
+            for word, decl, why in (
+                ("chunk", "const uint64_t chunk = s % chunks_;", "column chunk"),
+                (
+                    "phase",
+                    "const uint32_t phase = static_cast<uint32_t>(s / chunks_ % PHASES);",
+                    "pass over the row: one per reduction level, then the outputs",
+                ),
+                ("first", "const uint64_t first = s / chunks_ / PHASES;", "the row among this core's rows"),
+                ("rows", "constexpr uint32_t rows = 1;", None),
+                ("gmAt", "const uint64_t gmAt = first * rowCols_ + chunk * colsPerLoop_;", None),
+                ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
+                ("n", "const int32_t n = static_cast<int32_t>(pitch_);", "the whole chunk, pads included"),
+                ("nPerRow", "const int32_t nPerRow = static_cast<int32_t>(PER_ROW);", None),
+                (
+                    "nAligned",
+                    "const int32_t nAligned = static_cast<int32_t>(RoundUp(pitch_, COUNT_ALIGN));",
+                    "whole repeats",
+                ),
+                ("slot", "const int32_t slot = 0;", "one UB slot: the row's values live across chunks"),
+            ):
+                used = re.search(rf"\b{word}\b", text) or (
+                    word in ("chunk", "first") and re.search(r"\b(gmAt|colAt)\b", text)
+                )
+                if word == "chunk" and re.search(r"\bphase\b", text):
+                    used = True
+                if used:
+                    w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
+            w.line(
+                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
+                "this chunk's columns",
+            )
+            if any(c.uses_fold for c in self.codes()):
+                w.line("foldNum_ = FoldNum(cols_);")
+            self.pad_lines([c.body for c in self.codes()])
+            if any(c.rows.get("scratch") for c in self.codes()):
+                unused = "" if everywhere("scratch") else "[[maybe_unused]] "
+                w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            self.views(lambda c: c.body)
+            self.e.last_dsl = None
+            self.e.section(self.per_variant(lambda c: c.body))
+        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
+        if kinds:
+            w.line()
+            w.line(
+                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
+                "into partBuf_,"
+            )
+            w.line(comment="then adds (max-es, min-es) it on.")
+            w.line("enum class ReduceKind : uint32_t { SUM, MAX, MIN };")
+            w.line("template <ReduceKind KIND>")
+            with w.block(
+                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
+                "int32_t count, uint64_t chunk)"
+            ):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
+                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
+                w.line("PipeBarrier<PIPE_V>();")
+                for k, (api, combine) in (
+                    ("SUM", ("ReduceSum", "Add")),
+                    ("MAX", ("ReduceMax", "Max")),
+                    ("MIN", ("ReduceMin", "Min")),
+                ):
+                    if k not in kinds:
+                        continue
+                    with w.block(f"if constexpr (KIND == ReduceKind::{k})"):
+                        w.line(f"{api}(dst, src, scratch, count);")
+                        w.line("PipeBarrier<PIPE_V>();")
+                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+        if any(c.uses_fold for c in self.codes()):
+            w.line()
+            w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
+            with w.block("__aicore__ static inline uint32_t FoldNum(uint32_t cols)"):
+                w.line("uint32_t fold = cols;")
+                w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
+                w.line("return fold;")
+
+    def step(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        text = "\n".join(s.code for code in self.codes() for s in code.body)
+        everywhere = lambda word: all(  # noqa: E731
+            re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
+        )
+        with w.block("__aicore__ inline void ProcessStep(uint64_t s)"):
+            w.line("const uint64_t first = s * rowStep_;", "the step's first row among this core's rows")
+            w.line("const uint32_t rows = static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : rowStep_);")
+            for word, decl, why in (
+                ("n", "const int32_t n = static_cast<int32_t>(rows * pitch_);", "whole rows, pads included"),
+                (
+                    "nPerRow",
+                    "const int32_t nPerRow = static_cast<int32_t>(rows * PER_ROW);",
+                    "per-row values",
+                ),
+                (
+                    "nAligned",
+                    "const int32_t nAligned = static_cast<int32_t>(RoundUp(rows * pitch_, COUNT_ALIGN));",
+                    "whole repeats",
+                ),
+            ):
+                if re.search(rf"\b{word}\b", text):
+                    w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
+            if any(b["slots"] > 1 for code in self.codes() for b in code.buffers.values()):
+                w.line(
+                    "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
+                    "ping-pong slot: buffer half and event id (always 0 with one slot)",
+                )
+            self.pad_lines([c.body for c in self.codes()])
+            if any(c.rows.get("scratch") for c in self.codes()):
+                unused = "" if everywhere("scratch") else "[[maybe_unused]] "
+                w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            self.views(lambda c: c.body)
+            self.e.last_dsl = None
+            self.e.section(self.per_variant(lambda c: c.body))
+
+    def views(self, stmts) -> None:
+        """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
+        (a function of a variant's code) use."""
+        plan, w = self.plan, self.e.w
+        used = set()
+        for code in self.codes():
+            for st in stmts(code):
+                used.update(re.findall(r"\b\w+\b", st.code))
+        order: list[str] = []
+        bound: dict[str, dict] = {}
+        present = {vid: set(self.bufmap[vid].values()) for vid in plan.codes}
+        for vid, code in plan.codes.items():
+            mapping = self.bufmap[vid]
+            for view in code.views.values():
+                kind = code.buffers[view.buffer]["kind"]
+                if view.name not in used:
+                    continue
+                if view.name not in order:
+                    order.append(view.name)
+                t = self.view_types[view.name]
+                at = ""
+                if view.slotted:
+                    at = "[slot * slotLen_]" if kind == ROW else "[slot * perRowLen_]"
+                bound.setdefault(view.name, {})[vid] = (
+                    mapping[view.buffer],
+                    f"{mapping[view.buffer]}.Get<{t}>(){at}",
+                )
+        partial = {vid: [] for vid in plan.codes}
+        for name in order:
+            used = bound[name]
+            ranked = sorted(
+                {b for b in used.values()}, key=lambda b: -sum(1 for x in used.values() if x == b)
+            )
+            full = {}
+            for vid in plan.codes:
+                full[vid] = (
+                    used[vid][1]
+                    if vid in used
+                    else next((b[1] for b in ranked if b[0] in present[vid]), None)
+                )
+            decl = f"LocalTensor<{self.view_types[name]}> {name}"
+            if None not in full.values():
+                w.line(f"{decl} = {self.e.value_expr(full)};")
+                continue
+            w.line(f"{decl};")
+            for vid, (_, binding) in used.items():
+                partial[vid].append(Stmt(f"{name} = {binding};"))
+        self.e.render_blocks(blocks(merge(partial)))
+
+    def copy_out(self) -> None:
+        w = self.e.w
+        if any(s.code.startswith("CopyOut(") for c in self.codes() for s in c.body):
+            w.line(comment="One output's rows to GM: MTE3 waits for V to finish them, then copies them out.")
+            w.line("template <typename U>")
+            with w.block(
+                "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
+                "const DataCopyExtParams& copy, int32_t id)"
+            ):
+                w.line("SetFlag<HardEvent::V_MTE3>(id);", "V -> MTE3: the rows are computed")
+                w.line("WaitFlag<HardEvent::V_MTE3>(id);")
+                w.line("DataCopyPad(gm, tile, copy);")
+            w.line()
+        self.copy_helpers()
+
+    def copy_helpers(self) -> None:
+        """The DataCopyPad parameters the copies use (ascendc-api.md section 4: blockLen in bytes;
+        the GM side's gaps in bytes, the UB side's in 32-byte blocks; blockCount <= 4095)."""
+        w = self.e.w
+        text = "\n".join(s.code for c in self.codes() for s in c.body + c.col_loads)
+        if re.search(r"\bRows(In|Out)<", text):
+            w.line(
+                comment="A row in UB: cols_ elements, then a gap of whole 32-byte blocks up to pitch_ elements."
+            )
+            w.line("template <typename U>")
+            with w.block("__aicore__ inline uint32_t RowGap() const"):
+                w.line("return (pitch_ * sizeof(U) - (cols_ * sizeof(U) + 31) / 32 * 32) / 32;")
+            w.line()
+        if re.search(r"\bRowsIn<", text):
+            w.line(comment="`rows` rows GM -> UB: contiguous in GM, pitch_ apart in UB.")
+            w.line("template <typename U>")
+            with w.block("__aicore__ inline DataCopyExtParams RowsIn(uint32_t rows) const"):
+                w.line(
+                    "return DataCopyExtParams(static_cast<uint16_t>(rows), cols_ * sizeof(U), 0, RowGap<U>(), 0);"
+                )
+            w.line()
+        if re.search(r"\bRowsOut<", text):
+            w.line(comment="`rows` rows UB -> GM: exactly cols_ elements of each row reach GM.")
+            w.line("template <typename U>")
+            with w.block("__aicore__ inline DataCopyExtParams RowsOut(uint32_t rows) const"):
+                w.line(
+                    "return DataCopyExtParams(static_cast<uint16_t>(rows), cols_ * sizeof(U), RowGap<U>(), 0, 0);"
+                )
+            w.line()
+        if re.search(r"\bPerRowIn<", text):
+            w.line(
+                comment="Per-row values GM -> UB: one element per row in GM, PER_ROW (32 bytes) per row in UB."
+            )
+            w.line("template <typename U>")
+            with w.block("__aicore__ inline DataCopyExtParams PerRowIn(uint32_t rows) const"):
+                w.line(
+                    "return DataCopyExtParams(static_cast<uint16_t>(rows), sizeof(U), 0, PER_ROW * sizeof(U) / 32 - 1, 0);"
+                )
+            w.line()
+        if re.search(r"\bPerRowOut<", text):
+            w.line(comment="Per-row values UB -> GM: the first element of each row's PER_ROW slot.")
+            w.line("template <typename U>")
+            with w.block("__aicore__ inline DataCopyExtParams PerRowOut(uint32_t rows) const"):
+                w.line(
+                    "return DataCopyExtParams(static_cast<uint16_t>(rows), sizeof(U), PER_ROW * sizeof(U) / 32 - 1, 0, 0);"
+                )
+            w.line()
+        if any(c.rows.get("scratch") for c in self.codes()):
+            w.line(
+                comment="Reduction scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."
+            )
+            with w.block("__aicore__ inline uint32_t ScratchLen() const"):
+                w.line("return RoundUp(2 * ((cols_ + 63) / 64), 8);")
+            w.line()
+        w.line(
+            "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
+        )
+
+    def members(self) -> None:
+        w = self.e.w
+        plan = self.plan
+        w.line("@CONSTANTS@")
+        w.line(
+            f"static constexpr uint32_t PER_ROW = {self.e.value_expr(self.per_variant(lambda c: c.rows['perrow']))};",
+            "elements of a per-row value (32 bytes of the narrowest)",
+        )
+        w.line(
+            f"static constexpr uint32_t COUNT_ALIGN = "
+            f"{self.e.value_expr(self.per_variant(lambda c: c.rows['count_align']))};",
+            "buffer lengths round to this many elements (whole repeats when comparing)",
+        )
+        w.line("TPipe pipe_;")
+        for c in self.canon:
+            # DataCopyPad moves GM <-> VECIN/VECOUT on A2; vector-only scratch is VECCALC.
+            w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
+        if any(c.rows.get("scratch") for c in self.codes()):
+            w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
+        if any(c.uses_part for c in self.codes()):
+            w.line("TBuf<TPosition::VECCALC> partBuf_;")
+        for name in self.plan.sig.inputs + self.plan.sig.outputs:
+            if any(name in code.gm for code in plan.codes.values()):
+                w.line(f"GlobalTensor<{self.gm_type(name)}> {camel(name)}Gm_;")
+        seen: dict[str, set] = {}
+        for code in plan.codes.values():
+            for m, dt in code.scalar_members.items():
+                seen.setdefault(m, set()).add((dt, code.variant.dtype))
+        for m, pairs in seen.items():
+            concrete = {ctype(dt) for dt, _ in pairs}
+            c = concrete.pop() if len(concrete) == 1 else "T"
+            w.line(f"{c} {m} = 0;")
+        if any(c.uses_mean for c in self.codes()):
+            w.line("float invCols_ = 0;", "1 / cols (host tiling)")
+        if any(c.uses_fold for c in self.codes()):
+            w.line(
+                "uint32_t foldNum_ = 0;",
+                "the largest power of two below cols_ (at least 64; cols_ itself up to 64)",
+            )
+        for decl in (
+            "uint64_t firstRow_ = 0;",
+            "uint64_t rows_ = 0;",
+            "uint64_t steps_ = 0;",
+            "uint32_t cols_ = 0;",
+            "uint32_t pitch_ = 0;",
+            "uint32_t rowStep_ = 1;",
+            "uint32_t slots_ = 2;",
+            "uint32_t slotLen_ = 0;",
+            "uint32_t perRowLen_ = 0;",
+        ):
+            w.line(decl)
+        if self.has_chunked():
+            w.line(
+                f"static constexpr uint32_t PHASES = {self.e.value_expr(self.per_variant(lambda c: c.phases))};",
+                "passes over a row's chunks (reduction levels + 1)",
+            )
+            w.line("uint32_t rowCols_ = 0;", "a chunked twin's C (cols_: the current chunk's)")
+            w.line("uint32_t colsPerLoop_ = 0;")
+            w.line("uint64_t chunks_ = 1;")
+
+
+def _ctype_of(word: str) -> str:
+    return {"T": "T", "F32": "float", "F16": "half", "BF16": "bfloat16_t"}.get(word, word.lower() + "_t")

@@ -1,0 +1,142 @@
+"""chunk-rows: the column-chunked form of a row function, for rows too long for UB (issue 7).
+
+Takes a planned and synced row function (after ``insert-sync``); produces the function a kernel
+runs when not even one whole row fits: one row at a time, in chunks of ``colsPerLoop`` columns
+(host tiling picks it at run time), each reduction level a pass over the row's chunks.
+
+A value's *level* is the number of reductions it depends on in sequence: ``mean(x)`` has level 1,
+``mean((x - mean(x)) ** 2)`` level 2. A reduction whose source has level ``d`` runs in phase
+``d``, one partial result per chunk folded into its per-row accumulator; what the outputs
+need runs in the last phase ``F`` (the deepest reduction's level). Per row the kernel makes
+``F + 1`` passes over the chunks; every pass copies in (again) the chunks it needs: rows and
+columns alike (a column chunk is no longer resident), so the inputs are read ``F + 1`` times
+(layer norm: mean, variance, output -- the seed's full-load two-pass arithmetic, chunk by chunk).
+
+On every op of the step loop:
+
+* ``phases = [..]``: the passes that execute it, every chunk (row and column values, loads and
+  stores of rows, the chunk reductions, which accumulate);
+* ``once = p``: executed once per row, in the first chunk of pass ``p`` (per-row values computed
+  from finished reductions, per-row loads and stores).
+
+The columns' copies and the ops computed from them move from before the loop into it (first).
+Every per-row value gets its own buffer: a per-row value lives across passes, so the full-load
+plan's sharing (by liveness inside one step) does not hold. The flags are planned again for the
+new body (``insert-sync``); they run unconditionally, every chunk, so each SetFlag keeps its
+WaitFlag whatever the guards skip. The function records ``path = "chunked"`` and
+``phases = F + 1``.
+
+    before:  %g_t = dma.load %g                    after:  loop.tiles do {
+             loop.tiles do {                                %g_t = dma.load %g {phases = [1]}
+               %x_t = dma.load %x                           %x_t = dma.load %x {phases = [0, 1]}
+               %m = reduce %x_t {kind = "mean"}             %m = reduce %x_t {phases = [0]}
+               %n = neg %m                                  %n = neg %m {once = 1}
+               %d = vec.adds %x_t, %n                       %d = vec.adds %x_t, %n {phases = [1]}
+               %y = mul %d, %g_t                            %y = mul %d, %g_t {phases = [1]}
+               dma.store %y                                 dma.store %y {phases = [1]}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dsl.errors import CompileError
+from dsl.ir import Func, TensorType
+
+from .insert_sync import insert
+from .manager import FunctionPass, register
+from .rows import COL, PERROW, ROW, is_row_func, layout_of
+
+
+def chunk(func: Func) -> None:
+    loop = func.loop()
+    if loop is None or not is_row_func(func) or func.attributes.get("path") == "chunked":
+        return
+    if "buffers" not in func.attributes:
+        raise CompileError("chunk-rows needs a planned row function (run plan-rows first)", func.loc)
+    kind = layout_of(func).kind
+    columns = [
+        op
+        for op in func.body
+        if op is not loop and op.result is not None and isinstance(op.result.type, TensorType)
+    ]
+    func.body = [
+        op for op in func.body if not op.opname.startswith("sync.") and not any(op is c for c in columns)
+    ]
+    body = columns + [op for op in loop.region if not op.opname.startswith("sync.")]
+
+    level: dict[int, int] = {}
+    for op in body:
+        d = max((level.get(id(v), 0) for v in op.operands), default=0)
+        if op.opname == "reduce":
+            op.attrs["phases"] = [d]
+            d += 1
+        if op.result is not None:
+            level[id(op.result)] = d
+    last = max((level[id(op.result)] for op in body if op.opname == "reduce"), default=0)
+
+    need: dict[int, set[int]] = {}  # id(op) -> passes that execute it
+    owner = {id(op.result): op for op in body if op.result is not None}
+    for op in reversed(body):
+        if op.opname == "reduce":
+            passes = set(op.attrs["phases"])
+        elif op.opname == "dma.store":
+            v = op.operands[0]
+            if kind(v.type) == PERROW:
+                op.attrs["once"] = level[id(v)]
+                continue
+            passes = {last}
+        else:
+            passes = need.get(id(op), set())
+            if op.result is not None and kind(op.result.type) == PERROW:
+                op.attrs["once"] = level[id(op.result)]
+                continue
+            if not passes:
+                raise CompileError(f"chunk-rows: {op.opname} is not needed by any output", op.loc)
+        op.attrs["phases"] = sorted(passes)
+        for v in op.operands:
+            src = owner.get(id(v))
+            if src is not None and kind(v.type) in (ROW, COL):
+                need.setdefault(id(src), set()).update(passes)
+
+    # Per-row values live across passes: one buffer each (tiny: a few bytes per row).
+    buffers = {n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW}
+    for op in body:
+        if op.result is not None and kind(op.result.type) == PERROW and "buf" in op.attrs:
+            k = 0
+            while f"b{k}" in buffers:
+                k += 1
+            name = f"b{k}"
+            slots = op.attrs.get("slots", 1)
+            buffers[name] = {"bytes": op.result.type.dtype.bytes, "slots": slots, "kind": PERROW}
+            op.attrs["buf"] = name
+    func.attributes["buffers"] = dict(sorted(buffers.items(), key=lambda kv: int(kv[0][1:])))
+    loop.region = body
+    func.attributes["path"] = "chunked"
+    func.attributes["phases"] = last + 1
+    insert(func)
+
+
+@register
+@dataclass(frozen=True)
+class ChunkRowsPass(FunctionPass):
+    level: ClassVar[str] = "tile"
+    name: ClassVar[str] = "chunk-rows"
+
+    def run_on(self, func) -> None:
+        chunk(func)
+
+
+def chunked_twin(func: Func) -> Func:
+    """A copy of the planned row function ``func`` in its column-chunked form."""
+    from dsl.ir.parser import parse_module
+    from dsl.ir.printer import print_func
+
+    twin = parse_module(print_func(func, full_paths=True)).funcs[0]
+    twin.name = f"{func.name}_chunked"
+    chunk(twin)
+    return twin
+
+
+__all__ = ["ChunkRowsPass", "chunk", "chunked_twin"]

@@ -1,0 +1,136 @@
+"""plan-rows: the UB plan of a row function, as coefficients host tiling evaluates at run time.
+
+Takes a double-buffered row function (after ``row-forms``); produces ``buf = "bN"`` on every op
+that defines a tile value and, on the function,
+
+    buffers = {bN = {bytes = B, slots = S, kind = "row" | "perrow" | "col"}}
+    rows = {align = A, perrow = P, count_align = K, scratch = true|false}
+
+The run-time columns C fix the pitch of a row in UB, ``Cp = roundUp(C, A)``: A elements of the
+narrowest row buffer are 32 bytes, so every row of every row buffer starts 32-byte aligned and one
+vector call covers ``rows * Cp`` elements of any of them (casts included). A per-row value takes
+P elements (32 bytes of the narrowest per-row buffer) per row. Host tiling then computes
+
+    slot    = roundUp(rowStep * Cp, K)     elements of one slot of a row buffer
+    perSlot = roundUp(rowStep * P, K)      ... of a per-row buffer
+    UB      = Cp * sum_col(B)  +  scratch(C)  +  slot * sum_row(B * S)  +  perSlot * sum_perrow(B * S)
+
+and takes the largest ``rowStep`` that fits (the fixed area first, then rowStep x the per-row
+area; seed 002). K is 1, or a whole 256-byte repeat of the narrowest buffer when the kernel
+compares (Compare/Select count whole repeats). Buffers are shared as in plan-buffers (liveness,
+interference, in place), within one kind: a row value never lands in a per-row buffer.
+
+Columns are computed once before the step loop; each keeps its own buffer (their loads all come
+first, so no copy-in waits for a column computation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dsl.errors import CompileError
+from dsl.ir import Func, Module, TensorType
+
+from .manager import Pass, register
+from .plan_buffers import Buffer, interference
+from .rows import COL, PERROW, ROW, is_row_func, layout_of
+
+BLOCK = 32
+REPEAT = 256
+
+
+def _is_mask(op) -> bool:
+    return op.opname == "cmp"
+
+
+def assign_kinds(body, kind_of) -> list[Buffer]:
+    """Like plan-buffers' colouring, with buffers of one kind (row / per-row) only."""
+    g = interference(body)
+    buffers: list[Buffer] = []
+    kinds: dict[str, str] = {}
+    where: dict[int, Buffer] = {}
+    for op in body:
+        v = op.result
+        if v is None or id(v) not in g:
+            continue
+        width, slots, kind = v.type.dtype.bytes, op.attrs.get("slots", 1), kind_of(v)
+        taken = {where[n].name for n in g.neighbors(id(v)) if n in where}
+        fits = [
+            b
+            for b in buffers
+            if b.bytes == width and b.slots >= slots and kinds[b.name] == kind and b.name not in taken
+        ]
+        # A fold works in place: it takes its source's buffer.
+        own = [b for b in fits if op.opname == "vec.fold" and where.get(id(op.operands[0])) is b]
+        buf = (own or [None])[0] or (
+            min(fits, key=lambda b: (b.slots != slots, int(b.name[1:]))) if fits else None
+        )
+        if buf is None:
+            buf = Buffer(f"b{len(buffers)}", width, slots, [])
+            buffers.append(buf)
+            kinds[buf.name] = kind
+        buf.values.append(v)
+        where[id(v)] = buf
+        op.attrs["buf"] = buf.name
+    for b in buffers:
+        b.kind = kinds[b.name]
+    return buffers
+
+
+def plan(func: Func) -> None:
+    loop = func.loop()
+    if loop is None or not is_row_func(func):
+        return
+    layout = layout_of(func)
+
+    def kind_of(v) -> str:
+        k = layout.kind(v.type)
+        if k not in (ROW, PERROW):
+            raise CompileError(
+                f"%{v.name} ({v.type}) is computed per step but is neither a row nor a per-row value",
+                v.owner.loc if v.owner is not None else func.loc,
+            )
+        return k
+
+    buffers = assign_kinds(loop.region, kind_of)
+    names = len(buffers)
+    # Resident columns: one buffer each, defined before the loop.
+    for op in func.body:
+        if op is loop or op.result is None or not isinstance(op.result.type, TensorType):
+            continue
+        buf = Buffer(f"b{names}", op.result.type.dtype.bytes, 1, [op.result])
+        buf.kind = COL
+        names += 1
+        buffers.append(buf)
+        op.attrs["buf"] = buf.name
+    value_op = {id(op.result): op for op in loop.region if op.result is not None}
+    row_widths = [
+        b.bytes
+        for b in buffers
+        if b.kind in (ROW, COL) and not any(_is_mask(value_op[id(v)]) for v in b.values if id(v) in value_op)
+    ]
+    perrow_widths = [b.bytes for b in buffers if b.kind == PERROW]
+    align = BLOCK // min(row_widths, default=4)
+    per_row = BLOCK // min(perrow_widths, default=4)
+    compares = any(op.opname in ("cmp", "where") for op in loop.region)
+    narrowest = min([b.bytes for b in buffers] or [4])
+    func.attributes["buffers"] = {
+        b.name: {"bytes": b.bytes, "slots": b.slots, "kind": b.kind} for b in buffers
+    }
+    func.attributes["rows"] = {
+        "align": align,
+        "perrow": per_row,
+        "count_align": REPEAT // narrowest if compares else 1,
+        "scratch": any(op.opname == "reduce" for op in loop.region),
+    }
+
+
+@register
+@dataclass(frozen=True)
+class PlanRowsPass(Pass):
+    name: ClassVar[str] = "plan-rows"
+
+    def run(self, module: Module) -> None:
+        for func in module.funcs:
+            plan(func)

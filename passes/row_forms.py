@@ -1,0 +1,162 @@
+"""row-forms: put a row function's ops in the forms the row kernel runs them in.
+
+Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); produces one where
+
+1. columns (``[C]``: gamma, beta, a bias) and everything computed from columns and scalars only
+   (``cast(gamma)``, ``1 / scales``) sit before the step loop: loaded and computed once per core,
+   resident in UB;
+2. ``row (+) perrow`` arithmetic reads the per-row value with the scalar unit, one value per row:
+   ``add/mul/max/min`` become ``vec.adds/muls/maxs/mins`` with the per-row operand in the scalar
+   place, ``a - m`` becomes ``vec.adds a, -m`` (``-m`` on the per-row values, exact);
+3. every other op that mixes a per-row value into rows (division, comparisons, ``where``) and
+   every comparison or ``where`` that reads a column gets the value spread over whole rows first
+   (``vec.brc``): division keeps the reference's rounding (``x / s`` is not ``x * (1 / s)``);
+4. a reduction whose source dies with it folds it first (``vec.fold``: the columns beyond the
+   largest power of two below C added onto the front in place, seed 002's binary add), so the
+   cross-lane reduce covers that power of two;
+5. what the row kernel cannot do is a CompileError at its line: reductions of columns or of
+   integer values, outputs of shape [C].
+
+    before:  %0 = sub %x, %mean : tensor<..., C, f32>
+             %1 = div %e, %s : tensor<..., C, f32>
+    after:   %n = neg %mean : tensor<..., 1, f32>
+             %0 = vec.adds %x, %n : tensor<..., C, f32>
+             %b = vec.brc %s : tensor<..., C, f32>
+             %1 = div %e, %b : tensor<..., C, f32>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from dsl.errors import CompileError
+from dsl.ir import Func, Namer, Op, TensorType
+
+from .manager import FunctionPass, register
+from .rows import COL, PERROW, ROW, SCALAR, is_row_func, layout_of
+
+SCALAR_FORM = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
+VEC_SCALAR = set(SCALAR_FORM.values())
+
+
+def _resident(op: Op, kind) -> bool:
+    """Computed once per core: a column load, or an op over columns and scalars only."""
+    if op.result is None or kind(op.result.type) != COL:
+        return False
+    if op.opname == "dma.load":
+        return True
+    return all(kind(v.type) in (COL, SCALAR) for v in op.operands)
+
+
+def _last_use(region: list[Op], op: Op, v) -> bool:
+    """``op`` is the last reader of ``v`` in the step and ``v`` is not stored: it may be folded in place."""
+    at = region.index(op)
+    return not any(v in later.operands for later in region[at + 1 :]) and all(
+        v not in o.operands for o in region if o.opname == "dma.store"
+    )
+
+
+def forms(func: Func) -> None:
+    loop = func.loop()
+    if loop is None or not is_row_func(func):
+        return
+    layout = layout_of(func)
+    kind = layout.kind
+    namer = Namer.of(func)
+    before: list[Op] = []
+    body: list[Op] = []
+
+    def emit(name, operands, rtype, loc, attrs=None) -> Op:
+        new = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
+        body.append(new)
+        return new
+
+    def spread(v, loc):
+        return emit("vec.brc", [v], TensorType(v.type.dtype, layout.row), loc, {"of": kind(v.type)}).result
+
+    for op in loop.region:
+        if _resident(op, kind):
+            before.append(op)
+            continue
+        if op.opname == "dma.store" and kind(op.operands[0].type) == COL:
+            raise CompileError(
+                f"output '{op.attrs['output']}' has shape [{layout.cols}] (one row shared by all rows); row "
+                "operators store rows or per-row values",
+                op.loc,
+            )
+        if op.opname == "reduce" and not op.attrs.get("folded"):
+            src = op.operands[0]
+            if kind(src.type) != ROW:
+                raise CompileError(
+                    f"dsl.{op.attrs['kind']} of a {kind(src.type)} value: the row backend reduces rows "
+                    f"([{layout.row}]) along the last axis",
+                    op.loc,
+                )
+            if not src.type.dtype.is_float:
+                raise CompileError(
+                    f"dsl.{op.attrs['kind']} of {src.type.dtype} values is not supported by the row backend "
+                    "(the vector unit reduces half/float); cast to f32 first",
+                    op.loc,
+                )
+            if _last_use(loop.region, op, src):
+                # The seed's fold: add (max/min) the columns beyond the largest power of two below C
+                # onto the front with one elementwise call, in place, then reduce that many once.
+                fold = emit("vec.fold", [src], src.type, op.loc, {"kind": op.attrs["kind"]})
+                op.operands = [fold.result]
+                op.attrs["folded"] = True
+        result = op.result
+        if result is None or kind(result.type) != ROW or op.opname in ("vec.brc",):
+            body.append(op)
+            continue
+        kinds = [kind(v.type) for v in op.operands]
+        name = op.opname
+        if PERROW in kinds and len(op.operands) == 2 and name in SCALAR_FORM | {"sub": None}:
+            a, b = op.operands
+            if kinds == [PERROW, PERROW]:
+                body.append(op)
+                continue
+            if name == "sub" and kinds[1] == PERROW:  # a - m = a + (-m)
+                neg = emit("neg", [b], b.type, op.loc)
+                op.opname, op.operands = "vec.adds", [a, neg.result]
+            elif name == "sub":  # m - a = (-a) + m
+                neg = emit("neg", [a], a.type, op.loc)
+                op.opname, op.operands = "vec.adds", [neg.result, b]
+            elif kinds[0] == PERROW:  # commutative: the per-row value goes to the scalar place
+                op.opname, op.operands = SCALAR_FORM[name], [b, a]
+            else:
+                op.opname = SCALAR_FORM[name]
+            body.append(op)
+            continue
+        if name in VEC_SCALAR and kinds[1] == PERROW:
+            body.append(op)
+            continue
+        needs_rows = name in ("cmp", "where") or PERROW in kinds
+        if needs_rows:
+            for k, v in enumerate(op.operands):
+                kv = kind(v.type)
+                if kv == PERROW or (kv == COL and name in ("cmp", "where")):
+                    if v.type.dtype.kind == "bool":
+                        raise CompileError(
+                            "a comparison of per-row values used on whole rows is not supported by the row "
+                            "backend; compare the rows instead",
+                            op.loc,
+                        )
+                    op.operands[k] = spread(v, op.loc)
+        body.append(op)
+    loop.region = body
+    at = func.body.index(loop)
+    func.body = func.body[:at] + before + func.body[at:]
+
+
+@register
+@dataclass(frozen=True)
+class RowFormsPass(FunctionPass):
+    level: ClassVar[str] = "tile"
+    name: ClassVar[str] = "row-forms"
+
+    def run_on(self, func) -> None:
+        forms(func)
+
+
+__all__ = ["RowFormsPass", "forms", "ROW", "COL", "PERROW", "SCALAR"]

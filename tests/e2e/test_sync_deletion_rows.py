@@ -1,0 +1,118 @@
+"""Deleting any single SetFlag/WaitFlag from a generated row kernel is caught by the emulator
+(issue 7): the step loop's MTE2/V/MTE3 flags, the scalar unit's reads of per-row values
+(V_S / S_V) and the resident columns' copy-in in Init."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+import dsl
+
+from test_sync_deletion import _load, live_lines
+
+
+def _method_lines(lines: list[str], method: str) -> set[int]:
+    """Indices of the lines of one member function of the kernel class (clang-formatted: the
+    class's members sit at four spaces, their closing brace too)."""
+    start = next((i for i, line in enumerate(lines) if f"void {method}(" in line), None)
+    if start is None:
+        return set()
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] == "    }")
+    return set(range(start, end + 1))
+
+
+def _deletions(tmp_path, name, args, attrs, env, cores=1):
+    op = _load(name)
+    project = op.compile(out_dir=tmp_path / "base")
+    kernel_path = project / "op_kernel" / f"{name}.cpp"
+    lines = kernel_path.read_text().splitlines()
+    # the full-load kernel runs ProcessStep, the column-chunked one ProcessChunk
+    step, other = (
+        ("ProcessChunk", "ProcessStep") if env.get("COLUMN_CHUNKS") else ("ProcessStep", "ProcessChunk")
+    )
+    idle = _method_lines(lines, other)
+    if not any("CopyOut(" in lines[i] for i in _method_lines(lines, step)):
+        idle |= _method_lines(lines, "CopyOut")  # the helper only the other method calls
+    live = live_lines(lines, env) - idle
+    flags = [i for i in sorted(live) if re.search(r"\b(SetFlag|WaitFlag)<", lines[i])]
+    assert len(flags) >= 8
+
+    ref = op.reference(*args, **attrs)
+    got = op.simulate(*args, cores=cores, project=project, **attrs)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    gots = got if isinstance(got, tuple) else (got,)
+    tols = dsl.precision.output_tolerances(op, "f32", **attrs)
+    for out, a, b in zip(op.outputs, refs, gots):
+        if a is not None:
+            dsl.precision.check(b, a, tols[out], what=out)
+
+    missed = []
+    for i in flags:
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        edited = lines[:i] + lines[i + 1 :]
+        (case / "op_kernel" / f"{name}.cpp").write_text("\n".join(edited) + "\n")
+        try:
+            op.simulate(*args, cores=cores, project=case, **attrs)
+            missed.append(lines[i].strip())
+        except dsl.SimulationError:
+            pass
+        shutil.rmtree(case)
+    assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
+    return flags
+
+
+def test_every_flag_of_rms_norm_is_needed(tmp_path):
+    rng = np.random.default_rng(3)
+    rows, cols = 9, 4000  # a few rows per step, several steps on one core; C not a power of two
+    x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    gamma = rng.uniform(0.5, 1.5, cols).astype(np.float32)
+    _deletions(tmp_path, "rms_norm", (x, gamma), {}, {"IS_FLOAT": True, "COLUMN_CHUNKS": False})
+
+
+def test_every_flag_of_a_column_chunked_rms_norm_is_needed(tmp_path):
+    rng = np.random.default_rng(5)
+    rows, cols = 2, 20000  # rows too long for UB: the chunked kernel, three chunks per pass
+    x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    gamma = rng.uniform(0.5, 1.5, cols).astype(np.float32)
+    _deletions(tmp_path, "rms_norm", (x, gamma), {}, {"IS_FLOAT": True, "COLUMN_CHUNKS": True})
+
+
+@pytest.mark.slow
+def test_every_flag_of_a_column_chunked_layer_norm_is_needed(tmp_path):
+    rng = np.random.default_rng(6)
+    rows, cols = 2, 40000
+    x = rng.uniform(-2, 2, (rows, cols)).astype(np.float32)
+    gamma, beta = (rng.uniform(0.5, 1.5, cols).astype(np.float32) for _ in range(2))
+    env = {"IS_FLOAT": True, "IS_HALF": False, "IS_BF16": False, "WITH_BETA": True, "COLUMN_CHUNKS": True}
+    _deletions(tmp_path, "layer_norm", (x, gamma, beta), {"with_beta": True}, env)
+
+
+@pytest.mark.slow
+def test_every_flag_of_quantize_add_layer_norm_is_needed(tmp_path):
+    rng = np.random.default_rng(4)
+    rows, cols = 7, 3000
+    x1, x2 = (rng.uniform(-1, 1, (rows, cols)).astype(np.float32) for _ in range(2))
+    gamma = rng.uniform(0.5, 1.5, cols).astype(np.float32)
+    beta, bias = (rng.uniform(-0.5, 0.5, cols).astype(np.float32) for _ in range(2))
+    scales = rng.uniform(0.02, 0.06, cols).astype(np.float32)
+    zp = rng.integers(-3, 4, cols).astype(np.float32)
+    attrs = dict(quant_mode="per_channel", additional_output=True, with_zero_points=True)
+    modes = {f"QuantMode__{m.upper()}": m for m in ("per_channel", "per_tensor", "mul")}
+    env = {
+        "IS_FLOAT": True,
+        "IS_HALF": False,
+        "IS_BF16": False,
+        "QUANT_MODE": "per_channel",
+        "ADDITIONAL_OUTPUT": True,
+        "WITH_ZERO_POINTS": True,
+        "COLUMN_CHUNKS": False,
+        **modes,
+    }
+    _deletions(
+        tmp_path, "quantize_add_layer_norm", (x1, x2, gamma, beta, bias, scales, zp, None, None), attrs, env
+    )
