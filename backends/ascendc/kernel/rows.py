@@ -580,6 +580,9 @@ class RowKernelText(KernelText):
 
     # -- Process ----------------------------------------------------------------------------------
 
+    def slot_bound(self, slots: int) -> int:
+        return slots  # one slot (slots_ == 1) still pre-issues both ids: the drain waits for them
+
     def process(self) -> None:
         w = self.e.w
         with w.block("__aicore__ inline void Process()"):

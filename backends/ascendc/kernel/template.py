@@ -813,20 +813,25 @@ class KernelText:
             len(c.buffers) and max(b["slots"] for b in c.buffers.values()) for c in self.plan.codes.values()
         )
         w = self.e.w
-        bound = slots
-        if slots > 1:  # double buffering pays only with a next tile to overlap
-            bound = "slotsUsed"
-            if not self.slots_declared:
-                self.slots_declared = True
-                w.line(
-                    "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
-                    "one tile: flags for one slot",
-                )
+        bound = self.slot_bound(slots)
         with w.block(
             f"for (int32_t id = 0; id < {bound}; ++id)",
         ):
             w.line(comment=f"{role} every slot's reverse flags")
             self.e.section(lists)
+
+    def slot_bound(self, slots: int) -> str | int:
+        """How many slots' reverse flags Process pre-issues and drains: a core with one tile uses
+        one slot (double buffering pays only with a next tile to overlap)."""
+        if slots <= 1:
+            return slots
+        if not self.slots_declared:
+            self.slots_declared = True
+            self.e.w.line(
+                "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
+                "one tile: flags for one slot",
+            )
+        return "slotsUsed"
 
     def tile(self) -> None:
         w = self.e.w

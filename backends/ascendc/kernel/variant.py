@@ -32,6 +32,8 @@ from .api import (
     float_literal,
     typed_literal,
 )
+from passes.rows import is_row_func
+
 from .merge import Stmt
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name
 
@@ -99,6 +101,8 @@ def tile_ops(func: Func) -> list[Op]:
     """The ops that compute tile values: the loop body, and in a row function the resident
     columns computed before the loop."""
     loop = func.loop()
+    if not is_row_func(func):  # elementwise: what is before the loop is resident (hoist-invariants)
+        return list(loop.region)
     resident = [
         op
         for op in func.body
