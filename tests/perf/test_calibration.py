@@ -63,6 +63,16 @@ def test_the_l2_hint_and_the_bank_fix_pay_off_as_measured():
     assert abs(c8.predicted_us / c7.predicted_us - 1) < 0.03
 
 
+def test_c1_costs_the_output_writes_only_when_the_l2_is_flushed():
+    """Seed 003 measured C2 after an aclnnMul on 64 MiB tensors (its section 8), which leaves the
+    910B4's 96 MiB L2 full of dirty lines: the 41 MiB the Greater writes evict as much to HBM, so
+    its time is (R + W) / HBM bandwidth, not R alone (the warm price, about 20% short)."""
+    flushed = modelled("C1")
+    assert flushed.l2["fits"] and flushed.l2["hbm_write"] == 40320 * 1023
+    assert flushed.l2["hbm_read"] >= 40320 * 1023 * 4
+    assert flushed.predicted_us >= flushed.roofline_us
+
+
 def test_unreproduced_points_say_why():
-    assert {"C1", "seed 003 stages"} <= set(LATER) and all(LATER.values())
+    assert "seed 003 stages" in LATER and all(LATER.values())
     assert not set(LATER) & set(BY_ID)

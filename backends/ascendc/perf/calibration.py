@@ -10,6 +10,12 @@ Reproduced:
   L2 hints);
 * C18: ops-math's fused AcosGrad (A2, 1024 x 1024, f32 / f16 / bf16), as the fixture project
   ``fixtures/acos_grad_v2`` (same tiling, TQue double buffering, Cast + f32 math).
+* C1 = seed 003's final stage (Greater [40320, 1023] i32 > [1, 1023] on a 910B4, 40 cores, 346.17
+  us): ``examples/greater.py`` itself, whose RESIDENT1 mode has the seed's structure (the [1, 1023]
+  row resident per core, rows packed at a 32-byte pitch and read by one 2-D DataCopyPad per block,
+  one 2-D write per block, double-buffered input, CACHE_MODE_DISABLE on the 165 MiB input), priced
+  with a "flushed" L2: the seed's harness runs aclnnMul on 64 MiB tensors before Greater (seed 003
+  section 8), so the 96 MiB L2 is full of dirty lines and every output line written evicts one.
 
 Not reproduced (``LATER``): the points whose kernels need what dslc and its emulator do not have
 yet, or whose structure is not published.
@@ -32,6 +38,8 @@ ACOS_GRAD_PROJECT = FIXTURES / "acos_grad_v2"
 WHOLE_UB = {"ascend910b": 192 * 1024, "ascend950": 256 * 1024}
 ADD_SOURCE = "asc-devkit examples/01_simd_cpp_api/05_best_practices/00_vector_compute/add_high_performance/README_en.md"
 ACOS_SOURCE = "hicann/ops-math experimental/math/acos_grad_v2/README.md"
+SEED_003 = "shared/seeds/003_1ab04ba89150f837.txt (Greater tuning on 910B4), perf-constants.md section 6 C1"
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
@@ -84,6 +92,22 @@ def _acos_grad(dtype: str):
             race_detection=False,
             ub_capacity=WHOLE_UB["ascend910b"],
         )
+
+    return run
+
+
+def _greater_c2(mirror: bool = False, rows: int = 40320, inner: int = 1023):
+    def run():
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("greater_example", ROOT / "examples" / "greater.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        rng = np.random.default_rng(0)
+        big = rng.integers(-100, 100, (rows, inner)).astype(np.int32)
+        row = rng.integers(-100, 100, (1, inner)).astype(np.int32)
+        args = (row, big) if mirror else (big, row)
+        return mod.greater.profile(*args, sku="910B4", cores=40, l2="flushed")
 
     return run
 
@@ -166,11 +190,19 @@ POINTS: tuple[Point, ...] = (
     Point("C18 f32", "910B1", "AcosGrad 1024^2 f32, fused, 48 cores", 6.97, ACOS_SOURCE, _acos_grad("f32")),
     Point("C18 f16", "910B1", "AcosGrad 1024^2 f16 (Cast to f32)", 7.90, ACOS_SOURCE, _acos_grad("f16")),
     Point("C18 bf16", "910B1", "AcosGrad 1024^2 bf16 (Cast to f32)", 8.09, ACOS_SOURCE, _acos_grad("bf16")),
+    Point(
+        "C1",
+        "910B4",
+        "Greater [40320, 1023] i32 > [1, 1023], 40 cores, seed 003 stage 5 (row packing, resident row, "
+        "double-buffered input, 2-D output writes, L2 bypass on the input), flushed L2",
+        346.17,
+        SEED_003,
+        _greater_c2(),
+    ),
 )
 
 # perf-constants.md section 6 points not reproduced yet, and why.
 LATER: dict[str, str] = {
-    "C1": "Greater with broadcasting on 910B4 (seed 003): needs dslc's broadcasting (in progress elsewhere)",
     "C2": "scalar Add, 67 M GetValue/SetValue on one core: a 200 M-instruction trace; not worth emulating",
     "C10-C12": "950 GELU MemBase and VF (RegBase) kernels: RegBase is not emulated",
     "C13-C14": "DynamicQuant / TurboQuant int4 on 910B4: row kernels and int4 not supported",

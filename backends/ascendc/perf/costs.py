@@ -95,6 +95,9 @@ class L2Plan:
     l2_bytes: int
     warm: bool
     bypass: frozenset  # regions some block set CACHE_MODE_DISABLE on
+    # L2 full of another kernel's dirty lines (the "flushed" state, constants.L2_STATES): an
+    # allocating write evicts as many bytes to HBM as it writes.
+    dirty: bool = False
 
     @property
     def fits(self) -> bool:
@@ -104,11 +107,11 @@ class L2Plan:
         if bypass:
             return HBM
         if write:
-            return L2 if self.fits else HBM
+            return L2 if (self.fits and not self.dirty) else HBM
         return L2 if (self.fits and self.warm) else HBM
 
 
-def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool) -> L2Plan:
+def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool, dirty: bool = False) -> L2Plan:
     recs = trace.records
     hints = recs[recs["kind"] == L2HINT]
     bypass = frozenset(int(g) for g, mode in zip(hints["gm"], hints["key"]) if mode == 0)
@@ -119,7 +122,7 @@ def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool) -> L2Plan:
             continue
         touched = int(dma["bytes"][dma["gm"] == region].sum())
         allocating += touched
-    return L2Plan(allocating, l2_bytes, warm, bypass)
+    return L2Plan(allocating, l2_bytes, warm, bypass, dirty and not warm)
 
 
 @dataclass
