@@ -171,6 +171,10 @@ def block_costs(
     s_cost = [issue_s] * n
     per_rep: dict[tuple, float] = {}
     bypassing: set[int] = set()  # this block's SetL2CacheHint(DISABLE) tensors so far
+    # GM ranges this block has read through L2 (allocating) so far: reading one again finds it in
+    # L2 whatever the L2 held before the kernel (a line a core just read is the most recently used:
+    # seed 003's baseline re-reads its 4 KiB broadcast row with every row, 40,320 times).
+    read_before: set[tuple[int, int, int]] = set()
     for i in range(n):
         k, p = kind[i], pipe[i]
         if k == L2HINT:
@@ -203,6 +207,11 @@ def block_costs(
             write = p == PIPE_MTE3
             bypass = gm[i] in bypassing
             mem = l2.memory(write, bypass)
+            if not write and not bypass and mem == HBM:
+                rng = (gm[i], gm_off[i], nbytes[i])
+                if rng in read_before:
+                    mem = L2
+                read_before.add(rng)
             if write:
                 cap = arch["mte3_core_bw"]
             else:
