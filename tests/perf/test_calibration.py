@@ -91,6 +91,13 @@ def test_seed_003_stages_move_the_published_copy_counts():
     assert dma[4]["MTE3"] == dma[5]["MTE3"] <= 2688 and dma[4]["MTE2"] == 40 * (1 + 1008 // 16)
 
 
+def test_a_range_a_core_read_before_is_an_l2_hit():
+    """Stage 0 re-reads the 4 KiB broadcast row with every row: only each core's first read of it
+    goes to HBM (the flushed L2 holds none of it before the kernel); the other 40,280 hit L2."""
+    l2 = modelled("seed 003 stage 0").l2
+    assert l2["hbm_read"] == 40320 * 1023 * 4 + 40 * 1023 * 4
+
+
 def test_unreproduced_points_say_why():
     assert {"seed 003 other dtypes", "seed 003 C5"} <= set(LATER) and all(LATER.values())
     assert not set(LATER) & set(BY_ID)
