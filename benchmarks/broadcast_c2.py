@@ -1,7 +1,9 @@
 """Seed 003's C2 case on the emulator and the performance model: [40320, 1023] i32 > [1, 1023]
 (and the mirror, [1, 1023] > [40320, 1023]) on 910B4 (40 cores). Prints a Markdown table: DMA
 copies per direction, bytes, rows per packed block, L2 hints, and the model's time next to the
-seed's measured 346 us. Run: python benchmarks/broadcast_c2.py [ROWS]"""
+seed's measured 346 us: with a warm L2 (the model's default) and a flushed one (the L2 full of
+a previous kernel's dirty lines, as in the seed's harness, which ran aclnnMul on 64 MiB tensors
+before Greater: its section 8). Run: python benchmarks/broadcast_c2.py [ROWS]"""
 
 from __future__ import annotations
 
@@ -25,18 +27,21 @@ def main(rows: int = 40320, inner: int = 1023) -> None:
     row = rng.integers(-100, 100, (1, inner)).astype(np.int32)
     print(
         "| case | mode | MTE2 copies | MTE3 copies | rows per block | MTE2 bytes | MTE3 bytes | L2 | "
-        "slowest core V / MTE2 busy (us) | model (us) | HBM roofline (us) | seed 003 (us) |"
+        "slowest core V / MTE2 busy (us) | model warm (us) | model flushed (us) | HBM roofline (us) | "
+        "seed 003 (us) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name, args in (("C2", (big, row)), ("mirror", (row, big))):
         p = greater.profile(*args, sku="910B4", cores=40)
+        flushed = greater.profile(*args, sku="910B4", cores=40, l2="flushed").predicted_us
         blocks = p.dma.get("MTE3", 0)
         hint = p.l2["summary"].split("; ")[-1] if "SetL2CacheHint" in p.l2["summary"] else "-"
         core = p.slowest_core
         print(
             f"| {name} [{rows}, {inner}] i32 | {p.tiling_key} | {p.dma.get('MTE2')} | {blocks} | "
             f"{rows / max(blocks, 1):.1f} | {p.bytes['gm_to_ub']} | {p.bytes['ub_to_gm']} | {hint} | "
-            f"{core['V']:.1f} / {core['MTE2']:.1f} | {p.predicted_us:.1f} | {p.roofline_us:.1f} | 346.17 |"
+            f"{core['V']:.1f} / {core['MTE2']:.1f} | {p.predicted_us:.1f} | {flushed:.1f} | {p.roofline_us:.1f} | "
+            "346.17 |"
         )
 
 

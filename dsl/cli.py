@@ -595,10 +595,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     prof.add_argument(
         "--l2",
-        choices=("warm", "cold"),
+        choices=("warm", "cold", "flushed"),
         default="warm",
-        help="warm: inputs that fit in L2 are there, as in repeated runs; cold: they come from HBM "
-        "(default: warm)",
+        help="warm: inputs that fit in L2 are there, as in repeated runs; cold: they come from HBM; "
+        "flushed: cold, and the L2 is full of a previous kernel's dirty lines, so outputs cost HBM "
+        "write-backs too (default: warm)",
     )
     prof.add_argument(
         "--project",

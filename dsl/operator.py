@@ -215,7 +215,8 @@ class Operator:
         the generated kernel on these inputs; ``.save_trace(path)`` writes a Perfetto trace.
         ``sku`` picks the chip (``backends.ascendc.perf.constants.SKUS``; default: the target's
         reference part), ``l2`` whether inputs that fit in L2 are already there ("warm", as in
-        repeated runs) or not ("cold"); ``project`` profiles the sources of a project ``compile``
+        repeated runs) or not ("cold"; "flushed": and the L2 full of a previous kernel's dirty lines,
+        so outputs cost HBM write-backs); ``project`` profiles the sources of a project ``compile``
         wrote (and a user may have edited), as ``simulate(project=...)`` runs them."""
         from backends.ascendc.profile import profile
 

@@ -167,6 +167,11 @@ def _l2_summary(r: ModelRun) -> dict:
         text = f"{mib:.1f} MiB allocate L2 lines, within {plan.l2_bytes >> 20} MiB: outputs stay in L2" + (
             ", inputs hit (warm L2, as in repeated runs)" if plan.warm else ", inputs come from HBM (cold L2)"
         )
+        if plan.dirty:
+            text = (
+                f"{mib:.1f} MiB allocate L2 lines, within {plan.l2_bytes >> 20} MiB, but the L2 holds a previous "
+                "kernel's dirty lines (flushed): inputs come from HBM and each line written evicts one to HBM"
+            )
     else:
         text = (
             f"{mib:.1f} MiB allocate L2 lines, more than {plan.l2_bytes >> 20} MiB: inputs stream from HBM and "

@@ -4,6 +4,14 @@ Each point runs a kernel of the published structure (copy sizes, buffering, core
 L2 hints: ``backends/ascendc/perf/fixtures``) on the emulator with its instruction trace and
 models it; the prediction must be within 15% of the published Task Duration. Points not
 reproduced yet, and why: ``backends.ascendc.perf.calibration.LATER``.
+
+Seed 003 (Greater, [40320, 1023] i32 > [1, 1023] on a 910B4): C1 (= its stage 5) is
+``examples/greater.py`` itself; stages 0-5 are the fixture ``greater_tuning``. All are priced
+with a "flushed" L2, as the seed's harness ran a 64 MiB aclnnMul before each Greater (its
+section 8). Not reproduced from seed 003: the f32/f16/bf16/int8 L2 A/B runs of its section 7
+and its C5 case (Scalar-bound general-path kernels whose code the seed does not publish: the
+profiler shows Scalar 98-99% busy), and the inner=511 double-buffering regression (the outer
+size is not given).
 """
 
 from __future__ import annotations
@@ -63,6 +71,33 @@ def test_the_l2_hint_and_the_bank_fix_pay_off_as_measured():
     assert abs(c8.predicted_us / c7.predicted_us - 1) < 0.03
 
 
+def test_c1_costs_the_output_writes_only_when_the_l2_is_flushed():
+    """Seed 003 measured C2 after an aclnnMul on 64 MiB tensors (its section 8), which leaves the
+    910B4's 96 MiB L2 full of dirty lines: the 41 MiB the Greater writes evict as much to HBM, so
+    its time is (R + W) / HBM bandwidth, not R alone (the warm price, about 20% short)."""
+    flushed = modelled("C1")
+    assert flushed.l2["fits"] and flushed.l2["hbm_write"] == 40320 * 1023
+    assert flushed.l2["hbm_read"] >= 40320 * 1023 * 4
+    assert flushed.predicted_us >= flushed.roofline_us
+
+
+def test_seed_003_stages_move_the_published_copy_counts():
+    """Seed 003: 40,320 single-row copies each way at the baseline; row packing cuts MTE2 copies;
+    batched output writes cut MTE3 from 40,320 to about 2,688 (its section 5)."""
+    dma = {s: modelled(f"seed 003 stage {s}").dma for s in range(6)}
+    assert dma[0] == {"MTE2": 2 * 40320, "MTE3": 40320}  # x1 row and the re-read x2 row, per row
+    assert dma[1]["MTE2"] == 40 * (1 + 1008 // 8) and dma[2]["MTE2"] == 40 * (1 + 1008 // 12)
+    assert dma[1]["MTE3"] == dma[3]["MTE3"] == 40320
+    assert dma[4]["MTE3"] == dma[5]["MTE3"] <= 2688 and dma[4]["MTE2"] == 40 * (1 + 1008 // 16)
+
+
+def test_a_range_a_core_read_before_is_an_l2_hit():
+    """Stage 0 re-reads the 4 KiB broadcast row with every row: only each core's first read of it
+    goes to HBM (the flushed L2 holds none of it before the kernel); the other 40,280 hit L2."""
+    l2 = modelled("seed 003 stage 0").l2
+    assert l2["hbm_read"] == 40320 * 1023 * 4 + 40 * 1023 * 4
+
+
 def test_unreproduced_points_say_why():
-    assert {"C1", "seed 003 stages"} <= set(LATER) and all(LATER.values())
+    assert {"seed 003 other dtypes", "seed 003 C5"} <= set(LATER) and all(LATER.values())
     assert not set(LATER) & set(BY_ID)

@@ -67,6 +67,14 @@ def test_l2_plan():
     assert small.memory(write=False, bypass=False) == L2  # warm: inputs that fit are L2 hits
     cold = L2Plan(allocating_bytes=128 << 20, l2_bytes=192 << 20, warm=False, bypass=frozenset())
     assert cold.memory(write=False, bypass=False) == HBM
+    assert cold.memory(write=True, bypass=False) == L2  # a clean cold L2 takes the output
+    # flushed: the L2 is full of a previous kernel's dirty lines; each line written evicts one
+    flushed = L2Plan(
+        allocating_bytes=128 << 20, l2_bytes=192 << 20, warm=False, bypass=frozenset(), dirty=True
+    )
+    assert (
+        flushed.memory(write=True, bypass=False) == HBM and flushed.memory(write=False, bypass=False) == HBM
+    )
 
 
 # ---- the replay ------------------------------------------------------------------------------------

@@ -10,6 +10,20 @@ Reproduced:
   L2 hints);
 * C18: ops-math's fused AcosGrad (A2, 1024 x 1024, f32 / f16 / bf16), as the fixture project
   ``fixtures/acos_grad_v2`` (same tiling, TQue double buffering, Cast + f32 math).
+* C1 = seed 003's final stage (Greater [40320, 1023] i32 > [1, 1023] on a 910B4, 40 cores, 346.17
+  us): ``examples/greater.py`` itself, whose RESIDENT1 mode has the seed's structure (the [1, 1023]
+  row resident per core, rows packed at a 32-byte pitch and read by one 2-D DataCopyPad per block,
+  one 2-D write per block, double-buffered input, CACHE_MODE_DISABLE on the 165 MiB input), priced
+  with a "flushed" L2: the seed's harness runs aclnnMul on 64 MiB tensors before Greater (seed 003
+  section 8), so the 96 MiB L2 is full of dirty lines and every output line written evicts one.
+* Seed 003's stages 0-5 (its section 2 table, C2 shape, 910B4, 40 cores, the same flushed L2), as
+  the fixture project ``fixtures/greater_tuning``: stage 0 one row per copy in and out (the broadcast
+  row re-read with every row, as stage 1's text says the old code did per block); stage 1 rows
+  packed 8192 / 1024 = 8 per 2-D DataCopyPad at a 32-byte pitch, the row resident, one output copy
+  per row; stage 2 12 rows; stage 3 the moving input double-buffered; stage 4 16 rows, Max in
+  place, one 2-D output write per block; stage 5 CACHE_MODE_DISABLE on x1. What the seed does not
+  publish is the fixture's choice: single-buffered output rows and input before stage 3, the int32
+  math of stage 4 (Max, Compare EQ, Select, Cast) in every stage.
 
 Not reproduced (``LATER``): the points whose kernels need what dslc and its emulator do not have
 yet, or whose structure is not published.
@@ -32,6 +46,9 @@ ACOS_GRAD_PROJECT = FIXTURES / "acos_grad_v2"
 WHOLE_UB = {"ascend910b": 192 * 1024, "ascend950": 256 * 1024}
 ADD_SOURCE = "asc-devkit examples/01_simd_cpp_api/05_best_practices/00_vector_compute/add_high_performance/README_en.md"
 ACOS_SOURCE = "hicann/ops-math experimental/math/acos_grad_v2/README.md"
+SEED_003 = "shared/seeds/003_1ab04ba89150f837.txt (Greater tuning on 910B4), perf-constants.md section 6 C1"
+ROOT = Path(__file__).resolve().parents[3]
+GREATER_PROJECT = FIXTURES / "greater_tuning"
 
 
 @dataclass(frozen=True)
@@ -86,6 +103,56 @@ def _acos_grad(dtype: str):
         )
 
     return run
+
+
+def _greater_c2(mirror: bool = False, rows: int = 40320, inner: int = 1023):
+    def run():
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("greater_example", ROOT / "examples" / "greater.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        rng = np.random.default_rng(0)
+        big = rng.integers(-100, 100, (rows, inner)).astype(np.int32)
+        row = rng.integers(-100, 100, (1, inner)).astype(np.int32)
+        args = (row, big) if mirror else (big, row)
+        return mod.greater.profile(*args, sku="910B4", cores=40, l2="flushed")
+
+    return run
+
+
+def _greater_stage(stage: int, rows: int = 40320, inner: int = 1023, cores: int = 40):
+    def run():
+        from ..profile import profile_project
+
+        rng = np.random.default_rng(0)
+        x1 = rng.integers(-100, 100, (rows, inner)).astype(np.int32)
+        x2 = rng.integers(-100, 100, (1, inner)).astype(np.int32)
+        return profile_project(
+            GREATER_PROJECT,
+            "greater_tuning",
+            inputs=[x1, x2],
+            outputs=[((rows, inner), np.uint8)],
+            attrs=[stage, cores],
+            sku="910B4",
+            cores=cores,
+            l2="flushed",
+            race_detection=False,
+            ub_capacity=WHOLE_UB["ascend910b"],
+        )
+
+    return run
+
+
+# Seed 003 section 2: C2's Task Duration (msprof) after each tuning stage.
+SEED_003_STAGES = (
+    (0, 616.53, "baseline: one row per copy in and out"),
+    (1, 475.99, "8 rows per 2-D copy, the broadcast row resident"),
+    (2, 412.68, "12 rows per 2-D copy"),
+    (3, 398.78, "+ double-buffered input"),
+    (4, 392.76, "16 rows, one 2-D output write per block"),
+    (5, 346.17, "+ CACHE_MODE_DISABLE on the 165 MiB input"),
+)
 
 
 POINTS: tuple[Point, ...] = (
@@ -166,11 +233,30 @@ POINTS: tuple[Point, ...] = (
     Point("C18 f32", "910B1", "AcosGrad 1024^2 f32, fused, 48 cores", 6.97, ACOS_SOURCE, _acos_grad("f32")),
     Point("C18 f16", "910B1", "AcosGrad 1024^2 f16 (Cast to f32)", 7.90, ACOS_SOURCE, _acos_grad("f16")),
     Point("C18 bf16", "910B1", "AcosGrad 1024^2 bf16 (Cast to f32)", 8.09, ACOS_SOURCE, _acos_grad("bf16")),
+    Point(
+        "C1",
+        "910B4",
+        "Greater [40320, 1023] i32 > [1, 1023], 40 cores, seed 003 stage 5 (row packing, resident row, "
+        "double-buffered input, 2-D output writes, L2 bypass on the input), flushed L2",
+        346.17,
+        SEED_003,
+        _greater_c2(),
+    ),
+    *(
+        Point(
+            f"seed 003 stage {stage}",
+            "910B4",
+            f"Greater [40320, 1023] i32 > [1, 1023], 40 cores, fixture: {what}, flushed L2",
+            published,
+            SEED_003,
+            _greater_stage(stage),
+        )
+        for stage, published, what in SEED_003_STAGES
+    ),
 )
 
 # perf-constants.md section 6 points not reproduced yet, and why.
 LATER: dict[str, str] = {
-    "C1": "Greater with broadcasting on 910B4 (seed 003): needs dslc's broadcasting (in progress elsewhere)",
     "C2": "scalar Add, 67 M GetValue/SetValue on one core: a 200 M-instruction trace; not worth emulating",
     "C10-C12": "950 GELU MemBase and VF (RegBase) kernels: RegBase is not emulated",
     "C13-C14": "DynamicQuant / TurboQuant int4 on 910B4: row kernels and int4 not supported",
@@ -178,7 +264,11 @@ LATER: dict[str, str] = {
     "C19": "complex_v3: complex data movement not supported",
     "C20-C21": "matmul: cube (AIC) kernels are out of scope",
     "C22": "reduce latency micro-benchmarks: row reductions are in progress elsewhere",
-    "seed 003 stages": "Greater tuning stages (broadcast row packing, L2 bypass): need broadcasting",
+    "seed 003 other dtypes": "section 6's f32/f16/bf16/int8 L2 A/B runs (268-276 us): the seed's profiler shows "
+    "those kernels 98-99% Scalar-bound in a general path whose code it does not publish",
+    "seed 003 inner=511": "the double-buffering regression at inner 511 (309 -> 371 us): the outer size is not given",
+    "seed 003 C5": "f32 [2320, 4511] same-shape (193.42 us cold, 65.66 us hot): its kernel is the unpublished "
+    "Scalar-bound general path",
 }
 
 

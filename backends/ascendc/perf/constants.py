@@ -257,8 +257,13 @@ ARCH_MODELS = {2201: A2, 3510: A5}
 
 # The L2 assumption of a profile: "warm" — a kernel whose whole GM footprint fits in L2 finds its
 # inputs there, as in a repeated measurement (msprof averages repeated runs; pc §6 C16, C18);
-# "cold" — every input comes from HBM.
-L2_STATES = ("warm", "cold")
+# "cold" — every input comes from HBM; "flushed" — cold, and the L2 is full of the dirty lines of a
+# kernel that ran just before (seed 003 §8: its official harness runs aclnnMul on 64 MiB f32
+# tensors before Greater, which "flushes" the 96 MiB L2 of a 910B4 with the Mul's output). L2 is
+# write-back (pc §0, §3), so every line an output allocates evicts a dirty line: the write costs
+# its bytes of HBM bandwidth during the kernel even when the output fits in L2 (pc §6 C1: the
+# seed's 346 us = (R + W) / 0.63 TB/s, the 910B4 bandwidth C15 measures independently).
+L2_STATES = ("warm", "cold", "flushed")
 
 
 def check_l2_state(l2: str) -> str:

@@ -95,6 +95,9 @@ class L2Plan:
     l2_bytes: int
     warm: bool
     bypass: frozenset  # regions some block set CACHE_MODE_DISABLE on
+    # L2 full of another kernel's dirty lines (the "flushed" state, constants.L2_STATES): an
+    # allocating write evicts as many bytes to HBM as it writes.
+    dirty: bool = False
 
     @property
     def fits(self) -> bool:
@@ -104,11 +107,11 @@ class L2Plan:
         if bypass:
             return HBM
         if write:
-            return L2 if self.fits else HBM
+            return L2 if (self.fits and not self.dirty) else HBM
         return L2 if (self.fits and self.warm) else HBM
 
 
-def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool) -> L2Plan:
+def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool, dirty: bool = False) -> L2Plan:
     recs = trace.records
     hints = recs[recs["kind"] == L2HINT]
     bypass = frozenset(int(g) for g, mode in zip(hints["gm"], hints["key"]) if mode == 0)
@@ -119,7 +122,7 @@ def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool) -> L2Plan:
             continue
         touched = int(dma["bytes"][dma["gm"] == region].sum())
         allocating += touched
-    return L2Plan(allocating, l2_bytes, warm, bypass)
+    return L2Plan(allocating, l2_bytes, warm, bypass, dirty and not warm)
 
 
 @dataclass
@@ -168,6 +171,10 @@ def block_costs(
     s_cost = [issue_s] * n
     per_rep: dict[tuple, float] = {}
     bypassing: set[int] = set()  # this block's SetL2CacheHint(DISABLE) tensors so far
+    # GM ranges this block has read through L2 (allocating) so far: reading one again finds it in
+    # L2 whatever the L2 held before the kernel (a line a core just read is the most recently used:
+    # seed 003's baseline re-reads its 4 KiB broadcast row with every row, 40,320 times).
+    read_before: set[tuple[int, int, int]] = set()
     for i in range(n):
         k, p = kind[i], pipe[i]
         if k == L2HINT:
@@ -200,6 +207,11 @@ def block_costs(
             write = p == PIPE_MTE3
             bypass = gm[i] in bypassing
             mem = l2.memory(write, bypass)
+            if not write and not bypass and mem == HBM:
+                rng = (gm[i], gm_off[i], nbytes[i])
+                if rng in read_before:
+                    mem = L2
+                read_before.add(rng)
             if write:
                 cap = arch["mte3_core_bw"]
             else:

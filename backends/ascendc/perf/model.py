@@ -67,7 +67,7 @@ def run(
 ) -> ModelRun:
     check_l2_state(l2_state)
     arch = arch or ARCH_MODELS[2201 if sku.target == "ascend910b" else 3510]
-    l2 = plan_l2(trace, sku.l2_bytes, warm=l2_state == "warm")
+    l2 = plan_l2(trace, sku.l2_bytes, warm=l2_state == "warm", dirty=l2_state == "flushed")
     active = max(1, min(block_dim, trace.blocks))
     hbm_share = sku.hbm_bw / active
     l2_share = sku.l2_bw / active
