@@ -32,6 +32,7 @@ from typing import ClassVar
 from dsl.dtypes import bf16, bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, Shape, TensorType, Value
 
+from .expand_math import _expand_integer, _integer_form
 from .manager import FunctionPass, register
 
 VECTOR_SCALAR = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
@@ -129,6 +130,11 @@ def hoist(func: Func) -> None:
         ):
             _retype(op)
             widened[id(op.result)] = op.result
+            if _integer_form(op) and all(isinstance(v.type, TensorType) for v in op.operands):
+                # an 8-bit max/min/relu the widening made a tile op: in f16, as expand-math does
+                done = _expand_integer(op, inner, namer)
+                widened[id(op.result)] = widened[id(done)] = done
+                continue
         inner.append(op)
 
     rewritten: list[Op] = []

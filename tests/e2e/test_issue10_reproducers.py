@@ -747,3 +747,22 @@ def test_fuzz_a_broadcast_number_names_a_valid_identifier(write_module):
         """)
     w = np.arange(-300, 300, dtype=np.int32)
     check(mod.eighths, (w,), w.astype(np.float32) / np.float32(8.0))
+
+
+def test_fuzz_relu_of_an_i8_scalar_the_vector_unit_made(write_module):
+    """The f32 -> i8 cast of a Scalar runs on the vector unit (it saturates), so the relu after
+    it is an 8-bit tile op A2 lacks: hoist-scalars runs it in f16 (fuzz seed 3016)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f32, i8, i32
+
+        @dsl.op(dtypes=(i32,))
+        def relu_i8(shift: Scalar, w: Tensor):
+            v0 = dsl.cast(shift / 3.0, i8)
+            return dsl.relu(v0) - dsl.cast(w, f32)
+        """)
+    w = np.arange(-500, 500, dtype=np.int32)
+    for sv in (100, -100, 1000, -7):
+        v0 = np.clip(np.trunc(np.float32(sv) / np.float32(3.0)), -128, 127)
+        expected = np.float32(max(v0, 0)) - w.astype(np.float32)
+        check(mod.relu_i8, (np.array([sv], np.int32), w), expected)
