@@ -73,6 +73,36 @@ ROW_LOCALS = frozenset(
 )
 
 
+# The 2-D copies of a step (DataCopyExtParams: count, blockLen bytes, srcStride, dstStride in
+# 32-byte blocks): name, comment, blockLen, "srcStride, dstStride".
+_COPY_PARAMS = (
+    (
+        "RowsIn",
+        "`rows` rows GM -> UB: contiguous in GM, pitch_ apart in UB.",
+        "cols_ * sizeof(U)",
+        "0, RowGap<U>()",
+    ),
+    (
+        "RowsOut",
+        "`rows` rows UB -> GM: exactly cols_ elements of each row reach GM.",
+        "cols_ * sizeof(U)",
+        "RowGap<U>(), 0",
+    ),
+    (
+        "PerRowIn",
+        "Per-row values GM -> UB: one element per row in GM, PER_ROW (32 bytes) per row in UB.",
+        "sizeof(U)",
+        "0, PER_ROW * sizeof(U) / 32 - 1",
+    ),
+    (
+        "PerRowOut",
+        "Per-row values UB -> GM: the first element of each row's PER_ROW slot.",
+        "sizeof(U)",
+        "PER_ROW * sizeof(U) / 32 - 1, 0",
+    ),
+)
+
+
 class RowVariantRenderer(VariantRenderer):
     reserved = RESERVED | ROW_LOCALS
 
@@ -843,39 +873,13 @@ class RowKernelText(KernelText):
             with w.block("__aicore__ inline uint32_t RowGap() const"):
                 w.line("return (pitch_ * sizeof(U) - (cols_ * sizeof(U) + 31) / 32 * 32) / 32;")
             w.line()
-        if re.search(r"\bRowsIn<", text):
-            w.line(comment="`rows` rows GM -> UB: contiguous in GM, pitch_ apart in UB.")
+        for name, comment, length, gaps in _COPY_PARAMS:
+            if not re.search(rf"\b{name}<", text):
+                continue
+            w.line(comment=comment)
             w.line("template <typename U>")
-            with w.block("__aicore__ inline DataCopyExtParams RowsIn(uint32_t rows) const"):
-                w.line(
-                    "return DataCopyExtParams(static_cast<uint16_t>(rows), cols_ * sizeof(U), 0, RowGap<U>(), 0);"
-                )
-            w.line()
-        if re.search(r"\bRowsOut<", text):
-            w.line(comment="`rows` rows UB -> GM: exactly cols_ elements of each row reach GM.")
-            w.line("template <typename U>")
-            with w.block("__aicore__ inline DataCopyExtParams RowsOut(uint32_t rows) const"):
-                w.line(
-                    "return DataCopyExtParams(static_cast<uint16_t>(rows), cols_ * sizeof(U), RowGap<U>(), 0, 0);"
-                )
-            w.line()
-        if re.search(r"\bPerRowIn<", text):
-            w.line(
-                comment="Per-row values GM -> UB: one element per row in GM, PER_ROW (32 bytes) per row in UB."
-            )
-            w.line("template <typename U>")
-            with w.block("__aicore__ inline DataCopyExtParams PerRowIn(uint32_t rows) const"):
-                w.line(
-                    "return DataCopyExtParams(static_cast<uint16_t>(rows), sizeof(U), 0, PER_ROW * sizeof(U) / 32 - 1, 0);"
-                )
-            w.line()
-        if re.search(r"\bPerRowOut<", text):
-            w.line(comment="Per-row values UB -> GM: the first element of each row's PER_ROW slot.")
-            w.line("template <typename U>")
-            with w.block("__aicore__ inline DataCopyExtParams PerRowOut(uint32_t rows) const"):
-                w.line(
-                    "return DataCopyExtParams(static_cast<uint16_t>(rows), sizeof(U), PER_ROW * sizeof(U) / 32 - 1, 0, 0);"
-                )
+            with w.block(f"__aicore__ inline DataCopyExtParams {name}(uint32_t rows) const"):
+                w.line(f"return DataCopyExtParams(static_cast<uint16_t>(rows), {length}, {gaps}, 0);")
             w.line()
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
