@@ -24,7 +24,7 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
                 "canonicalize",  # share the hoisted scalars
                 "hoist-invariants",  # broadcasts of scalars made once per core (one resident repeat)
                 "double-buffer",  # ping-pong slots for what the DMA touches
-                "schedule-vector",  # independent vector ops share a barrier; priced by plan-buffers
+                f"schedule-vector{{ub={ub}}}",  # independent vector ops share a barrier; never a smaller tile
                 f"plan-buffers{{ub={ub}}}",  # needs slots; picks the tile length
                 "split-cores",  # host split policy from the narrowest GM tensor
                 "insert-sync",  # last: needs the final buffers and op order

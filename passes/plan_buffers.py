@@ -178,6 +178,20 @@ def plan_resident(func: Func) -> int:
     return REPEAT_BYTES * len(resident)
 
 
+def resident_bytes(func: Func) -> int:
+    """The UB the broadcasts resident before the loop take (what ``plan_resident`` will assign)."""
+    return REPEAT_BYTES * sum(1 for op in func.body if op.opname == "vec.dup")
+
+
+def tile_length(buffers: list[Buffer], usable: int) -> tuple[int, int]:
+    """(tile, align): the largest tile of ``buffers`` that fits ``usable`` bytes, rounded down to a
+    whole 256-byte repeat of the narrowest buffer (``align`` elements); below ``align`` it does not
+    fit."""
+    per_elem = sum(b.bytes * b.slots for b in buffers)
+    align = 256 // min((b.bytes for b in buffers), default=4)
+    return ((usable // per_elem) // align * align if per_elem else align), align
+
+
 def plan(func: Func, usable: int) -> None:
     loop = func.loop()
     if loop is None:
@@ -187,9 +201,7 @@ def plan(func: Func, usable: int) -> None:
     for op in loop.region:  # the groups are honoured; insert-sync finds the barriers itself
         op.attrs.pop("group", None)
     per_elem = sum(b.bytes * b.slots for b in buffers)
-    narrowest = min((b.bytes for b in buffers), default=4)
-    align = 256 // narrowest
-    tile = (usable // per_elem) // align * align if per_elem else align
+    tile, align = tile_length(buffers, usable)
     if tile < align:
         lines = ledger_lines(func, buffers, align, usable)
         raise CompileError(

@@ -20,11 +20,11 @@ fixed cost). Candidates: the program order (a new group whenever an op depends o
 one), every op as early as its operands allow (ASAP levels), and every op as late as its users
 allow (ALAP levels), plus the program order as it is (no groups: plan-buffers reuses freely and
 insert-sync puts barriers where that reuse needs them); each is priced by plan-buffers' own
-assignment and insert-sync's own barrier placement. The rule: take the candidate with the fewest
-barriers whose UB bytes per element are at most 1/8 above the ungrouped program order's
-(the tile shrinks by at most ~11%, where per-copy overhead grows by about as much and the DMA
-streams at 89-97% of its peak for copies of 16-64 KiB, perf-constants.md s3); ties go to the
-smaller footprint. Otherwise the program order's grouping is kept.
+assignment and tile length (``ub`` is the usable UB, as for plan-buffers) and insert-sync's own
+barrier placement. The rule: a schedule never shrinks the tile, so only candidates whose tile is
+at least the ungrouped program order's compete (one that needs more bytes per element competes
+only when the 256-byte rounding leaves its tile as large); of those, the fewest barriers win,
+then the larger tile, then the smaller footprint, then the ungrouped program order.
 
     before:  %a = vec.muls %x_t, %s ; %b = mul %a, %x_t ; %c = vec.muls %y_t, %s
              (barriers: before %b, before %c if %c reuses %a's buffer)
@@ -40,9 +40,7 @@ from typing import ClassVar
 from dsl.ir import Func, Op, TensorType
 
 from .analysis.access import pipe_of
-from .manager import FunctionPass, register
-
-GROWTH = 1.125  # UB bytes per element a schedule may add over the program order's
+from .manager import FunctionPass, PassError, register
 
 
 def _deps(ops: list[Op]) -> dict[int, set[int]]:
@@ -93,6 +91,24 @@ def arrange(head: list[Op], ops: list[Op], stores: dict[int, list[Op]], groups: 
     return body
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One order of a tile's ops, priced: ``groups`` None is the ungrouped program order."""
+
+    name: str
+    groups: list[int] | None
+    tile: int  # elements per tile plan-buffers would pick
+    bytes: int  # UB bytes per element
+    barriers: int  # PIPE_V barriers per tile insert-sync would place
+
+
+def choose(candidates: list[Candidate]) -> Candidate:
+    """The fewest barriers among the candidates whose tile is at least the first's (the ungrouped
+    program order); ties: the larger tile, the smaller footprint, the earlier candidate."""
+    fits = [c for c in candidates if c.tile >= candidates[0].tile]
+    return min(fits, key=lambda c: (c.barriers, -c.tile, c.bytes))
+
+
 def schedule(func: Func, price) -> None:
     loop = func.loop()
     if loop is None:
@@ -113,21 +129,19 @@ def schedule(func: Func, price) -> None:
         return
     deps = _deps(ops)
     original = list(region)
-    base_bytes, base_barriers = price(original)
-    candidates = [(base_barriers, base_bytes, "program order", None)]
+    candidates = [Candidate("program order", None, *price(original))]
     for make in (program_groups, asap_groups, alap_groups):
         groups = make(ops, deps)
-        body = arrange(head + early, ops, stores, groups)
-        nbytes, nbarriers = price(body)
-        candidates.append((nbarriers, nbytes, make.__name__, groups))
-    fits = [c for c in candidates if c[1] <= base_bytes * GROWTH]
-    best = min(fits, key=lambda c: (c[0], c[1]))
-    if best[3] is None:
+        candidates.append(
+            Candidate(make.__name__, groups, *price(arrange(head + early, ops, stores, groups)))
+        )
+    best = choose(candidates)
+    if best.groups is None:
         for op in ops:
             op.attrs.pop("group", None)
         loop.region = original
     else:
-        loop.region = arrange(head + early, ops, stores, best[3])
+        loop.region = arrange(head + early, ops, stores, best.groups)
 
 
 @register
@@ -136,15 +150,22 @@ class ScheduleVectorPass(FunctionPass):
     level: ClassVar[str] = "tile"
     name: ClassVar[str] = "schedule-vector"
 
+    ub: int = 0  # the target's usable UB in bytes, as plan-buffers gets it
+
     def run_on(self, func) -> None:
         from .insert_sync import vector_barriers
-        from .plan_buffers import assign
+        from .plan_buffers import assign, resident_bytes, tile_length
 
-        def price(body: list[Op]) -> tuple[int, int]:
-            """UB bytes per element and V barriers per tile of one order (buffers as plan-buffers
-            would assign them; barriers as insert-sync would place them)."""
-            bufs = assign(body)
+        if self.ub <= 0:
+            raise PassError("schedule-vector needs the usable UB size: schedule-vector{ub=188160}")
+        usable = self.ub - resident_bytes(func)
+
+        def price(body: list[Op]) -> tuple[int, int, int]:
+            """Tile length, UB bytes per element and V barriers per tile of one order (buffers and
+            tile as plan-buffers would pick them; barriers as insert-sync would place them)."""
+            bufs = assign(body)  # sets buf: insert-sync reads it; plan-buffers assigns again
             slotted = {b.name for b in bufs if b.slots > 1}
-            return sum(b.bytes * b.slots for b in bufs), vector_barriers(body, slotted)
+            tile, _ = tile_length(bufs, usable)
+            return tile, sum(b.bytes * b.slots for b in bufs), vector_barriers(body, slotted)
 
         schedule(func, price)
