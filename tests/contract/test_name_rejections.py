@@ -4,8 +4,6 @@ the name (the list: ``dsl/names.py``)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import textwrap
 import uuid
 
@@ -18,136 +16,94 @@ from dsl.names import RESERVED_NAMES
 HEAD = "import dsl\nfrom dsl import Tensor, Scalar, f32\n\n"
 
 
-def decorate(tmp_path, body: str):
-    """Import a module made of HEAD + body; returns (module, its path)."""
-    name = f"names_{uuid.uuid4().hex[:10]}"
-    path = tmp_path / f"{name}.py"
+def decorate(tmp_path, body: str) -> dict:
+    """Run a file made of HEAD + body (written out, so the frontend reads its source); returns its
+    globals."""
+    path = tmp_path / f"names_{uuid.uuid4().hex[:10]}.py"
     path.write_text(HEAD + textwrap.dedent(body).lstrip("\n"))
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.modules.pop(name, None)
-    return mod, path
+    namespace = {"__name__": path.stem}
+    exec(compile(path.read_text(), str(path), "exec"), namespace)
+    return namespace
 
 
+def op(signature: str, *body: str, decorator: str = "@dsl.op") -> str:
+    """An operator's source: decorator, ``def signature:``, the body lines (4 spaces in)."""
+    return "\n".join([decorator, f"def {signature}:", *("    " + line for line in body)]) + "\n"
+
+
+def reserved(kind: str, name: str, why: str) -> str:
+    return f"{kind} '{name}' is reserved ({why}) and would break the generated C++; rename it"
+
+
+ENTRY = "a parameter of every CANN kernel entry"
+# id, source, (line, column) of the name, message
 CASES = [
     (
         "op-name-keyword",
-        """
-        @dsl.op
-        def double(x: Tensor):
-            return x * 2
-        """,
+        op("double(x: Tensor)", "return x * 2"),
         (5, 5),
         "operator name 'double' is reserved (a C++ keyword) and would break the generated C++; "
         "choose another, e.g. @dsl.op(name='double_op')",
     ),
     (
         "name-kwarg-keyword",
-        """
-        @dsl.op(dtypes=(f32,), name="int")
-        def f(x: Tensor):
-            return x * 2
-        """,
+        op("f(x: Tensor)", "return x * 2", decorator='@dsl.op(dtypes=(f32,), name="int")'),
         (4, 29),
         "operator name 'int' is reserved (a C++ keyword) and would break the generated C++; "
         "choose another, e.g. @dsl.op(name='int_op')",
     ),
     (
         "input-half",
-        """
-        @dsl.op
-        def scale(half: Tensor):
-            return half * 2
-        """,
+        op("scale(half: Tensor)", "return half * 2"),
         (5, 11),
-        "input 'half' is reserved (an Ascend C type) and would break the generated C++; rename it",
+        reserved("input", "half", "an Ascend C type"),
     ),
     (
         "input-float",
-        """
-        @dsl.op
-        def scale(x: Tensor, float: Scalar):
-            return x * float
-        """,
+        op("scale(x: Tensor, float: Scalar)", "return x * float"),
         (5, 22),
-        "input 'float' is reserved (a C++ keyword) and would break the generated C++; rename it",
+        reserved("input", "float", "a C++ keyword"),
     ),
     (
         "input-GM_ADDR",
-        """
-        @dsl.op
-        def scale(x: Tensor, GM_ADDR: Tensor):
-            return x + GM_ADDR
-        """,
+        op("scale(x: Tensor, GM_ADDR: Tensor)", "return x + GM_ADDR"),
         (5, 22),
-        "input 'GM_ADDR' is reserved (an Ascend C qualifier macro) and would break the generated C++; rename it",
+        reserved("input", "GM_ADDR", "an Ascend C qualifier macro"),
     ),
     (
         "input-workspace",
-        """
-        @dsl.op
-        def scale(workspace: Tensor):
-            return workspace * 2
-        """,
+        op("scale(workspace: Tensor)", "return workspace * 2"),
         (5, 11),
-        "input 'workspace' is reserved (a parameter of every CANN kernel entry (GM_ADDR workspace)) and "
-        "would break the generated C++; rename it",
+        reserved("input", "workspace", f"{ENTRY} (GM_ADDR workspace)"),
     ),
     (
         "attribute-tiling",
-        """
-        @dsl.op
-        def scale(x: Tensor, *, tiling: float = 1.0):
-            return x * tiling
-        """,
+        op("scale(x: Tensor, *, tiling: float = 1.0)", "return x * tiling"),
         (5, 25),
-        "attribute 'tiling' is reserved (a parameter of every CANN kernel entry (GM_ADDR tiling)) and "
-        "would break the generated C++; rename it",
+        reserved("attribute", "tiling", f"{ENTRY} (GM_ADDR tiling)"),
     ),
     (
         "attribute-opdef-reserved",
-        """
-        @dsl.op
-        def scale(x: Tensor, *, dtype: float = 1.0):
-            return x * dtype
-        """,
+        op("scale(x: Tensor, *, dtype: float = 1.0)", "return x * dtype"),
         (5, 25),
         "attribute name 'dtype' is reserved by CANN's OpDef; rename it",
     ),
     (
         "output-executor",
-        """
-        @dsl.op
-        def scale(x: Tensor):
-            executor = x * 2
-            return executor
-        """,
+        op("scale(x: Tensor)", "executor = x * 2", "return executor"),
         (7, 12),
-        "output 'executor' is reserved (a parameter of the aclnn API CANN generates) and would break the "
-        "generated C++; rename it",
+        reserved("output", "executor", "a parameter of the aclnn API CANN generates"),
     ),
     (
         "op-name-double-underscore",
-        """
-        @dsl.op
-        def my__op(x: Tensor):
-            return x * 2
-        """,
+        op("my__op(x: Tensor)", "return x * 2"),
         (5, 5),
         "operator name 'my__op' must be snake_case ASCII (lower-case letters, digits, single '_' between "
         "them), e.g. 'apply_adam_w'; pass @dsl.op(name=...) to choose one",
     ),
     (
         "name-kwarg-cann-round-trip",
-        """
-        @dsl.op(name="x_1")
-        def f(x: Tensor):
-            return x * 2
-        """,
+        op("f(x: Tensor)", "return x * 2", decorator='@dsl.op(name="x_1")'),
         (4, 14),
         "operator name 'x_1' does not survive CANN's naming rule (X1 -> x1); name it 'x1' instead",
     ),
@@ -168,16 +124,13 @@ def test_reserved_or_invalid_name_is_a_dsl_error_at_its_line(tmp_path, src, pos,
 
 
 def test_names_near_reserved_ones_are_fine(tmp_path):
-    mod, _ = decorate(
-        tmp_path,
-        """
-        @dsl.op
-        def double_it(half_x: Tensor, floats: Scalar, *, tilings: float = 1.0):
-            workspace_out = half_x * floats * tilings
-            return workspace_out
-        """,
+    source = op(
+        "double_it(half_x: Tensor, floats: Scalar, *, tilings: float = 1.0)",
+        "workspace_out = half_x * floats * tilings",
+        "return workspace_out",
     )
-    assert mod.double_it.inputs == ["half_x", "floats"] and mod.double_it.outputs == ["workspace_out"]
+    double_it = decorate(tmp_path, source)["double_it"]
+    assert double_it.inputs == ["half_x", "floats"] and double_it.outputs == ["workspace_out"]
 
 
 def test_one_list_of_reserved_names():
