@@ -14,15 +14,13 @@ x * 1, 1 * x, x / 1, and for floats x + -0.0 and x - 0.0 (x + 0.0 is +0.0 when x
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 
-from dsl.ir import Func, Module, Namer, Op, ScalarType
+from dsl.ir import Func, Namer, Op, ScalarType
 from dsl.ir.ops import compute_np
 
-from .manager import Pass, register
+from .manager import function_pass
 from .rewrite import erase_dead_ops
 
 
@@ -157,17 +155,15 @@ def eliminate_common_subexpressions(func: Func) -> bool:
     return changed
 
 
-@register
-@dataclass(frozen=True)
-class CanonicalizePass(Pass):
-    name: ClassVar[str] = "canonicalize"
+def canonicalize(func: Func) -> None:
+    """Fold, simplify, share and erase until nothing changes."""
+    while True:
+        changed = fold_constants(func)
+        changed |= simplify(func)
+        changed |= eliminate_common_subexpressions(func)
+        changed |= erase_dead_ops(func)
+        if not changed:
+            break
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            while True:
-                changed = fold_constants(func)
-                changed |= simplify(func)
-                changed |= eliminate_common_subexpressions(func)
-                changed |= erase_dead_ops(func)
-                if not changed:
-                    break
+
+CanonicalizePass = function_pass("canonicalize", "any", canonicalize)

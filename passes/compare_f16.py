@@ -16,15 +16,12 @@ has no bf16 Compare.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 
 from dsl.dtypes import f16, f32
 from dsl.ir import Func, Namer, Op, Value
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 from .rewrite import erase_dead_ops
 
 
@@ -76,11 +73,4 @@ def native_f16_compares(func: Func) -> None:
     erase_dead_ops(func)
 
 
-@register
-@dataclass(frozen=True)
-class CompareF16Pass(FunctionPass):
-    level: ClassVar[str] = "tensor"
-    name: ClassVar[str] = "compare-f16"
-
-    def run_on(self, func) -> None:
-        native_f16_compares(func)
+CompareF16Pass = function_pass("compare-f16", "tensor", native_f16_compares)

@@ -25,15 +25,12 @@ Abs only for half/float, and no 8-bit arithmetic. Takes tensor-level IR after pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 
 from dsl.dtypes import bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 from .rewrite import erase_dead_ops
 
 TANH_SMALL = 0.1
@@ -226,11 +223,4 @@ def _expand_integer(op: Op, body: list[Op], namer: Namer):
     return cast(emit(op.opname, operands, t.with_dtype(f16), dict(op.attrs)), t.dtype)
 
 
-@register
-@dataclass(frozen=True)
-class ExpandMathPass(FunctionPass):
-    level: ClassVar[str] = "tensor"
-    name: ClassVar[str] = "expand-math"
-
-    def run_on(self, func) -> None:
-        expand(func)
+ExpandMathPass = function_pass("expand-math", "tensor", expand)

@@ -34,12 +34,9 @@ tile-sized resident buffer would cost as much UB as one more f32 temporary per e
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from dsl.ir import Func, Namer, Op, ScalarType
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 
 # Binary tile ops with a level-0 form whose source repeat stride may be 0.
 REPEAT_READERS = {"add", "sub", "mul", "div", "max", "min"}
@@ -107,11 +104,4 @@ def hoist(func: Func) -> None:
     hoist_broadcasts(func)
 
 
-@register
-@dataclass(frozen=True)
-class HoistInvariantsPass(FunctionPass):
-    level: ClassVar[str] = "tile"
-    name: ClassVar[str] = "hoist-invariants"
-
-    def run_on(self, func) -> None:
-        hoist(func)
+HoistInvariantsPass = function_pass("hoist-invariants", "tile", hoist)

@@ -59,15 +59,13 @@ the compiler's auto-sync off).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
-
 
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, TensorType
 
 from .analysis.graph import DiGraph
 from .analysis.access import pipe_of, read_pipe
-from .manager import FunctionPass, register
+from .manager import function_pass
 
 
 @dataclass(frozen=True)
@@ -313,11 +311,4 @@ def insert(func: Func) -> None:
     func.body = func.body[:at] + pre + [loop] + drain + func.body[at + 1 :]
 
 
-@register
-@dataclass(frozen=True)
-class InsertSyncPass(FunctionPass):
-    level: ClassVar[str] = "tile"
-    name: ClassVar[str] = "insert-sync"
-
-    def run_on(self, func) -> None:
-        insert(func)
+InsertSyncPass = function_pass("insert-sync", "tile", insert)

@@ -64,6 +64,23 @@ def register(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
+def function_pass(name: str, level: str, transform: Callable[[Any], None]) -> type[FunctionPass]:
+    """Registers and returns the option-less pass ``name`` that runs ``transform`` on each function
+    of ``level`` ("tensor", "tile" or "any"); its class is named after it (compare-f16 ->
+    CompareF16Pass) and lives in ``transform``'s module."""
+    assert level in ("tensor", "tile", "any"), level
+    title = "".join(part[:1].upper() + part[1:] for part in name.split("-")) + "Pass"
+    body = {
+        "name": name,
+        "level": level,
+        "run_on": lambda self, func: transform(func),
+        "__module__": transform.__module__,
+        "__qualname__": title,
+        "__doc__": transform.__doc__,
+    }
+    return register(dataclass(frozen=True)(type(title, (FunctionPass,), body)))
+
+
 _ITEM = re.compile(r"\s*([a-z][a-z0-9-]*)\s*(\{[^}]*\})?\s*(,|$)")
 
 

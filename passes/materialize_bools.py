@@ -16,14 +16,11 @@ narrowed by a cast to bool (Select, then Cast half -> uint8 on 910B).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from dsl.dtypes import bool_, f16
 from dsl.errors import CompileError
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 from .rewrite import erase_dead_ops
 
 
@@ -83,11 +80,4 @@ def _zero_one(cmp: Op):
     return w
 
 
-@register
-@dataclass(frozen=True)
-class MaterializeBoolsPass(FunctionPass):
-    level: ClassVar[str] = "tensor"
-    name: ClassVar[str] = "materialize-bools"
-
-    def run_on(self, func) -> None:
-        materialize(func)
+MaterializeBoolsPass = function_pass("materialize-bools", "tensor", materialize)

@@ -27,15 +27,12 @@ use. Scalar operands other than constants stay in f32 (they are read as f32 memb
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 import numpy as np
 
 from dsl.dtypes import f16, f32
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 from .rewrite import erase_dead_ops
 
 # One rounding of the exact result (Figueroa) or exact: the f32 detour is invisible.
@@ -91,11 +88,4 @@ def narrow(func: Func) -> None:
     erase_dead_ops(func)
 
 
-@register
-@dataclass(frozen=True)
-class NativeHalfPass(FunctionPass):
-    level: ClassVar[str] = "tensor"
-    name: ClassVar[str] = "native-f16"
-
-    def run_on(self, func) -> None:
-        narrow(func)
+NativeF16Pass = function_pass("native-f16", "tensor", narrow)

@@ -21,14 +21,11 @@ dtype, and both branches of ``where`` the result's. The backend then never sees 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from dsl.dtypes import f32
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType, Value
 from dsl.ir.types import dtype_of, promote_all
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 from .rewrite import erase_dead_ops
 
 
@@ -165,11 +162,4 @@ def _explicit_operand_types(op: Op, namer: Namer, converted: dict) -> list[Op]:
     return casts
 
 
-@register
-@dataclass(frozen=True)
-class PromotePrecisionPass(FunctionPass):
-    level: ClassVar[str] = "tensor"
-    name: ClassVar[str] = "promote-precision"
-
-    def run_on(self, func) -> None:
-        promote(func)
+PromotePrecisionPass = function_pass("promote-precision", "tensor", promote)

@@ -27,13 +27,10 @@ Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); prod
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from dsl.errors import CompileError
 from dsl.ir import Func, Namer, Op, TensorType
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 from .rows import COL, PERROW, ROW, SCALAR, is_row_func, layout_of
 
 SCALAR_FORM = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
@@ -149,14 +146,7 @@ def forms(func: Func) -> None:
     func.body = func.body[:at] + before + func.body[at:]
 
 
-@register
-@dataclass(frozen=True)
-class RowFormsPass(FunctionPass):
-    level: ClassVar[str] = "tile"
-    name: ClassVar[str] = "row-forms"
-
-    def run_on(self, func) -> None:
-        forms(func)
+RowFormsPass = function_pass("row-forms", "tile", forms)
 
 
 __all__ = ["RowFormsPass", "forms", "ROW", "COL", "PERROW", "SCALAR"]

@@ -12,31 +12,26 @@ be partial; a core with no elements still pairs every flag it pre-issues.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
+from dsl.ir import Func
 
-from dsl.ir import Module
-
-from .manager import Pass, register
+from .manager import function_pass
 
 MIN_BYTES_PER_CORE = 4096
 BLOCK_BYTES = 32
 
 
-@register
-@dataclass(frozen=True)
-class SplitCoresPass(Pass):
-    name: ClassVar[str] = "split-cores"
+def split(func: Func) -> None:
+    """``split = {granule, min_per_core}`` from the narrowest GM tensor of the tile loop."""
+    loop = func.loop()
+    if loop is None:
+        return
+    widths = [op.result.type.dtype.bytes for op in loop.region if op.opname == "dma.load"]
+    widths += [op.operands[0].type.dtype.bytes for op in loop.region if op.opname == "dma.store"]
+    narrowest = min(widths, default=4)
+    func.attributes["split"] = {
+        "granule": BLOCK_BYTES // narrowest,
+        "min_per_core": MIN_BYTES_PER_CORE // narrowest,
+    }
 
-    def run(self, module: Module) -> None:
-        for func in module.funcs:
-            loop = func.loop()
-            if loop is None:
-                continue
-            widths = [op.result.type.dtype.bytes for op in loop.region if op.opname == "dma.load"]
-            widths += [op.operands[0].type.dtype.bytes for op in loop.region if op.opname == "dma.store"]
-            narrowest = min(widths, default=4)
-            func.attributes["split"] = {
-                "granule": BLOCK_BYTES // narrowest,
-                "min_per_core": MIN_BYTES_PER_CORE // narrowest,
-            }
+
+SplitCoresPass = function_pass("split-cores", "any", split)

@@ -18,13 +18,10 @@ The tile length is chosen later by ``plan-buffers``, once the buffers per elemen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar
-
 from dsl.errors import CompileError
 from dsl.ir import Func, Namer, Op, TensorType
 
-from .manager import FunctionPass, register
+from .manager import function_pass
 
 
 def check_flat(func: Func) -> None:
@@ -81,11 +78,4 @@ def tile(func: Func) -> None:
         func.attributes["layout"] = "rows"
 
 
-@register
-@dataclass(frozen=True)
-class TilePass(FunctionPass):
-    level: ClassVar[str] = "tensor"
-    name: ClassVar[str] = "tile"
-
-    def run_on(self, func) -> None:
-        tile(func)
+TilePass = function_pass("tile", "tensor", tile)
