@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar
 
@@ -70,10 +71,17 @@ def function_pass(name: str, level: str, transform: Callable[[Any], None]) -> ty
     CompareF16Pass) and lives in ``transform``'s module."""
     assert level in ("tensor", "tile", "any"), level
     title = "".join(part[:1].upper() + part[1:] for part in name.split("-")) + "Pass"
+    module, attr = transform.__module__, transform.__name__
+
+    def run_on(self, func) -> None:
+        # Looked up at each run, as a method calling the module's function would: a test that
+        # patches the module function (a mutated insert-sync) changes the pass.
+        getattr(sys.modules.get(module), attr, transform)(func)
+
     body = {
         "name": name,
         "level": level,
-        "run_on": lambda self, func: transform(func),
+        "run_on": run_on,
         "__module__": transform.__module__,
         "__qualname__": title,
         "__doc__": transform.__doc__,

@@ -61,3 +61,12 @@ def test_the_registered_passes_keep_their_class_names():
     assert PASSES["compare-f16"].__name__ == "CompareF16Pass"
     assert PASSES["insert-sync"].__module__ == "passes.insert_sync" and PASSES["insert-sync"].level == "tile"
     assert PASSES["canonicalize"].level == "any" and PASSES["tile"].level == "tensor"
+
+
+def test_a_patched_module_function_changes_the_pass(monkeypatch):
+    import passes.insert_sync as insert_sync
+
+    seen = []
+    monkeypatch.setattr(insert_sync, "insert", lambda func: seen.append(func.name))
+    parse_pipeline("insert-sync")[0].run(parse_module(TWO_LEVELS))
+    assert seen == ["u"]
