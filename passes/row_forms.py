@@ -49,6 +49,26 @@ def _resident(op: Op, kind) -> bool:
     return all(kind(v.type) in (COL, SCALAR) for v in op.operands)
 
 
+def _per_step_widenings(region: list[Op], kind) -> list[Op]:
+    """Casts that widen a column only rows read: kept in the step, each right before its first
+    reader, so the column stays resident in its narrow type (seed 002: gamma/beta in T) and the
+    f32 copy takes a row buffer's slot for a moment instead of a resident area of its own
+    (``C * 4`` bytes of UB per column, minus one cast of C elements per step)."""
+    out = []
+    for op in region:
+        if op.opname != "cast" or op.result is None or kind(op.result.type) != COL:
+            continue
+        src = op.operands[0]
+        if src.owner is None or src.owner.opname != "dma.load" or kind(src.type) != COL:
+            continue
+        if op.result.type.dtype.bytes <= src.type.dtype.bytes:
+            continue
+        readers = [o for o in region if op.result in o.operands]
+        if readers and all(o.result is not None and kind(o.result.type) == ROW for o in readers):
+            out.append(op)
+    return out
+
+
 def _last_use(region: list[Op], op: Op, v) -> bool:
     """``op`` is the last reader of ``v`` in the step and ``v`` is not stored: it may be folded in place."""
     at = region.index(op)
@@ -75,7 +95,14 @@ def forms(func: Func) -> None:
     def spread(v, loc):
         return emit("vec.brc", [v], TensorType(v.type.dtype, layout.row), loc, {"of": kind(v.type)}).result
 
+    widen = _per_step_widenings(loop.region, kind)
+    pending = {id(op.result): op for op in widen}
     for op in loop.region:
+        if any(o is op for o in widen):
+            continue
+        for v in op.operands:  # a column widened per step: right before its first reader
+            if id(v) in pending:
+                body.append(pending.pop(id(v)))
         if _resident(op, kind):
             before.append(op)
             continue

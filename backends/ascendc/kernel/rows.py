@@ -305,7 +305,7 @@ class RowVariantRenderer(VariantRenderer):
             )
         per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
         if count is None:
-            if per_row:
+            if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
                 count = "cols_"
             elif name in ("cmp", "where"):
                 count = "nAligned"
@@ -818,7 +818,10 @@ class RowKernelText(KernelText):
                 t = self.view_types[view.name]
                 at = ""
                 if view.slotted:
-                    at = "[slot * slotLen_]" if kind == ROW else "[slot * perRowLen_]"
+                    at = "slot * slotLen_" if kind == ROW else "slot * perRowLen_"
+                    # a narrower value in a wider buffer (plan-rows): the slot is that many more elements
+                    ratio = code.buffers[view.buffer]["bytes"] // view.dtype.bytes
+                    at = f"[{at}{f' * {ratio}' if ratio > 1 else ''}]"
                 bound.setdefault(view.name, {})[vid] = (
                     mapping[view.buffer],
                     f"{mapping[view.buffer]}.Get<{t}>(){at}",
