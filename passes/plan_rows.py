@@ -7,9 +7,10 @@ that defines a tile value and, on the function,
     rows = {align = A, perrow = P, count_align = K, scratch = true|false}
 
 The run-time columns C fix the pitch of a row in UB, ``Cp = roundUp(C, A)``: A elements of the
-narrowest row buffer are 32 bytes, so every row of every row buffer starts 32-byte aligned and one
+narrowest row value are 32 bytes, so every row of every row buffer starts 32-byte aligned and one
 vector call covers ``rows * Cp`` elements of any of them (casts included). A per-row value takes
-P elements (32 bytes of the narrowest per-row buffer) per row. Host tiling then computes
+P elements (32 bytes of the narrowest per-row value) per row; its Brcb blocks (``vec.brcb``) a
+32-byte block per element (``bytes = 32``). Host tiling then computes
 
     slot    = roundUp(rowStep * Cp, K)     elements of one slot of a row buffer
     perSlot = roundUp(rowStep * P, K)      ... of a per-row buffer
@@ -18,7 +19,9 @@ P elements (32 bytes of the narrowest per-row buffer) per row. Host tiling then 
 and takes the largest ``rowStep`` that fits (the fixed area first, then rowStep x the per-row
 area; seed 002). K is 1, or a whole 256-byte repeat of the narrowest buffer when the kernel
 compares (Compare/Select count whole repeats). Buffers are shared as in plan-buffers (liveness,
-interference, in place), within one kind: a row value never lands in a per-row buffer.
+interference, in place), within one kind: a row value never lands in a per-row buffer; a value
+may take a dead buffer wider than itself (an i8 output in a dead bf16 input slot), and a column
+widened in the step (row-forms) a row buffer's slot (it holds at least pitch elements).
 
 Columns are computed once before the step loop; each keeps its own buffer (their loads all come
 first, so no copy-in waits for a column computation).
@@ -56,6 +59,8 @@ def assign_kinds(body, kind_of) -> list[Buffer]:
         if v is None or id(v) not in g:
             continue
         width, slots, kind = v.type.dtype.bytes, op.attrs.get("slots", 1), kind_of(v)
+        if op.opname == "vec.brcb":  # Brcb: each per-row element becomes a 32-byte block
+            width = BLOCK
         taken = {where[n].name for n in g.neighbors(id(v)) if n in where}
         mask = _is_mask(op)
         fits = [
