@@ -22,6 +22,7 @@ budgeted them.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -68,6 +69,7 @@ class RowCode(VariantCode):
     chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
     spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
     row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
+    row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
 
 
 ROW_LOCALS = frozenset(
@@ -75,7 +77,7 @@ ROW_LOCALS = frozenset(
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
     ReduceChunk ReduceKind SpreadPerRow RowsByValue RowOpCall RowOp blocks src dst value row mask repeats params
-    groups pitchBlocks""".split()
+    groups pitchBlocks ReduceRows RowReduce""".split()
 )
 
 
@@ -200,6 +202,8 @@ class RowVariantRenderer(VariantRenderer):
         code.post_fixed = [self.sync(op, "drain") for op in after if not self.slotted(op)]
         body = [self.guard(op, self.render_op(op)) for op in self.loop.region]
         code.body = _row_copy_outs(_quiet_paired_waits(body))
+        if not self.chunked:  # a chunked twin spreads once per row, applies every chunk
+            code.body = _spread_in_place(code.body)
 
     def guard(self, op: Op, st: Stmt) -> Stmt:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
@@ -398,8 +402,8 @@ class RowVariantRenderer(VariantRenderer):
         count = "foldNum_" if op.attrs.get("folded") else "cols_"
         if self.chunked:
             return self.chunk_reduce(op, dst, src, count, loc)
-        call = f"{REDUCE_API[kind]}({dst}[r * PER_ROW], {src}[r * pitch_], scratch, {count});"
-        code = f"{LOOP} {call}"
+        self.code.row_reduces.add(CHUNK_REDUCE[kind])
+        code = f"ReduceRows<RowReduce::{CHUNK_REDUCE[kind]}>({dst}, {src}, {count}, rows);"
         note = "one value per row"
         if kind == "mean":
             self.code.uses_mean = True
@@ -440,6 +444,30 @@ def _loop(per_row: bool, call: str) -> str:
 
 def _word(c: str) -> str:
     return {"T": "T", "float": "F32", "half": "F16", "bfloat16_t": "BF16"}.get(c, c.replace("_t", "").title())
+
+
+_SPREAD = re.compile(r"SpreadPerRow\((\w+), (\w+), rows\);")
+
+
+def _spread_in_place(body: list[Stmt]) -> list[Stmt]:
+    """``SpreadPerRow(b, v, rows); PipeBarrier<PIPE_V>(); RowsByValue<..>(d, s, b, rows);`` with
+    ``b`` read nowhere else is ``RowsByValue<..>(d, s, SpreadPerRow(b, v, rows), rows);`` (the
+    helper orders its Brcb before the read)."""
+    out: list[Stmt] = []
+    for k, s in enumerate(body):
+        if len(out) >= 2 and out[-1].code == "PipeBarrier<PIPE_V>();":
+            m = _SPREAD.fullmatch(out[-2].code)
+            if m and s.code.startswith("RowsByValue<"):
+                blocks = m.group(1)
+                later = "\n".join(x.code for x in body[k + 1 :])
+                use = f", {blocks}, rows);"
+                if s.code.endswith(use) and not re.search(rf"\b{blocks}\b", later):
+                    spread = out[-2]
+                    code = s.code[: -len(use)] + f", {spread.code[:-1]}, rows);"
+                    out[-2:] = [Stmt(code, None, spread.dsl or s.dsl, s.weight)]
+                    continue
+        out.append(s)
+    return out
 
 
 _ROW_STORE = re.compile(r"DataCopyPad\((\w+\[[^\]]+\]), (\w+), (\w+<\w+>\(rows\))\);")
@@ -814,16 +842,25 @@ class RowKernelText(KernelText):
                     "ping-pong slot: buffer half and event id (always 0 with one slot)",
                 )
             self.pad_lines([c.body for c in self.codes()])
-            if any(c.rows.get("scratch") for c in self.codes()):
+            if re.search(r"\bscratch\b", text):
                 unused = "" if everywhere("scratch") else "[[maybe_unused]] "
                 w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            self.views(lambda c: c.body)
+            aliases = self.views(lambda c: c.body, coalesce=True)
+            if aliases:
+                pattern = re.compile(r"\b(" + "|".join(map(re.escape, aliases)) + r")\b")
+                for code in self.codes():
+                    code.body = [
+                        dataclasses.replace(st, code=pattern.sub(lambda m: aliases[m.group(1)], st.code))
+                        for st in code.body
+                    ]
             self.e.last_dsl = None
             self.e.section(self.per_variant(lambda c: c.body))
 
-    def views(self, stmts) -> None:
+    def views(self, stmts, coalesce: bool = False) -> dict[str, str]:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
-        (a function of a variant's code) use."""
+        (a function of a variant's code) use. With ``coalesce``, an anonymous view (``tmpN``)
+        bound exactly like an earlier anonymous one in every variant is not declared again;
+        returns those {name: the earlier name} for the caller to rename in its statements."""
         plan, w = self.plan, self.e.w
         used = set()
         for code in self.codes():
@@ -852,6 +889,8 @@ class RowKernelText(KernelText):
                     f"{mapping[view.buffer]}.Get<{t}>(){at}",
                 )
         partial = {vid: [] for vid in plan.codes}
+        aliases: dict[str, str] = {}
+        anonymous: dict[tuple, str] = {}
         for name in order:
             used = bound[name]
             ranked = sorted(
@@ -866,12 +905,19 @@ class RowKernelText(KernelText):
                 )
             decl = f"LocalTensor<{self.view_types[name]}> {name}"
             if None not in full.values():
+                key = (self.view_types[name], tuple(full[vid] for vid in plan.codes))
+                if coalesce and re.fullmatch(r"tmp\d*", name):
+                    if key in anonymous:  # the same LocalTensor in every variant: one name
+                        aliases[name] = anonymous[key]
+                        continue
+                    anonymous[key] = name
                 w.line(f"{decl} = {self.e.value_expr(full)};")
                 continue
             w.line(f"{decl};")
             for vid, (_, binding) in used.items():
                 partial[vid].append(Stmt(f"{name} = {binding};"))
         self.e.render_blocks(blocks(merge(partial)))
+        return aliases
 
     def copy_out(self) -> None:
         w = self.e.w
@@ -930,11 +976,13 @@ class RowKernelText(KernelText):
             w.line(
                 comment="Each row's value (element r * PER_ROW of `values`) over a whole 32-byte block: block r * PER_ROW"
             )
-            w.line(comment="of `blocks` (Brcb: a repeat spreads 8 elements over 8 blocks).")
+            w.line(
+                comment="of `blocks` (Brcb: a repeat spreads 8 elements over 8 blocks), ready for the vector unit."
+            )
             w.line("template <typename U>")
             with w.block(
-                "__aicore__ inline void SpreadPerRow(const LocalTensor<U>& blocks, const LocalTensor<U>& values, "
-                "uint32_t rows)"
+                "__aicore__ inline LocalTensor<U> SpreadPerRow(const LocalTensor<U>& blocks, "
+                "const LocalTensor<U>& values, uint32_t rows)"
             ):
                 w.line("const uint32_t repeats = rows * PER_ROW / 8;")
                 with w.block("for (uint32_t done = 0; done < repeats; done += 255)"):
@@ -946,6 +994,31 @@ class RowKernelText(KernelText):
                         "Brcb(blocks[done * 256 / sizeof(U)], values[done * 8], static_cast<uint8_t>(now), "
                         "BrcbRepeatParams(1, 8));"
                     )
+                w.line("PipeBarrier<PIPE_V>();", "the blocks are read next")
+                w.line("return blocks;")
+            w.line()
+        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.row_reduces for c in self.codes())]
+        if kinds:
+            w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
+            w.line()
+            w.line(
+                comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
+                "reduced into"
+            )
+            w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
+            w.line("template <RowReduce KIND>")
+            with w.block(
+                "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
+                "int32_t count, uint32_t rows)"
+            ):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+                    for k, kind in enumerate(kinds):
+                        head = "if constexpr" if k == 0 else "} else if constexpr"
+                        api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
+                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
+                        w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
+                    w.line("}")
             w.line()
         ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]
         if not ops:
