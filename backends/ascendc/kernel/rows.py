@@ -49,7 +49,6 @@ from .variant import (
     where,
 )
 
-REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
 CHUNK_REDUCE = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 
