@@ -116,6 +116,7 @@ OP_PRECISION: dict[str, str] = {
     "vec.fold.max": EXACT_CLASS,
     "vec.fold.min": EXACT_CLASS,
     "vec.brc": EXACT_CLASS,  # a per-row value or a column copied over whole rows
+    "vec.brcb": EXACT_CLASS,  # per-row values copied into one 32-byte block each (Brcb)
     # values that only move (no arithmetic)
     "const": EXACT_CLASS,
     "attr": EXACT_CLASS,

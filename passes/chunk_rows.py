@@ -109,7 +109,8 @@ def chunk(func: Func) -> None:
                 k += 1
             name = f"b{k}"
             slots = op.attrs.get("slots", 1)
-            buffers[name] = {"bytes": op.result.type.dtype.bytes, "slots": slots, "kind": PERROW}
+            width = 32 if op.opname == "vec.brcb" else op.result.type.dtype.bytes  # Brcb: a block per element
+            buffers[name] = {"bytes": width, "slots": slots, "kind": PERROW}
             op.attrs["buf"] = name
     func.attributes["buffers"] = dict(sorted(buffers.items(), key=lambda kv: int(kv[0][1:])))
     loop.region = body

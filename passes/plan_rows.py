@@ -7,9 +7,10 @@ that defines a tile value and, on the function,
     rows = {align = A, perrow = P, count_align = K, scratch = true|false}
 
 The run-time columns C fix the pitch of a row in UB, ``Cp = roundUp(C, A)``: A elements of the
-narrowest row buffer are 32 bytes, so every row of every row buffer starts 32-byte aligned and one
+narrowest row value are 32 bytes, so every row of every row buffer starts 32-byte aligned and one
 vector call covers ``rows * Cp`` elements of any of them (casts included). A per-row value takes
-P elements (32 bytes of the narrowest per-row buffer) per row. Host tiling then computes
+P elements (32 bytes of the narrowest per-row value) per row; its Brcb blocks (``vec.brcb``) a
+32-byte block per element (``bytes = 32``). Host tiling then computes
 
     slot    = roundUp(rowStep * Cp, K)     elements of one slot of a row buffer
     perSlot = roundUp(rowStep * P, K)      ... of a per-row buffer
@@ -18,7 +19,9 @@ P elements (32 bytes of the narrowest per-row buffer) per row. Host tiling then 
 and takes the largest ``rowStep`` that fits (the fixed area first, then rowStep x the per-row
 area; seed 002). K is 1, or a whole 256-byte repeat of the narrowest buffer when the kernel
 compares (Compare/Select count whole repeats). Buffers are shared as in plan-buffers (liveness,
-interference, in place), within one kind: a row value never lands in a per-row buffer.
+interference, in place), within one kind: a row value never lands in a per-row buffer; a value
+may take a dead buffer wider than itself (an i8 output in a dead bf16 input slot), and a column
+widened in the step (row-forms) a row buffer's slot (it holds at least pitch elements).
 
 Columns are computed once before the step loop; each keeps its own buffer (their loads all come
 first, so no copy-in waits for a column computation).
@@ -50,21 +53,32 @@ def assign_kinds(body, kind_of) -> list[Buffer]:
     buffers: list[Buffer] = []
     kinds: dict[str, str] = {}
     where: dict[int, Buffer] = {}
+    mask_bufs: set[str] = set()  # buffers holding a bit mask: their width is the mask's own
     for op in body:
         v = op.result
         if v is None or id(v) not in g:
             continue
         width, slots, kind = v.type.dtype.bytes, op.attrs.get("slots", 1), kind_of(v)
+        if op.opname == "vec.brcb":  # Brcb: each per-row element becomes a 32-byte block
+            width = BLOCK
         taken = {where[n].name for n in g.neighbors(id(v)) if n in where}
+        mask = _is_mask(op)
         fits = [
             b
             for b in buffers
-            if b.bytes == width and b.slots >= slots and kinds[b.name] == kind and b.name not in taken
+            if (b.bytes == width or (b.bytes > width and not mask and b.name not in mask_bufs))
+            and b.slots >= slots
+            and kinds[b.name] == kind
+            and b.name not in taken
         ]
         # A fold works in place: it takes its source's buffer.
         own = [b for b in fits if op.opname == "vec.fold" and where.get(id(op.operands[0])) is b]
+        # Same width first; else the narrowest wider buffer (a dead f16 input slot holds an i8
+        # output: fewer bytes per row than a buffer of its own).
         buf = (own or [None])[0] or (
-            min(fits, key=lambda b: (b.slots != slots, int(b.name[1:]))) if fits else None
+            min(fits, key=lambda b: (b.bytes != width, b.bytes, b.slots != slots, int(b.name[1:])))
+            if fits
+            else None
         )
         if buf is None:
             buf = Buffer(f"b{len(buffers)}", width, slots, [])
@@ -72,6 +86,8 @@ def assign_kinds(body, kind_of) -> list[Buffer]:
             kinds[buf.name] = kind
         buf.values.append(v)
         where[id(v)] = buf
+        if mask:
+            mask_bufs.add(buf.name)
         op.attrs["buf"] = buf.name
     for b in buffers:
         b.kind = kinds[b.name]
@@ -86,6 +102,8 @@ def plan(func: Func) -> None:
 
     def kind_of(v) -> str:
         k = layout.kind(v.type)
+        if k == COL:  # a column widened per step (row-forms): pitch elements of a row buffer's slot
+            return ROW
         if k not in (ROW, PERROW):
             raise CompileError(
                 f"%{v.name} ({v.type}) is computed per step but is neither a row nor a per-row value",
@@ -105,16 +123,19 @@ def plan(func: Func) -> None:
         buffers.append(buf)
         op.attrs["buf"] = buf.name
     value_op = {id(op.result): op for op in loop.region if op.result is not None}
+    # The pitch and per-row slot follow the narrowest *value* (a buffer may hold narrower ones).
     row_widths = [
-        b.bytes
+        v.type.dtype.bytes
         for b in buffers
-        if b.kind in (ROW, COL) and not any(_is_mask(value_op[id(v)]) for v in b.values if id(v) in value_op)
+        if b.kind in (ROW, COL)
+        for v in b.values
+        if id(v) not in value_op or not _is_mask(value_op[id(v)])
     ]
-    perrow_widths = [b.bytes for b in buffers if b.kind == PERROW]
+    perrow_widths = [v.type.dtype.bytes for b in buffers if b.kind == PERROW for v in b.values]
     align = BLOCK // min(row_widths, default=4)
     per_row = BLOCK // min(perrow_widths, default=4)
     compares = any(op.opname in ("cmp", "where") for op in loop.region)
-    narrowest = min([b.bytes for b in buffers] or [4])
+    narrowest = min([v.type.dtype.bytes for b in buffers for v in b.values] or [4])
     func.attributes["buffers"] = {
         b.name: {"bytes": b.bytes, "slots": b.slots, "kind": b.kind} for b in buffers
     }

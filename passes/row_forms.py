@@ -3,14 +3,18 @@
 Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); produces one where
 
 1. columns (``[C]``: gamma, beta, a bias) and everything computed from columns and scalars only
-   (``cast(gamma)``, ``1 / scales``) sit before the step loop: loaded and computed once per core,
-   resident in UB;
-2. ``row (+) perrow`` arithmetic reads the per-row value with the scalar unit, one value per row:
-   ``add/mul/max/min`` become ``vec.adds/muls/maxs/mins`` with the per-row operand in the scalar
-   place, ``a - m`` becomes ``vec.adds a, -m`` (``-m`` on the per-row values, exact);
-3. every other op that mixes a per-row value into rows (division, comparisons, ``where``) and
-   every comparison or ``where`` that reads a column gets the value spread over whole rows first
-   (``vec.brc``): division keeps the reference's rounding (``x / s`` is not ``x * (1 / s)``);
+   (``1 / scales``) sit before the step loop: loaded and computed once per core, resident in UB;
+   a cast that widens a loaded column only rows read stays in the step, right before its first
+   reader (the column stays resident in its narrow type; the f32 copy borrows a dead row buffer);
+2. ``row (+) perrow`` arithmetic (``add/sub/mul/div/max/min`` of half/float, the per-row value on
+   either side) reads the per-row value as 32-byte blocks: ``vec.brcb`` (Brcb: each per-row value
+   over one block, once per value, shared by its later uses), then the op as written, which the
+   kernel runs in the level-0 form with block stride 0 for the blocks, many rows per call; no
+   scalar reads, and ``x - m``, ``x / s`` keep the reference's rounding;
+3. what cannot take the blocks (integer per-row values) reads the per-row value with the scalar
+   unit, one value per row: ``add/mul/max/min`` become ``vec.adds/muls/maxs/mins`` with the
+   per-row operand in the scalar place, ``a - m`` becomes ``vec.adds a, -m``; comparisons and
+   ``where`` with a per-row value or a column get it spread over whole rows first (``vec.brc``);
 4. a reduction whose source dies with it folds it first (``vec.fold``: the columns beyond the
    largest power of two below C added onto the front in place, seed 002's binary add), so the
    cross-lane reduce covers that power of two;
@@ -19,9 +23,9 @@ Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); prod
 
     before:  %0 = sub %x, %mean : tensor<..., C, f32>
              %1 = div %e, %s : tensor<..., C, f32>
-    after:   %n = neg %mean : tensor<..., 1, f32>
-             %0 = vec.adds %x, %n : tensor<..., C, f32>
-             %b = vec.brc %s : tensor<..., C, f32>
+    after:   %m = vec.brcb %mean : tensor<..., 1, f32>
+             %0 = sub %x, %m : tensor<..., C, f32>
+             %b = vec.brcb %s : tensor<..., 1, f32>
              %1 = div %e, %b : tensor<..., C, f32>
 """
 
@@ -44,6 +48,37 @@ def _resident(op: Op, kind) -> bool:
     if op.opname == "dma.load":
         return True
     return all(kind(v.type) in (COL, SCALAR) for v in op.operands)
+
+
+BLOCK_FORM = {"vec.adds": "add", "vec.muls": "mul", "vec.maxs": "max", "vec.mins": "min"}
+
+
+def _block_form(op: Op) -> bool:
+    """``row (+) per-row`` the vector unit runs with the per-row value as a Brcb block: the binary
+    ops Add/Sub/Mul/Div/Max/Min (level-0 form, half/float) of one row and one per-row operand."""
+    if op.opname not in ("add", "sub", "mul", "div", "max", "min") and op.opname not in BLOCK_FORM:
+        return False
+    return len(op.operands) == 2 and all(v.type.dtype.name in ("f16", "f32") for v in op.operands)
+
+
+def _per_step_widenings(region: list[Op], kind) -> list[Op]:
+    """Casts that widen a column only rows read: kept in the step, each right before its first
+    reader, so the column stays resident in its narrow type (seed 002: gamma/beta in T) and the
+    f32 copy takes a row buffer's slot for a moment instead of a resident area of its own
+    (``C * 4`` bytes of UB per column, minus one cast of C elements per step)."""
+    out = []
+    for op in region:
+        if op.opname != "cast" or op.result is None or kind(op.result.type) != COL:
+            continue
+        src = op.operands[0]
+        if src.owner is None or src.owner.opname != "dma.load" or kind(src.type) != COL:
+            continue
+        if op.result.type.dtype.bytes <= src.type.dtype.bytes:
+            continue
+        readers = [o for o in region if op.result in o.operands]
+        if readers and all(o.result is not None and kind(o.result.type) == ROW for o in readers):
+            out.append(op)
+    return out
 
 
 def _last_use(region: list[Op], op: Op, v) -> bool:
@@ -69,10 +104,19 @@ def forms(func: Func) -> None:
         body.append(new)
         return new
 
+    blocks: dict[int, object] = {}  # id(per-row value) -> its vec.brcb
+
     def spread(v, loc):
         return emit("vec.brc", [v], TensorType(v.type.dtype, layout.row), loc, {"of": kind(v.type)}).result
 
+    widen = _per_step_widenings(loop.region, kind)
+    pending = {id(op.result): op for op in widen}
     for op in loop.region:
+        if any(o is op for o in widen):
+            continue
+        for v in op.operands:  # a column widened per step: right before its first reader
+            if id(v) in pending:
+                body.append(pending.pop(id(v)))
         if _resident(op, kind):
             before.append(op)
             continue
@@ -108,6 +152,17 @@ def forms(func: Func) -> None:
             continue
         kinds = [kind(v.type) for v in op.operands]
         name = op.opname
+        if sorted(kinds) == [PERROW, ROW] and _block_form(op):
+            # Brcb spreads each per-row value over a 32-byte block once; the op then reads that
+            # block with block stride 0, many rows per vector call (no scalar reads).
+            k = kinds.index(PERROW)
+            m = op.operands[k]
+            if id(m) not in blocks:
+                blocks[id(m)] = emit("vec.brcb", [m], m.type, op.loc).result
+            op.opname = BLOCK_FORM.get(name, name)
+            op.operands[k] = blocks[id(m)]
+            body.append(op)
+            continue
         if PERROW in kinds and len(op.operands) == 2 and name in SCALAR_FORM | {"sub": None}:
             a, b = op.operands
             if kinds == [PERROW, PERROW]:

@@ -146,11 +146,20 @@ class RowLedger:
 def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
     from passes.chunk_rows import chunked_twin
 
+    from passes.rows import COL, layout_of
+
+    kind = layout_of(func).kind
+    kinds = {name: b["kind"] for name, b in func.attributes["buffers"].items()}
     held: dict[str, list[str]] = {}
     for op in func.walk():
         if op.result is not None and "buf" in op.attrs:
             where = f" ({os.path.basename(op.loc.filename)}:{op.loc.line})" if op.loc else ""
-            held.setdefault(op.attrs["buf"], []).append(f"%{op.result.name}{where}")
+            what = ""
+            if op.opname == "vec.brcb":
+                what = " [Brcb blocks]"
+            elif kind(op.result.type) == COL and kinds[op.attrs["buf"]] != COL:
+                what = " [column, widened per step]"
+            held.setdefault(op.attrs["buf"], []).append(f"%{op.result.name}{where}{what}")
     bufs = [
         (name, b["kind"], b["bytes"], b["slots"], held.get(name, []))
         for name, b in func.attributes["buffers"].items()

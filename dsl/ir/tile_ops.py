@@ -160,6 +160,24 @@ declare(
 )
 
 
+def _check_brcb(types, attrs, rtype):
+    if not (isinstance(types[0], TensorType) and rtype == types[0]):
+        raise TypeInferenceError("vec.brcb keeps the type: per-row values, each spread over a 32-byte block")
+
+
+declare(
+    OpSpec(
+        "vec.brcb",
+        1,
+        None,
+        lambda a, at, rt: a[0],  # the same per-row values, laid out one 32-byte block each
+        check=_check_brcb,
+        in_loop=True,
+        doc="%b = vec.brcb %m : tensor<..., 1, f32>  // Brcb: each per-row value fills a 32-byte block",
+    )
+)
+
+
 def _check_fold(types, attrs, rtype):
     if attrs.get("kind") not in ("sum", "mean", "max", "min"):
         raise TypeInferenceError("vec.fold folds for a reduction: kind sum, mean, max or min")

@@ -84,6 +84,31 @@ def test_generated_sources_do_not_repeat_themselves(projects, stem):
         ), f"op_kernel/{stem}.cpp ProcessTile: runs of {BODY_MIN_LINES} lines repeat at {found}"
 
 
+ROW_EXAMPLES = [
+    "add_layer_norm",
+    "bias_gelu",
+    "layer_norm",
+    "log_softmax",
+    "quantize_add_layer_norm",
+    "rms_norm",
+    "softmax",
+]
+
+
+@pytest.mark.parametrize("stem", ROW_EXAMPLES)
+def test_row_step_has_no_six_line_repeats(projects, stem):
+    """A row kernel's full-load ProcessStep holds no run of 6 lines of one shape (the per-row
+    reductions and the per-row broadcasts are one helper call each: ReduceRows, RowsByValue over
+    SpreadPerRow; anonymous views bound alike share one declaration)."""
+    lines = (projects[stem] / f"op_kernel/{stem}.cpp").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if "void ProcessStep(" in line)
+    end = next(j for j in range(start + 1, len(lines)) if lines[j] == "    }")
+    found = R.repeats("\n".join(lines[start : end + 1]))
+    assert not found, f"op_kernel/{stem}.cpp ProcessStep: runs of 6 lines repeat at {found} (+{start})"
+    body = "\n".join(lines[start : end + 1])
+    assert "GetValue" not in body and "HardEvent::V_S" not in body and "HardEvent::S_V" not in body
+
+
 def test_adam_w_kernel_is_compact(projects):
     lines = (projects["apply_adam_w"] / "op_kernel" / "apply_adam_w.cpp").read_text().splitlines()
     assert len(lines) <= 700

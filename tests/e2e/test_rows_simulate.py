@@ -173,8 +173,9 @@ def test_host_error_when_not_one_chunk_of_64_columns_fits():
             target=tiny,
         )
     assert (
-        "rows of 1000 columns (dtype f32) do not fit in UB: one row needs 12160 bytes (4128 fixed for columns "
-        "and scratch + 8032 for the row), and even one chunk of 64 columns needs 928; 600 are available"
+        # the row: two f32 rows, the per-row mean (32 B) and its Brcb block (256 B)
+        "rows of 1000 columns (dtype f32) do not fit in UB: one row needs 12416 bytes (4128 fixed for columns "
+        "and scratch + 8288 for the row), and even one chunk of 64 columns needs 1184; 600 are available"
         in str(e.value)
     )
 

@@ -1,6 +1,7 @@
 """Deleting any single SetFlag/WaitFlag from a generated row kernel is caught by the emulator
-(issue 7): the step loop's MTE2/V/MTE3 flags, the scalar unit's reads of per-row values
-(V_S / S_V) and the resident columns' copy-in in Init."""
+(issue 7): the step loop's MTE2/V/MTE3 flags (also where an output reuses a dead input slot),
+the scalar unit's reads of per-row values (V_S / S_V, where they remain) and the resident
+columns' copy-in in Init."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 import dsl
+from dsl.dtypes import dtype_from_name
 
 from test_sync_deletion import _load, live_lines
 
@@ -25,7 +27,7 @@ def _method_lines(lines: list[str], method: str) -> set[int]:
     return set(range(start, end + 1))
 
 
-def _deletions(tmp_path, name, args, attrs, env, cores=1):
+def _deletions(tmp_path, name, args, attrs, env, cores=1, dtype="f32"):
     op = _load(name)
     project = op.compile(out_dir=tmp_path / "base")
     kernel_path = project / "op_kernel" / f"{name}.cpp"
@@ -45,7 +47,7 @@ def _deletions(tmp_path, name, args, attrs, env, cores=1):
     got = op.simulate(*args, cores=cores, project=project, **attrs)
     refs = ref if isinstance(ref, tuple) else (ref,)
     gots = got if isinstance(got, tuple) else (got,)
-    tols = dsl.precision.output_tolerances(op, "f32", **attrs)
+    tols = dsl.precision.output_tolerances(op, dtype, **attrs)
     for out, a, b in zip(op.outputs, refs, gots):
         if a is not None:
             dsl.precision.check(b, a, tols[out], what=out)
@@ -115,4 +117,37 @@ def test_every_flag_of_quantize_add_layer_norm_is_needed(tmp_path):
     }
     _deletions(
         tmp_path, "quantize_add_layer_norm", (x1, x2, gamma, beta, bias, scales, zp, None, None), attrs, env
+    )
+
+
+def test_every_flag_of_a_bf16_quantize_add_layer_norm_is_needed(tmp_path):
+    """The bf16 variant's buffer reuse (plan-rows): the i8 output is copied out of the dead x2
+    input's slot (MTE3 -> MTE2 before the next copy-in of that slot), gamma/beta/bias are widened per
+    step into a dead f32 row buffer, and the per-row values reach the rows as Brcb blocks."""
+    bfloat16 = dtype_from_name("bf16").np
+    rng = np.random.default_rng(5)
+    rows, cols = 7, 3000
+    x1, x2 = (rng.uniform(-1, 1, (rows, cols)).astype(bfloat16) for _ in range(2))
+    gamma = rng.uniform(0.5, 1.5, cols).astype(bfloat16)
+    beta, bias = (rng.uniform(-0.5, 0.5, cols).astype(bfloat16) for _ in range(2))
+    scales = rng.uniform(0.02, 0.06, cols).astype(np.float32)
+    attrs = dict(quant_mode="per_channel", additional_output=False, with_zero_points=False)
+    modes = {f"QuantMode__{m.upper()}": m for m in ("per_channel", "per_tensor", "mul")}
+    env = {
+        "IS_FLOAT": False,
+        "IS_HALF": False,
+        "IS_BF16": True,
+        "QUANT_MODE": "per_channel",
+        "ADDITIONAL_OUTPUT": False,
+        "WITH_ZERO_POINTS": False,
+        "COLUMN_CHUNKS": False,
+        **modes,
+    }
+    _deletions(
+        tmp_path,
+        "quantize_add_layer_norm",
+        (x1, x2, gamma, beta, bias, scales, None, None, None),
+        attrs,
+        env,
+        dtype="bf16",
     )

@@ -7,8 +7,11 @@ UB (a multiple of 32 bytes: ``plan-rows``). Per step:
 
 * an op over rows only is one vector call over ``rows * pitch_`` elements (pads included);
 * an op over per-row values only is one call over ``rows * PER_ROW`` elements;
-* ``row (+) column`` and ``row (+) per-row`` run one call per row of the step, on ``cols_``
-  elements: the column resident in UB, the per-row value read by the scalar unit (``GetValue``);
+* ``row (+) column`` runs one call per row of the step, on ``cols_`` elements, the column
+  resident in UB (or widened into a dead row buffer in the step);
+* ``row (+) per-row`` reads the per-row values as Brcb blocks (``SpreadPerRow``) in the level-0
+  form with block stride 0 (``RowsByValue``: many rows per call, or one call per row); integer
+  per-row values and comparisons still read them with the scalar unit (``GetValue``);
 * a reduction runs one count-form ReduceSum/Max/Min per row into the row's per-row slot.
 
 Columns (gamma, beta, bias) are copied in and widened once, in Init. Buffer sizes are run-time
@@ -19,6 +22,7 @@ budgeted them.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -45,7 +49,6 @@ from .variant import (
     where,
 )
 
-REDUCE_API = {"sum": "ReduceSum", "mean": "ReduceSum", "max": "ReduceMax", "min": "ReduceMin"}
 CHUNK_REDUCE = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 
@@ -63,13 +66,17 @@ class RowCode(VariantCode):
     phases: int = 1  # passes over a row's chunks (chunked twins)
     uses_part: bool = False  # a chunk's partial reduction (chunked twins)
     chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
+    spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
+    row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
+    row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
 
 
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
-    ReduceChunk ReduceKind""".split()
+    ReduceChunk ReduceKind SpreadPerRow RowsByValue RowOpCall RowOp blocks src dst value row mask repeats params
+    groups pitchBlocks ReduceRows RowReduce""".split()
 )
 
 
@@ -194,6 +201,8 @@ class RowVariantRenderer(VariantRenderer):
         code.post_fixed = [self.sync(op, "drain") for op in after if not self.slotted(op)]
         body = [self.guard(op, self.render_op(op)) for op in self.loop.region]
         code.body = _row_copy_outs(_quiet_paired_waits(body))
+        if not self.chunked:  # a chunked twin spreads once per row, applies every chunk
+            code.body = _spread_in_place(code.body)
 
     def guard(self, op: Op, st: Stmt) -> Stmt:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
@@ -303,9 +312,28 @@ class RowVariantRenderer(VariantRenderer):
                 note=f"{'per-row value' if kinds[0] == PERROW else 'column'} over whole rows",
                 dsl=loc,
             )
+        if name == "vec.brcb":
+            self.code.spreads = True
+            return Stmt(
+                f"SpreadPerRow({dst}, {self.use(args[0])}, rows);",
+                note="each row's value over a 32-byte block (Brcb)",
+                dsl=loc,
+            )
+        if name in BINARY and rkind == ROW and PERROW in kinds:
+            k = kinds.index(PERROW)
+            if args[k].owner is None or args[k].owner.opname != "vec.brcb":
+                raise _fail(
+                    op, f"'{name}' of a row and a per-row value needs the per-row value as Brcb blocks"
+                )
+            self.code.row_ops.add(name)
+            first = "true" if k == 0 else "false"
+            return Stmt(
+                f"RowsByValue<RowOp::{name.upper()}, {first}>({dst}, {self.use(args[1 - k])}, {self.use(args[k])}, rows);",
+                dsl=loc,
+            )
         per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
         if count is None:
-            if per_row:
+            if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
                 count = "cols_"
             elif name in ("cmp", "where"):
                 count = "nAligned"
@@ -373,8 +401,8 @@ class RowVariantRenderer(VariantRenderer):
         count = "foldNum_" if op.attrs.get("folded") else "cols_"
         if self.chunked:
             return self.chunk_reduce(op, dst, src, count, loc)
-        call = f"{REDUCE_API[kind]}({dst}[r * PER_ROW], {src}[r * pitch_], scratch, {count});"
-        code = f"{LOOP} {call}"
+        self.code.row_reduces.add(CHUNK_REDUCE[kind])
+        code = f"ReduceRows<RowReduce::{CHUNK_REDUCE[kind]}>({dst}, {src}, {count}, rows);"
         note = "one value per row"
         if kind == "mean":
             self.code.uses_mean = True
@@ -415,6 +443,30 @@ def _loop(per_row: bool, call: str) -> str:
 
 def _word(c: str) -> str:
     return {"T": "T", "float": "F32", "half": "F16", "bfloat16_t": "BF16"}.get(c, c.replace("_t", "").title())
+
+
+_SPREAD = re.compile(r"SpreadPerRow\((\w+), (\w+), rows\);")
+
+
+def _spread_in_place(body: list[Stmt]) -> list[Stmt]:
+    """``SpreadPerRow(b, v, rows); PipeBarrier<PIPE_V>(); RowsByValue<..>(d, s, b, rows);`` with
+    ``b`` read nowhere else is ``RowsByValue<..>(d, s, SpreadPerRow(b, v, rows), rows);`` (the
+    helper orders its Brcb before the read)."""
+    out: list[Stmt] = []
+    for k, s in enumerate(body):
+        if len(out) >= 2 and out[-1].code == "PipeBarrier<PIPE_V>();":
+            m = _SPREAD.fullmatch(out[-2].code)
+            if m and s.code.startswith("RowsByValue<"):
+                blocks = m.group(1)
+                later = "\n".join(x.code for x in body[k + 1 :])
+                use = f", {blocks}, rows);"
+                if s.code.endswith(use) and not re.search(rf"\b{blocks}\b", later):
+                    spread = out[-2]
+                    code = s.code[: -len(use)] + f", {spread.code[:-1]}, rows);"
+                    out[-2:] = [Stmt(code, None, spread.dsl or s.dsl, s.weight)]
+                    continue
+        out.append(s)
+    return out
 
 
 _ROW_STORE = re.compile(r"DataCopyPad\((\w+\[[^\]]+\]), (\w+), (\w+<\w+>\(rows\))\);")
@@ -789,16 +841,25 @@ class RowKernelText(KernelText):
                     "ping-pong slot: buffer half and event id (always 0 with one slot)",
                 )
             self.pad_lines([c.body for c in self.codes()])
-            if any(c.rows.get("scratch") for c in self.codes()):
+            if re.search(r"\bscratch\b", text):
                 unused = "" if everywhere("scratch") else "[[maybe_unused]] "
                 w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            self.views(lambda c: c.body)
+            aliases = self.views(lambda c: c.body, coalesce=True)
+            if aliases:
+                pattern = re.compile(r"\b(" + "|".join(map(re.escape, aliases)) + r")\b")
+                for code in self.codes():
+                    code.body = [
+                        dataclasses.replace(st, code=pattern.sub(lambda m: aliases[m.group(1)], st.code))
+                        for st in code.body
+                    ]
             self.e.last_dsl = None
             self.e.section(self.per_variant(lambda c: c.body))
 
-    def views(self, stmts) -> None:
+    def views(self, stmts, coalesce: bool = False) -> dict[str, str]:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
-        (a function of a variant's code) use."""
+        (a function of a variant's code) use. With ``coalesce``, an anonymous view (``tmpN``)
+        bound exactly like an earlier anonymous one in every variant is not declared again;
+        returns those {name: the earlier name} for the caller to rename in its statements."""
         plan, w = self.plan, self.e.w
         used = set()
         for code in self.codes():
@@ -818,12 +879,17 @@ class RowKernelText(KernelText):
                 t = self.view_types[view.name]
                 at = ""
                 if view.slotted:
-                    at = "[slot * slotLen_]" if kind == ROW else "[slot * perRowLen_]"
+                    at = "slot * slotLen_" if kind == ROW else "slot * perRowLen_"
+                    # a narrower value in a wider buffer (plan-rows): the slot is that many more elements
+                    ratio = code.buffers[view.buffer]["bytes"] // view.dtype.bytes
+                    at = f"[{at}{f' * {ratio}' if ratio > 1 else ''}]"
                 bound.setdefault(view.name, {})[vid] = (
                     mapping[view.buffer],
                     f"{mapping[view.buffer]}.Get<{t}>(){at}",
                 )
         partial = {vid: [] for vid in plan.codes}
+        aliases: dict[str, str] = {}
+        anonymous: dict[tuple, str] = {}
         for name in order:
             used = bound[name]
             ranked = sorted(
@@ -838,12 +904,19 @@ class RowKernelText(KernelText):
                 )
             decl = f"LocalTensor<{self.view_types[name]}> {name}"
             if None not in full.values():
+                key = (self.view_types[name], tuple(full[vid] for vid in plan.codes))
+                if coalesce and re.fullmatch(r"tmp\d*", name):
+                    if key in anonymous:  # the same LocalTensor in every variant: one name
+                        aliases[name] = anonymous[key]
+                        continue
+                    anonymous[key] = name
                 w.line(f"{decl} = {self.e.value_expr(full)};")
                 continue
             w.line(f"{decl};")
             for vid, (_, binding) in used.items():
                 partial[vid].append(Stmt(f"{name} = {binding};"))
         self.e.render_blocks(blocks(merge(partial)))
+        return aliases
 
     def copy_out(self) -> None:
         w = self.e.w
@@ -881,6 +954,7 @@ class RowKernelText(KernelText):
             with w.block(f"__aicore__ inline DataCopyExtParams {name}(uint32_t rows) const"):
                 w.line(f"return DataCopyExtParams(static_cast<uint16_t>(rows), {length}, {gaps}, 0);")
             w.line()
+        self.by_value_helpers()
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
                 comment="Reduction scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."
@@ -891,6 +965,128 @@ class RowKernelText(KernelText):
         w.line(
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
+
+    def by_value_helpers(self) -> None:
+        """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
+        32-byte block each, a level-0 vector call reads a row's block with block stride 0
+        (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits)."""
+        w = self.e.w
+        if any(c.spreads for c in self.codes()):
+            w.line(
+                comment="Each row's value (element r * PER_ROW of `values`) over a whole 32-byte block: block r * PER_ROW"
+            )
+            w.line(
+                comment="of `blocks` (Brcb: a repeat spreads 8 elements over 8 blocks), ready for the vector unit."
+            )
+            w.line("template <typename U>")
+            with w.block(
+                "__aicore__ inline LocalTensor<U> SpreadPerRow(const LocalTensor<U>& blocks, "
+                "const LocalTensor<U>& values, uint32_t rows)"
+            ):
+                w.line("const uint32_t repeats = rows * PER_ROW / 8;")
+                with w.block("for (uint32_t done = 0; done < repeats; done += 255)"):
+                    w.line(
+                        "const uint32_t now = repeats - done < 255 ? repeats - done : 255;",
+                        "repeatTime is 8 bits",
+                    )
+                    w.line(
+                        "Brcb(blocks[done * 256 / sizeof(U)], values[done * 8], static_cast<uint8_t>(now), "
+                        "BrcbRepeatParams(1, 8));"
+                    )
+                w.line("PipeBarrier<PIPE_V>();", "the blocks are read next")
+                w.line("return blocks;")
+            w.line()
+        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.row_reduces for c in self.codes())]
+        if kinds:
+            w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
+            w.line()
+            w.line(
+                comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
+                "reduced into"
+            )
+            w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
+            w.line("template <RowReduce KIND>")
+            with w.block(
+                "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
+                "int32_t count, uint32_t rows)"
+            ):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+                    for k, kind in enumerate(kinds):
+                        head = "if constexpr" if k == 0 else "} else if constexpr"
+                        api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
+                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
+                        w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
+                    w.line("}")
+            w.line()
+        ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]
+        if not ops:
+            return
+        w.line(f"enum class RowOp : uint32_t {{ {', '.join(o.upper() for o in ops)} }};")
+        w.line()
+        w.line(comment="One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.")
+        w.line("template <RowOp OP, typename U>")
+        with w.block(
+            "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, "
+            "const LocalTensor<U>& b, uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params)"
+        ):
+            for k, o in enumerate(ops):
+                head = "if constexpr" if k == 0 else "} else if constexpr"
+                w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
+                w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
+            w.line("}")
+        w.line()
+        for line in (
+            "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",
+            "r * PER_ROW of `blocks` (SpreadPerRow) with block stride 0. Many rows per call (a repeat per row, a call",
+            "per 256 bytes of columns) when the pitch is at most 255 blocks and the rows outnumber those calls; else",
+            "a call per row (a repeat per 256 bytes of the row, the tail under a lane mask).",
+        ):
+            w.line(comment=line)
+        w.line("template <RowOp OP, bool VALUE_FIRST, typename U>")
+        with w.block(
+            "__aicore__ inline void RowsByValue(const LocalTensor<U>& dst, const LocalTensor<U>& src, "
+            "const LocalTensor<U>& blocks, uint32_t rows)"
+        ):
+            w.line("constexpr uint32_t LANES = 256 / sizeof(U);", "elements per repeat")
+            w.line("constexpr uint32_t BLOCK = 32 / sizeof(U);", "elements per block")
+            w.line("const uint32_t pitchBlocks = pitch_ / BLOCK;")
+            w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
+            with w.block("if (pitchBlocks <= 255 && groups < rows)"):
+                w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
+                w.line("const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);")
+                w.line(
+                    "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
+                )
+                w.line(
+                    "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
+                )
+                with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+                    w.line("const uint32_t now = rows - r < 255 ? rows - r : 255;", "repeatTime is 8 bits")
+                    w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
+                    with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
+                        w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
+                        w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
+                        w.line(
+                            "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
+                            "mask, now, params);"
+                        )
+                w.line("return;")
+            w.line("const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8)")
+            w.line("                                              : BinaryRepeatParams(1, 1, 0, 8, 8, 0);")
+            with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+                w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
+                with w.block("for (uint32_t c = 0; c < cols_;)"):
+                    w.line("const uint32_t full = (cols_ - c) / LANES;")
+                    w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
+                    w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
+                    w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
+                    w.line(
+                        "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
+                        "repeats, params);"
+                    )
+                    w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
+        w.line()
 
     def members(self) -> None:
         w = self.e.w
