@@ -1,8 +1,9 @@
 """Differential fuzzing report: N random programs through the oracle, the reference and the emulator.
 
-    python benchmarks/fuzz_report.py [--programs 1000] [--start 0] [--out FILE.md] [--jobs 1]
+    python benchmarks/fuzz_report.py [--programs 1000] [--start 0] [--family flat] [--out FILE.md] [--jobs 1]
 
-Each program comes from ``tests/e2e/dslfuzz.py`` (seed = its number). Prints, and with --out
+Each program comes from ``tests/e2e/dslfuzz.py`` (seed = its number; ``--family``: flat
+elementwise programs, ``bcast`` broadcasting ones, ``rows`` named-dim row programs). Prints, and with --out
 writes, the number of programs, how many passed, how many the backend refused (by documented
 reason), how many were discarded (i32 arithmetic overflowing on every input draw), the failures
 with their seeds and first lines of detail (must be 0), and the wall time.
@@ -26,15 +27,17 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 import dslfuzz  # noqa: E402
 
 
-def _run(seeds: list[int]) -> list:
+def _run(job: tuple[list[int], str]) -> list:
+    seeds, family = job
     with tempfile.TemporaryDirectory(prefix="dslfuzz-") as tmp:
-        return dslfuzz.fuzz(seeds, Path(tmp))
+        return dslfuzz.fuzz(seeds, Path(tmp), family=family)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--programs", type=int, default=1000)
     ap.add_argument("--start", type=int, default=0, help="first seed")
+    ap.add_argument("--family", choices=dslfuzz.FAMILIES, default="flat", help="program family")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared: 1)")
     ap.add_argument("--out", type=Path, help="write the report (markdown) here")
     ap.add_argument("--quiet", action="store_true")
@@ -57,10 +60,10 @@ def main(argv=None) -> int:
                     if o.status == "failed":
                         print(o.detail[:2000] + "\n" + o.source, flush=True)
 
-            dslfuzz.fuzz(seeds, Path(tmp), log)
+            dslfuzz.fuzz(seeds, Path(tmp), log, family=args.family)
     else:
         with ProcessPoolExecutor(args.jobs) as pool:
-            for part in pool.map(_run, chunks):
+            for part in pool.map(_run, [(c, args.family) for c in chunks]):
                 outcomes.extend(part)
     wall = time.perf_counter() - started
     report = render(outcomes, wall, args)
@@ -78,7 +81,7 @@ def render(outcomes, wall: float, args) -> str:
     discarded = collections.Counter(o.reason for o in outcomes if o.status == "discarded")
     failed = [o for o in outcomes if o.status == "failed"]
     lines = [
-        f"programs: {len(outcomes)} (seeds {args.start}..{args.start + len(outcomes) - 1}; "
+        f"programs: {len(outcomes)} (family {args.family}, seeds {args.start}..{args.start + len(outcomes) - 1}; "
         f"{exact} with exact semantics, {len(outcomes) - exact} with exp/log/sqrt/tanh/...)",
         f"passed: {by['ok']} ({runs} simulated runs, one per dtype of each program)",
         f"refused by the backend (documented): {by['refused']}",
