@@ -119,9 +119,9 @@ def forms(func: Func) -> None:
             if name == "sub" and kinds[1] == PERROW:  # a - m = a + (-m)
                 neg = emit("neg", [b], b.type, op.loc)
                 op.opname, op.operands = "vec.adds", [a, neg.result]
-            elif name == "sub":  # m - a = (-a) + m
-                neg = emit("neg", [a], a.type, op.loc)
-                op.opname, op.operands = "vec.adds", [neg.result, b]
+            elif name == "sub":  # m - b = (-b) + m
+                neg = emit("neg", [b], b.type, op.loc)
+                op.opname, op.operands = "vec.adds", [neg.result, a]
             elif kinds[0] == PERROW:  # commutative: the per-row value goes to the scalar place
                 op.opname, op.operands = SCALAR_FORM[name], [b, a]
             else:
