@@ -137,9 +137,10 @@ def forms(func: Func) -> None:
                 kv = kind(v.type)
                 if kv == PERROW or (kv == COL and name in ("cmp", "where")):
                     if v.type.dtype.kind == "bool":
+                        what = f"[{layout.cols}] (columns)" if kv == COL else "[..., 1] (per-row values)"
                         raise CompileError(
-                            "a comparison of per-row values used on whole rows is not supported by the row "
-                            "backend; compare the rows instead",
+                            f"a comparison of {what} used on whole rows is not supported by the row "
+                            "backend yet; compare the rows instead",
                             op.loc,
                         )
                     op.operands[k] = spread(v, op.loc)

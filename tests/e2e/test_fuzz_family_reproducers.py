@@ -199,3 +199,29 @@ def test_open_fuzz_seed(family, seed, why, tmp_path, request):
     fz = _load_fuzz()
     outcome = fz.run_program(fz.generate(seed, family), tmp_path)
     assert outcome.status == "ok", f"{family} seed {seed}: {outcome.reason}\n{outcome.detail[:1500]}"
+
+
+@pytest.mark.parametrize(
+    "cond,what",
+    [
+        ("g >= 0.5", "[C] (columns)"),
+        ("dsl.max(x, axis=-1, keepdims=True) > 0.5", "[..., 1] (per-row values)"),
+    ],
+)
+def test_rows_mask_of_columns_or_per_row_values_is_a_clear_error(write_module, cond, what, tmp_path):
+    """A mask of columns or per-row values selecting whole rows (rows seed 26) is refused at its
+    line, naming what the mask is (the message said "per-row values" for columns too)."""
+    mod = write_module(f"""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,))
+        def rmask(x: Tensor[..., "C"], g: Tensor["C"]):
+            y = dsl.where({cond}, x, -x)
+            return y
+        """)
+    with pytest.raises(dsl.CompileError) as e:
+        mod.rmask.compile(out_dir=tmp_path)
+    msg = str(e.value)
+    assert f"a comparison of {what} used on whole rows is not supported by the row backend yet" in msg
+    assert ":7:" in msg.splitlines()[0] and f"y = dsl.where({cond}, x, -x)" in msg
