@@ -189,6 +189,12 @@ def test_rows_max_reduction_of_a_nan(write_module):
 OPEN_SEEDS = [
     ("bcast", 1, "kernel/broadcast.py: RowBuf(uint32_t i) leaves i unused (-Werror=unused-parameter)"),
     ("bcast", 18, "kernel/broadcast.py: an absent optional input is read (GetValue through a null pointer)"),
+    (
+        "bcast",
+        33,
+        "kernel/broadcast.py: a variant whose only output is absent reads GM through a null pointer",
+    ),
+    ("bcast", 34, "kernel/broadcast.py: a Scalar's member is declared lr2_ but the broadcast code reads lr_"),
     ("rows", 7, "row kernel: a V UB->UB DataCopy reads UB nothing has written (uninitialised)"),
 ]
 
