@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import collections
 import os
+import re
 import sys
 import tempfile
 import time
@@ -90,13 +91,33 @@ def render(outcomes, wall: float, args) -> str:
     lines.append(f"discarded: {by['discarded']}")
     lines += [f"  - {n} x {reason}" for reason, n in discarded.most_common()]
     lines.append(f"failures: {len(failed)}")
+    groups = collections.defaultdict(list)
     for o in failed:
-        lines.append(f"  - seed {o.seed}: {o.reason}: {o.detail.splitlines()[0] if o.detail else ''}")
+        groups[signature(o)].append(o.seed)
+    for sig, seeds in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(map(str, seeds[:12])) + (", ..." if len(seeds) > 12 else "")
+        lines.append(f"  - {len(seeds)} x {sig} (seeds {shown})")
     lines.append(
         f"wall time: {wall:.0f} s ({wall / max(len(outcomes), 1):.2f} s per program, "
         f"{os.cpu_count()} cores, jobs={args.jobs})"
     )
     return "\n".join(lines) + "\n"
+
+
+def signature(o) -> str:
+    """What a failure is, without the names, numbers and shapes of its program: its reason and
+    the first line of its detail that names an error (a compiler, emulator or value message)."""
+    if "!=" in o.reason:  # a wrong answer: its shape/dtype or its values
+        what = o.detail.split(", output ", 1)[-1]
+        return f"{o.reason}: " + ("values differ" if "element" in what else "shapes/dtypes differ")
+    lines = o.detail.splitlines()
+    first = next(
+        (ln for ln in lines if re.search(r"error:|Error|race|fault|uninitialised|null pointer", ln)),
+        lines[1] if len(lines) > 1 else (lines[0] if lines else ""),
+    )
+    first = re.sub(r"\b[fbr]z\d+\b|\b[BR]z\d+\b", "OP", first.strip())
+    first = re.sub(r"0x[0-9a-f]+|\d+", "N", first)
+    return f"{o.reason}: {first[:150]}"
 
 
 if __name__ == "__main__":
