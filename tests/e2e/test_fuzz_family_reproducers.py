@@ -195,7 +195,18 @@ OPEN_SEEDS = [
         "kernel/broadcast.py: a variant whose only output is absent reads GM through a null pointer",
     ),
     ("bcast", 34, "kernel/broadcast.py: a Scalar's member is declared lr2_ but the broadcast code reads lr_"),
-    ("rows", 7, "row kernel: a V UB->UB DataCopy reads UB nothing has written (uninitialised)"),
+    (
+        "bcast",
+        38,
+        "broadcast kernel: V Duplicate overwrites a buffer MTE3 still reads (no MTE3_V flag: a race)",
+    ),
+    ("bcast", 51, "broadcast kernel: a DataCopyPad UB->GM source runs outside its TBuf (8064 B of 128 B)"),
+    (
+        "rows",
+        7,
+        "row kernel: spreading a column whose width is not 32-byte aligned reads unwritten UB padding",
+    ),
+    ("rows", 73, "column-chunked row kernel: a TBuf used before TPipe::InitBuffer (C = 20000, f16)"),
 ]
 
 
