@@ -55,6 +55,9 @@ INEXACT = ("sqrt", "rsqrt", "exp", "log", "tanh", "sigmoid", "reciprocal")
 REFUSALS = {
     r"(Add|Sub|Mul|Muls|Adds|Abs) does not take (i8|u8)": "i8/u8 arithmetic (A2 has no 8-bit Add/Sub/Mul)",
     r"Duplicate does not take (i8|u8)": "math on an i8/u8 Scalar input (A2 has no 8-bit Duplicate)",
+    r"dsl\.(sum|max|min) of (i8|i32|u8) values is not supported by the row backend": (
+        "an integer reduction in a row operator (the vector unit reduces half/float)"
+    ),
 }
 
 
