@@ -114,10 +114,12 @@ def forms(func: Func) -> None:
         kinds = [kind(v.type) for v in op.operands]
         name = op.opname
         if PERROW in kinds and len(op.operands) == 2 and name in SCALAR_FORM | {"sub": None}:
-            a, b = op.operands
             if kinds == [PERROW, PERROW]:
                 body.append(op)
                 continue
+            # a column with a per-row value is a row: the column is spread over the rows first
+            a, b = (spread(v, op.loc) if kind(v.type) == COL else v for v in op.operands)
+            kinds = [ROW if k == COL else k for k in kinds]
             if name == "sub" and kinds[1] == PERROW:  # a - m = a + (-m)
                 neg = emit("neg", [b], b.type, op.loc)
                 op.opname, op.operands = "vec.adds", [a, neg.result]

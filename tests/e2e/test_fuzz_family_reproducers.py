@@ -283,3 +283,27 @@ def test_rows_seed_70_scalar_math_widened_per_row(write_module):
                 assert r.shape == e.shape == o.shape
                 assert dsl.precision.compare(r, e.astype(dt), "approx").ok
                 assert dsl.precision.compare(o, r, "approx").ok
+
+
+def test_rows_seed_6_per_row_value_with_a_column(write_module):
+    """``m - relu(v)`` with m per-row (here a widened scalar) and v a column is a row: the column
+    is spread over the rows first (its negation was a column computed per step, which plan-rows
+    refused: "is computed per step but is neither a row nor a per-row value")."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, bf16
+
+        @dsl.op(dtypes=(f16,))
+        def rz6(g: Tensor["R", "C"], v: Tensor["C"], *, alpha: float = 2.0):
+            v2 = dsl.max((dsl.cast(alpha, bf16) - dsl.relu(v)) * g, axis=-1, keepdims=True)
+            m = dsl.min(g, axis=-1, keepdims=True) + v
+            return v2, m
+        """)
+    rng = np.random.default_rng(6)
+    g = rng.uniform(-2, 2, (33, 96)).astype(np.float16)
+    v = rng.uniform(-2, 2, 96).astype(np.float16)
+    f, c = g.astype(np.float32), v.astype(np.float32)
+    a = np.float32(np.float32(-0.94).astype(BF16))
+    v2 = ((a - np.maximum(c, np.float32(0))) * f).max(-1, keepdims=True)
+    m = f.min(-1, keepdims=True) + c
+    check(mod.rz6, (g, v), (v2, m.astype(np.float16)), {"alpha": -0.94})  # bf16 with f16: f32
