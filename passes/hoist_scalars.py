@@ -179,12 +179,9 @@ def _legalize_widened(op: Op, namer: Namer, done: set[int]) -> tuple[list[Op], V
 
 
 def _tile_shape(func: Func) -> Shape:
-    """The shape a widened scalar takes: the flat range, or in a row function one value per row
-    ([..., 1]), which combines with rows, columns and per-row values alike (a row there made a
-    per-row result a row: fuzz rows seed 70)."""
+    """The shape of a tile: the flat range, or in a row function the row ([..., C])."""
     shapes = [p.value.type.shape for p in func.params if isinstance(p.value.type, TensorType)]
-    widest = max(shapes, key=lambda s: (not s.unshaped, s.ellipsis, len(s.dims)), default=Shape.star())
-    return widest if widest.unshaped or not widest.dims else widest.with_last(1)
+    return max(shapes, key=lambda s: (not s.unshaped, s.ellipsis, len(s.dims)), default=Shape.star())
 
 
 def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=None) -> Op:
