@@ -117,14 +117,14 @@ def forms(func: Func) -> None:
             if kinds == [PERROW, PERROW]:
                 body.append(op)
                 continue
-            # a column with a per-row value is a row: the column is spread over the rows first
-            a, b = (spread(v, op.loc) if kind(v.type) == COL else v for v in op.operands)
-            kinds = [ROW if k == COL else k for k in kinds]
+            a, b = op.operands
             if name == "sub" and kinds[1] == PERROW:  # a - m = a + (-m)
                 neg = emit("neg", [b], b.type, op.loc)
                 op.opname, op.operands = "vec.adds", [a, neg.result]
-            elif name == "sub":  # m - b = (-b) + m
+            elif name == "sub":  # m - b = (-b) + m; -b of a column is resident, like the column
                 neg = emit("neg", [b], b.type, op.loc)
+                if kinds[1] == COL:
+                    before.append(body.pop())
                 op.opname, op.operands = "vec.adds", [neg.result, a]
             elif kinds[0] == PERROW:  # commutative: the per-row value goes to the scalar place
                 op.opname, op.operands = SCALAR_FORM[name], [b, a]

@@ -292,9 +292,9 @@ def test_rows_seed_70_scalar_math_widened_per_row(write_module):
 
 
 def test_rows_seed_6_per_row_value_with_a_column(write_module):
-    """``m - relu(v)`` with m per-row (here a widened scalar) and v a column is a row: the column
-    is spread over the rows first (its negation was a column computed per step, which plan-rows
-    refused: "is computed per step but is neither a row nor a per-row value")."""
+    """``m - v`` with m per-row and v a column: the column's negation is resident (computed in the
+    step it was a column computed per step, which plan-rows refused: "is computed per step but
+    is neither a row nor a per-row value")."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, f16, bf16
@@ -303,7 +303,8 @@ def test_rows_seed_6_per_row_value_with_a_column(write_module):
         def rz6(g: Tensor["R", "C"], v: Tensor["C"], *, alpha: float = 2.0):
             v2 = dsl.max((dsl.cast(alpha, bf16) - dsl.relu(v)) * g, axis=-1, keepdims=True)
             m = dsl.min(g, axis=-1, keepdims=True) + v
-            return v2, m
+            d = dsl.max(g, axis=-1, keepdims=True) - v
+            return v2, m, d
         """)
     rng = np.random.default_rng(6)
     g = rng.uniform(-2, 2, (33, 96)).astype(np.float16)
@@ -312,4 +313,6 @@ def test_rows_seed_6_per_row_value_with_a_column(write_module):
     a = np.float32(np.float32(-0.94).astype(BF16))
     v2 = ((a - np.maximum(c, np.float32(0))) * f).max(-1, keepdims=True)
     m = f.min(-1, keepdims=True) + c
-    check(mod.rz6, (g, v), (v2, m.astype(np.float16)), {"alpha": -0.94})  # bf16 with f16: f32
+    d = f.max(-1, keepdims=True) - c
+    expected = (v2, m.astype(np.float16), d.astype(np.float16))  # v2: bf16 with f16 is f32
+    check(mod.rz6, (g, v), expected, {"alpha": -0.94})
