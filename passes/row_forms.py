@@ -15,6 +15,7 @@ Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); prod
    unit, one value per row: ``add/mul/max/min`` become ``vec.adds/muls/maxs/mins`` with the
    per-row operand in the scalar place, ``a - m`` becomes ``vec.adds a, -m``; comparisons and
    ``where`` with a per-row value or a column get it spread over whole rows first (``vec.brc``);
+   a mask of columns or per-row values is compared again on the spreads of its operands;
 4. a reduction whose source dies with it folds it first (``vec.fold``: the columns beyond the
    largest power of two below C added onto the front in place, seed 002's binary add), so the
    cross-lane reduce covers that power of two;
@@ -98,6 +99,7 @@ def forms(func: Func) -> None:
     namer = Namer.of(func)
     before: list[Op] = []
     body: list[Op] = []
+    recompared: list[Op] = []
 
     def emit(name, operands, rtype, loc, attrs=None) -> Op:
         new = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
@@ -164,16 +166,18 @@ def forms(func: Func) -> None:
             body.append(op)
             continue
         if PERROW in kinds and len(op.operands) == 2 and name in SCALAR_FORM | {"sub": None}:
-            a, b = op.operands
             if kinds == [PERROW, PERROW]:
                 body.append(op)
                 continue
+            a, b = op.operands
             if name == "sub" and kinds[1] == PERROW:  # a - m = a + (-m)
                 neg = emit("neg", [b], b.type, op.loc)
                 op.opname, op.operands = "vec.adds", [a, neg.result]
-            elif name == "sub":  # m - a = (-a) + m
-                neg = emit("neg", [a], a.type, op.loc)
-                op.opname, op.operands = "vec.adds", [neg.result, b]
+            elif name == "sub":  # m - b = (-b) + m; -b of a column is resident, like the column
+                neg = emit("neg", [b], b.type, op.loc)
+                if kinds[1] == COL:
+                    before.append(body.pop())
+                op.opname, op.operands = "vec.adds", [neg.result, a]
             elif kinds[0] == PERROW:  # commutative: the per-row value goes to the scalar place
                 op.opname, op.operands = SCALAR_FORM[name], [b, a]
             else:
@@ -188,10 +192,21 @@ def forms(func: Func) -> None:
             for k, v in enumerate(op.operands):
                 kv = kind(v.type)
                 if kv == PERROW or (kv == COL and name in ("cmp", "where")):
+                    if v.type.dtype.kind == "bool" and v.owner is not None and v.owner.opname == "cmp":
+                        # a mask of columns or per-row values: compare their spreads (a row mask)
+                        x, y = (
+                            w if kind(w.type) in (ROW, SCALAR) else spread(w, op.loc)
+                            for w in v.owner.operands
+                        )
+                        rmask = TensorType(v.type.dtype, layout.row)
+                        op.operands[k] = emit("cmp", [x, y], rmask, op.loc, dict(v.owner.attrs)).result
+                        recompared.append(v.owner)
+                        continue
                     if v.type.dtype.kind == "bool":
+                        what = f"[{layout.cols}] (columns)" if kv == COL else "[..., 1] (per-row values)"
                         raise CompileError(
-                            "a comparison of per-row values used on whole rows is not supported by the row "
-                            "backend; compare the rows instead",
+                            f"a comparison of {what} used on whole rows is not supported by the row "
+                            "backend yet; compare the rows instead",
                             op.loc,
                         )
                     op.operands[k] = spread(v, op.loc)
@@ -199,6 +214,16 @@ def forms(func: Func) -> None:
     loop.region = body
     at = func.body.index(loop)
     func.body = func.body[:at] + before + func.body[at:]
+    # masks compared again on rows, and the resident values only they read, go
+    pure = {id(o) for o in recompared + before if o.result is not None}
+    while True:
+        uses = func.uses()
+        dead = {id(o) for o in func.walk() if id(o) in pure and not uses.get(id(o.result), 0)}
+        if not dead:
+            break
+        pure -= dead
+        loop.region = [o for o in loop.region if id(o) not in dead]
+        func.body = [o for o in func.body if id(o) not in dead]
 
 
 RowFormsPass = function_pass("row-forms", "tile", forms)

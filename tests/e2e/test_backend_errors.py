@@ -256,17 +256,25 @@ def test_emulator_faults_name_the_dsl_line(write_module, tmp_path):
     assert "DSL line(s): " in str(e.value) and ".py:7 (op_kernel/twice.cpp:" in str(e.value)
 
 
-def test_math_on_an_int8_scalar_is_refused_at_its_line(write_module, tmp_path):
+def test_math_on_an_int8_scalar_widens_it_on_the_scalar_unit(write_module, tmp_path):
+    """An i8/u8 Scalar input in float (or i32) math was refused (A2 has no 8-bit Duplicate); its
+    widening is an exact C++ conversion on the scalar unit now, so the math runs (Adds/Muls)."""
     mod = write_module("""
         import dsl
-        from dsl import Tensor, Scalar, i8, f32
+        from dsl import Tensor, Scalar, i8, u8, f16, f32
 
-        @dsl.op(dtypes=(f32,))
-        def add_s8(x: Tensor, s: Scalar[i8]):
+        @dsl.op(dtypes=(f32, f16))
+        def add_s8(x: Tensor, s: Scalar[i8], t: Scalar[u8]):
             y = x + s
-            return y
+            z = x * t - s
+            return y, z
         """)
-    with pytest.raises(CompileError) as e:
-        mod.add_s8.compile(out_dir=tmp_path / "out")
-    assert e.value.loc.line == 7 and "Duplicate does not take i8" in str(e.value)
-    assert "y = x + s" in str(e.value)
+    project = mod.add_s8.compile(out_dir=tmp_path / "out")
+    kernel = (project / "op_kernel" / "add_s8.cpp").read_text()
+    assert "static_cast<float>(LoadScalar<int8_t>" in kernel or "static_cast<float>(s" in kernel
+    x = np.linspace(-3, 3, 257).astype(np.float32)
+    for s, t in ((-128, 255), (127, 0), (-3, 7)):
+        args = (x, np.array([s], np.int8), np.array([t], np.uint8))
+        got = mod.add_s8.simulate(*args)
+        assert np.array_equal(got[0], x + np.float32(s))
+        assert np.array_equal(got[1], x * np.float32(t) - np.float32(s))
