@@ -144,13 +144,9 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
     check(mod.bcshape, (b, x), (x + np.float32(1.0), b * np.float32(2.0)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kernel/rows.py: a comparison of a row with a scalar constant is emitted as "
-    "Compare(dst, src, None, ...) (rows seeds 3, 8, 12, 13, 18: every i32 comparison in a row "
-    "operator, which legalize-casts turns into a half select compared with 0.5)",
-)
 def test_rows_compare_with_a_constant(write_module):
+    """A row compared with a scalar constant is CompareScalar (it was Compare(dst, src, None, ...):
+    rows seeds 3, 8, 12, 13, 18, every i32 comparison in a row operator)."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, f32
@@ -219,7 +215,11 @@ def test_open_fuzz_seed(family, seed, why, tmp_path, request):
 
 # Seeds that once failed and pass now (what fixed them).
 FIXED_SEEDS = [
-    ("rows", 73, "column-chunked kernel used a TBuf before InitBuffer; passes since the row-kernel changes of wt-rowfast"),
+    (
+        "rows",
+        73,
+        "column-chunked kernel used a TBuf before InitBuffer; passes since the row-kernel changes of wt-rowfast",
+    ),
 ]
 
 

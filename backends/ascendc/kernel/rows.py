@@ -369,13 +369,26 @@ class RowVariantRenderer(VariantRenderer):
             call = f"Cast({d}, {ops[0]}, RoundMode::{CASTS[pair]}, {count});"
         elif name == "cmp":
             mode = CMP_MODES[op.attrs["pred"]]
-            return Stmt(
-                f"Compare({d}, {ops[0]}, {ops[1]}, CMPMODE::{mode}, {count});", note="bit mask", dsl=loc
-            )
+            if ops[1] is None:  # a row against a scalar (a constant, a Scalar input)
+                s = self.scalar_for(args[1], args[0].type.dtype, ops[0])
+                call = f"CompareScalar({d}, {ops[0]}, {s}, CMPMODE::{mode}, {count});"
+            else:
+                call = f"Compare({d}, {ops[0]}, {ops[1]}, CMPMODE::{mode}, {count});"
+            return Stmt(call, note="bit mask", dsl=loc)
         elif name == "where":
             if args[1].type.dtype != args[2].type.dtype:
                 raise _fail(op, "dsl.where branches must share a dtype on the vector unit; cast one of them")
-            call = f"Select({d}, {ops[0]}, {ops[1]}, {ops[2]}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});"
+            if ops[1] is None:
+                raise _fail(
+                    op, "dsl.where with a scalar first branch reached the row kernel; swap the branches"
+                )
+            if ops[2] is None:
+                s = self.scalar_for(args[2], args[1].type.dtype, ops[1])
+                call = f"Select({d}, {ops[0]}, {ops[1]}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});"
+            else:
+                call = (
+                    f"Select({d}, {ops[0]}, {ops[1]}, {ops[2]}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});"
+                )
         else:
             raise _fail(op, f"'{name}' is not supported by the row backend yet")
         return Stmt(_loop(per_row, call), dsl=loc)
