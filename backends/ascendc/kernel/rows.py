@@ -63,13 +63,14 @@ class RowCode(VariantCode):
     phases: int = 1  # passes over a row's chunks (chunked twins)
     uses_part: bool = False  # a chunk's partial reduction (chunked twins)
     chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
+    uses_welford: bool = False  # Welford statistics of a chunked row (mean and variance in one pass)
 
 
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
-    ReduceChunk ReduceKind""".split()
+    ReduceChunk ReduceKind WelfordChunk WelfordVar""".split()
 )
 
 
@@ -240,7 +241,7 @@ class RowVariantRenderer(VariantRenderer):
         return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
 
     def _scalar_place(self, op: Op, k: int) -> bool:
-        return (op.opname in VECTOR_SCALAR and k == 1) or op.opname == "vec.brc"
+        return (op.opname in VECTOR_SCALAR and k == 1) or op.opname == "vec.brc" or op.opname == "welford.var"
 
     def render_op(self, op: Op) -> Stmt:
         name = op.opname
@@ -292,6 +293,13 @@ class RowVariantRenderer(VariantRenderer):
             return self.reduce(op, loc)
         if name == "vec.fold":
             return self.fold(op, loc)
+        if name == "welford.var":
+            self.code.uses_welford = self.code.uses_mean = True
+            return Stmt(
+                f"WelfordVar({dst}, {self.use(args[1])});",
+                note="variance of the row: its Welford statistics merged (Chan)",
+                dsl=loc,
+            )
         if name == "vec.brc":
             src = self.use(args[0])
             if kinds[0] == PERROW:
@@ -389,6 +397,13 @@ class RowVariantRenderer(VariantRenderer):
         kind = op.attrs["kind"]
         if op.result.type.dtype.name != "f32":
             raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
+        if op.attrs.get("welford"):
+            self.code.uses_welford = self.code.uses_mean = True
+            return Stmt(
+                f"WelfordChunk({dst}, {src}, {count}, chunk);",
+                note="Welford statistics of the row so far; its mean after the last chunk",
+                dsl=loc,
+            )
         self.code.uses_part = True
         which = CHUNK_REDUCE[kind]
         self.code.chunk_helpers.add(which)
@@ -548,6 +563,13 @@ class RowKernelText(KernelText):
             )
         if code.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
+        if code.uses_welford:
+            out.append(
+                Stmt(
+                    "pipe_.InitBuffer(welfordBuf_, 3 * pitch_ * sizeof(float));",
+                    note="Welford: lane means, lane M2, a temporary",
+                )
+            )
         return out
 
     def pad_lines(self, per_code: list[list[Stmt]]) -> None:
@@ -750,6 +772,8 @@ class RowKernelText(KernelText):
                         w.line(f"{api}(dst, src, scratch, count);")
                         w.line("PipeBarrier<PIPE_V>();")
                         w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+        if any(c.uses_welford for c in self.codes()):
+            self.welford_helpers()
         if any(c.uses_fold for c in self.codes()):
             w.line()
             w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
@@ -757,6 +781,90 @@ class RowKernelText(KernelText):
                 w.line("uint32_t fold = cols;")
                 w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
                 w.line("return fold;")
+
+    def welford_helpers(self) -> None:
+        """Seed 002's single-pass statistics of a row in column chunks: lane j of welfordBuf_ keeps
+        the running mean and M2 of column j of every chunk so far (Welford, vectorized over the
+        chunk); the lanes merge into the row's mean after the last chunk and into its variance once
+        the next pass starts (Chan: lane j saw ``chunks_`` samples, or one fewer past the last
+        chunk's columns)."""
+        w = self.e.w
+        w.line()
+        w.line(comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared")
+        w.line(comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample.")
+        w.line(comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples).")
+        with w.block(
+            "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
+            "int32_t count, uint64_t chunk)"
+        ):
+            self._lanes()
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("if (chunk == 0) {")
+            w.level += 1
+            w.line("Adds(laneMean, src, 0.0f, count);", "the first sample: mean x, M2 0")
+            w.line("Duplicate(laneM2, 0.0f, count);")
+            w.level -= 1
+            w.line("} else {")
+            w.level += 1
+            w.line("const float n = static_cast<float>(chunk + 1);", "samples per lane, this one included")
+            for line, why in (
+                ("Sub(delta, src, laneMean, count);", "x - mean"),
+                ("Muls(delta, delta, 1.0f / n, count);", None),
+                ("Add(laneMean, laneMean, delta, count);", "mean += (x - mean) / n"),
+                ("Mul(delta, delta, delta, count);", None),
+                ("Muls(delta, delta, n * (n - 1.0f), count);", "(x - old mean) * (x - new mean)"),
+                ("Add(laneM2, laneM2, delta, count);", None),
+            ):
+                if not line.startswith("Sub"):
+                    w.line("PipeBarrier<PIPE_V>();")
+                w.line(line, why)
+            w.level -= 1
+            w.line("}")
+            with w.block("if (chunk + 1 == chunks_)"):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                w.line("PipeBarrier<PIPE_V>();")
+                w.line(
+                    "Muls(delta, laneMean, static_cast<float>(chunks_ - 1), lanes);",
+                    "every lane saw chunks_ - 1 samples,",
+                )
+                w.line("PipeBarrier<PIPE_V>();")
+                w.line("Add(delta, delta, laneMean, count);", "those below the last chunk's columns one more")
+                w.line("PipeBarrier<PIPE_V>();")
+                w.line("ReduceSum(mean, delta, scratch, lanes);")
+                w.line("PipeBarrier<PIPE_V>();")
+                w.line("Muls(mean, mean, invCols_, static_cast<int32_t>(PER_ROW));")
+        w.line()
+        w.line(comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -")
+        w.line(comment="mean)^2) / cols; `shift` holds -mean.")
+        with w.block(
+            "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
+        ):
+            self._lanes()
+            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line(
+                "const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);",
+                "lanes that saw every chunk",
+            )
+            w.line("PipeBarrier<PIPE_V>();")
+            for line, why in (
+                ("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean"),
+                ("Mul(delta, delta, delta, lanes);", None),
+                ("Muls(laneMean, delta, static_cast<float>(chunks_ - 1), lanes);", None),
+                ("Add(laneMean, laneMean, delta, full);", None),
+                ("Add(laneMean, laneMean, laneM2, lanes);", None),
+                ("ReduceSum(var, laneMean, scratch, lanes);", None),
+                ("Muls(var, var, invCols_, static_cast<int32_t>(PER_ROW));", None),
+            ):
+                if not line.startswith("Adds"):
+                    w.line("PipeBarrier<PIPE_V>();")
+                w.line(line, why)
+
+    def _lanes(self) -> None:
+        w = self.e.w
+        w.line("LocalTensor<float> laneMean = welfordBuf_.Get<float>();")
+        w.line("LocalTensor<float> laneM2 = laneMean[pitch_];")
+        w.line("LocalTensor<float> delta = laneMean[2 * pitch_];")
+        w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
 
     def step(self) -> None:
         w = self.e.w
@@ -913,6 +1021,8 @@ class RowKernelText(KernelText):
             w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
         if any(c.uses_part for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> partBuf_;")
+        if any(c.uses_welford for c in self.codes()):
+            w.line("TBuf<TPosition::VECCALC> welfordBuf_;")
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if any(name in code.gm for code in plan.codes.values()):
                 w.line(f"GlobalTensor<{self.gm_type(name)}> {camel(name)}Gm_;")
