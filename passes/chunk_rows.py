@@ -104,9 +104,7 @@ def chunk(func: Func) -> None:
     # Per-row values live across passes: one buffer each (tiny: a few bytes per row). Row and
     # column buffers no op holds any more (a variance's squares, under Welford) are dropped.
     held = {op.attrs.get("buf") for op in body}
-    buffers = {
-        n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held
-    }
+    buffers = {n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held}
     for op in body:
         if op.result is not None and kind(op.result.type) == PERROW and "buf" in op.attrs:
             k = 0
@@ -169,13 +167,16 @@ def welford(body: list[Op]) -> int:
             continue
         if any(users.get(id(op.result)) != [user] for op, user in zip(chain[1:], chain)):
             continue  # the squares are read elsewhere too
+        if all(u is sq for u in users.get(id(d.result), [])):
+            chain.append(d)  # the deviations fed the squares only
+        at = body.index(d)
         for op in chain[1:]:
             body.remove(op)
         body.remove(r2)
         r1.attrs["welford"] = True
         r2.opname, r2.operands = "welford.var", [x, neg.result]
         r2.attrs = {k: r2.attrs[k] for k in ("slots", "buf") if k in r2.attrs}
-        body.insert(body.index(d), r2)
+        body.insert(at, r2)
         done += 1
     return done
 

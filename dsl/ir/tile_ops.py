@@ -229,7 +229,9 @@ declare(
 def _check_welford_var(types, attrs, rtype):
     src, shift = types
     if not (isinstance(src, TensorType) and isinstance(shift, TensorType) and isinstance(rtype, TensorType)):
-        raise TypeInferenceError("welford.var takes rows and a per-row shift (-mean), and gives a per-row value")
+        raise TypeInferenceError(
+            "welford.var takes rows and a per-row shift (-mean), and gives a per-row value"
+        )
     if rtype != shift or src.dtype != shift.dtype:
         raise TypeInferenceError("welford.var gives the per-row variance in the type of the shift it reads")
 

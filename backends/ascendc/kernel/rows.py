@@ -790,9 +790,15 @@ class RowKernelText(KernelText):
         chunk's columns)."""
         w = self.e.w
         w.line()
-        w.line(comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared")
-        w.line(comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample.")
-        w.line(comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples).")
+        w.line(
+            comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared"
+        )
+        w.line(
+            comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample."
+        )
+        w.line(
+            comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples)."
+        )
         with w.block(
             "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
             "int32_t count, uint64_t chunk)"
@@ -834,7 +840,9 @@ class RowKernelText(KernelText):
                 w.line("PipeBarrier<PIPE_V>();")
                 w.line("Muls(mean, mean, invCols_, static_cast<int32_t>(PER_ROW));")
         w.line()
-        w.line(comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -")
+        w.line(
+            comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
+        )
         w.line(comment="mean)^2) / cols; `shift` holds -mean.")
         with w.block(
             "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
