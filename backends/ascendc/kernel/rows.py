@@ -70,7 +70,7 @@ ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
-    ReduceChunk ReduceKind WelfordChunk WelfordVar""".split()
+    ReduceChunk ReduceKind WelfordChunk WelfordVar MergeLanes""".split()
 )
 
 
@@ -803,7 +803,7 @@ class RowKernelText(KernelText):
             "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
             "int32_t count, uint64_t chunk)"
         ):
-            self._lanes()
+            self._lanes("laneMean", "laneM2", "delta")
             w.line("PipeBarrier<PIPE_V>();")
             w.line("if (chunk == 0) {")
             w.level += 1
@@ -826,19 +826,7 @@ class RowKernelText(KernelText):
                 w.line(line, why)
             w.level -= 1
             w.line("}")
-            with w.block("if (chunk + 1 == chunks_)"):
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                w.line("PipeBarrier<PIPE_V>();")
-                w.line(
-                    "Muls(delta, laneMean, static_cast<float>(chunks_ - 1), lanes);",
-                    "every lane saw chunks_ - 1 samples,",
-                )
-                w.line("PipeBarrier<PIPE_V>();")
-                w.line("Add(delta, delta, laneMean, count);", "those below the last chunk's columns one more")
-                w.line("PipeBarrier<PIPE_V>();")
-                w.line("ReduceSum(mean, delta, scratch, lanes);")
-                w.line("PipeBarrier<PIPE_V>();")
-                w.line("Muls(mean, mean, invCols_, static_cast<int32_t>(PER_ROW));")
+            w.line("if (chunk + 1 == chunks_) MergeLanes(mean, delta, laneMean, false);")
         w.line()
         w.line(
             comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
@@ -847,32 +835,45 @@ class RowKernelText(KernelText):
         with w.block(
             "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
         ):
-            self._lanes()
-            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            w.line(
-                "const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);",
-                "lanes that saw every chunk",
-            )
+            self._lanes("laneMean", "delta", "lanes")
             w.line("PipeBarrier<PIPE_V>();")
-            for line, why in (
-                ("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean"),
-                ("Mul(delta, delta, delta, lanes);", None),
-                ("Muls(laneMean, delta, static_cast<float>(chunks_ - 1), lanes);", None),
-                ("Add(laneMean, laneMean, delta, full);", None),
-                ("Add(laneMean, laneMean, laneM2, lanes);", None),
-                ("ReduceSum(var, laneMean, scratch, lanes);", None),
-                ("Muls(var, var, invCols_, static_cast<int32_t>(PER_ROW));", None),
-            ):
-                if not line.startswith("Adds"):
-                    w.line("PipeBarrier<PIPE_V>();")
-                w.line(line, why)
+            w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Mul(delta, delta, delta, lanes);")
+            w.line("MergeLanes(var, laneMean, delta, true);")
+        w.line()
+        w.line(
+            comment="out = (sum over lanes of samples x src (+ lane M2)) / cols, through `tmp`: lanes below the"
+        )
+        w.line(comment="last chunk's columns saw chunks_ samples, the others one fewer.")
+        with w.block(
+            "__aicore__ inline void MergeLanes(const LocalTensor<float>& out, const LocalTensor<float>& tmp, "
+            "const LocalTensor<float>& src, bool withM2)"
+        ):
+            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
+            w.line("const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Muls(tmp, src, static_cast<float>(chunks_ - 1), lanes);")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Add(tmp, tmp, src, full);")
+            with w.block("if (withM2)"):
+                w.line("PipeBarrier<PIPE_V>();")
+                w.line("Add(tmp, tmp, welfordBuf_.Get<float>()[pitch_], lanes);", "+ lane M2")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("ReduceSum(out, tmp, scratch, lanes);")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
 
-    def _lanes(self) -> None:
-        w = self.e.w
-        w.line("LocalTensor<float> laneMean = welfordBuf_.Get<float>();")
-        w.line("LocalTensor<float> laneM2 = laneMean[pitch_];")
-        w.line("LocalTensor<float> delta = laneMean[2 * pitch_];")
-        w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
+    def _lanes(self, *names: str) -> None:
+        decls = {
+            "laneMean": "LocalTensor<float> laneMean = welfordBuf_.Get<float>();",
+            "laneM2": "LocalTensor<float> laneM2 = welfordBuf_.Get<float>()[pitch_];",
+            "delta": "LocalTensor<float> delta = welfordBuf_.Get<float>()[2 * pitch_];",
+            "lanes": "const int32_t lanes = static_cast<int32_t>(colsPerLoop_);",
+        }
+        for name in names:
+            self.e.w.line(decls[name])
 
     def step(self) -> None:
         w = self.e.w
