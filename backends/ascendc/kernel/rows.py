@@ -18,7 +18,6 @@ budgeted them.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -69,7 +68,7 @@ class RowCode(VariantCode):
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
-    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
+    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part FoldNum PHASES
     ReduceChunk ReduceKind WelfordChunk WelfordVar MergeLanes""".split()
 )
 
@@ -257,8 +256,7 @@ class RowVariantRenderer(VariantRenderer):
                 return Stmt(f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});", dsl=loc)
             if self.kind(op.result) == COL:  # a chunked twin copies each chunk of a column in
                 return Stmt(f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});", dsl=loc)
-            at = "gmAt" if self.chunked else "first * cols_"
-            return Stmt(f"DataCopyPad({view}, {gm}[{at}], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
+            return Stmt(f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]
             gm = camel(out) + "Gm_"
@@ -266,8 +264,7 @@ class RowVariantRenderer(VariantRenderer):
             c = self.ctype_text(v.type.dtype, view)
             if self.kind(v) == PERROW:
                 return Stmt(f"DataCopyPad({gm}[first], {view}, PerRowOut<{c}>(rows));", dsl=loc)
-            at = "gmAt" if self.chunked else "first * cols_"
-            return Stmt(f"DataCopyPad({gm}[{at}], {view}, RowsOut<{c}>(rows));", dsl=loc)
+            return Stmt(f"DataCopyPad({gm}[gmAt], {view}, RowsOut<{c}>(rows));", dsl=loc)
         if not isinstance(op.result.type, TensorType):
             raise _fail(op, f"scalar op '{name}' inside the step loop")
         return self.vector(op, loc=loc)
@@ -461,19 +458,6 @@ class RowKernelText(KernelText):
     def has_chunked(self) -> bool:
         return any(c.chunked for c in self.codes())
 
-    @contextlib.contextmanager
-    def only(self, chunked: bool):
-        """Write for the full-load variants or for the column-chunked twins alone (their methods:
-        ProcessStep, ProcessChunk); conditions are then relative to those variants."""
-        plan = self.plan
-        saved = plan.codes, plan.space
-        plan.codes = {vid: c for vid, c in saved[0].items() if c.chunked == chunked}
-        plan.space = Space(saved[1].dims, [p for p in saved[1].points if p in plan.codes])
-        try:
-            yield
-        finally:
-            plan.codes, plan.space = saved
-
     def class_comment(self) -> list[str]:
         plan = self.plan
         keys = ", ".join(
@@ -492,7 +476,8 @@ class RowKernelText(KernelText):
             "between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
             "(MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained around the loop.",
             "When not one row fits, the COLUMN_CHUNKS kernel takes one row at a time in chunks of colsPerLoop_",
-            "columns, one pass over the chunks per reduction level and one for the outputs (ProcessChunk).",
+            "columns: one pass over the chunks per reduction level (a mean and a variance together: Welford)",
+            "and one for the outputs; ProcessStep runs both kernels' steps, the statements they share written once.",
             f"Tiling keys (static attributes): {keys}.",
         ]
 
@@ -641,14 +626,7 @@ class RowKernelText(KernelText):
             self.slot_flags("pre-issue", lambda c: c.pre)
             self.e.section(self.per_variant(lambda c: c.pre_fixed))
             with w.block("for (uint64_t s = 0; s < steps_; ++s)"):
-                if self.has_chunked():
-                    w.line("if constexpr (COLUMN_CHUNKS) {")
-                    w.line("    ProcessChunk(s);")
-                    w.line("} else {")
-                    w.line("    ProcessStep(s);")
-                    w.line("}")
-                else:
-                    w.line("ProcessStep(s);")
+                w.line("ProcessStep(s);")
             self.e.section(self.per_variant(lambda c: c.post_fixed[::-1]))
             self.slot_flags("drain", lambda c: c.post[::-1])
 
@@ -687,62 +665,12 @@ class RowKernelText(KernelText):
     def tile(self) -> None:
         if not self.has_chunked():
             return self.step()
-        with self.only(chunked=False):
-            self.step()
-        self.e.w.line()
-        with self.only(chunked=True):
-            self.chunk()
+        self.step(chunks=True)
+        self.chunk_helpers()
 
-    def chunk(self) -> None:
-        """ProcessChunk(s): chunk ``s % chunks_`` of pass ``s / chunks_ % PHASES`` over row
-        ``s / chunks_ / PHASES``; each op runs in the passes that need it (the guards)."""
+    def chunk_helpers(self) -> None:
+        """The helpers of the column-chunked twins' statements: ReduceChunk, Welford, FoldNum."""
         w = self.e.w
-        text = "\n".join(s.code for code in self.codes() for s in code.body)
-        everywhere = lambda word: all(  # noqa: E731
-            re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
-        )
-        w.line(comment="A chunked twin's step: one chunk of one pass over one row.")
-        with w.block("__aicore__ inline void ProcessChunk(uint64_t s)"):
-            for word, decl, why in (
-                ("chunk", "const uint64_t chunk = s % chunks_;", "column chunk"),
-                (
-                    "phase",
-                    "const uint32_t phase = static_cast<uint32_t>(s / chunks_ % PHASES);",
-                    "pass over the row: one per reduction level, then the outputs",
-                ),
-                ("first", "const uint64_t first = s / chunks_ / PHASES;", "the row among this core's rows"),
-                ("rows", "constexpr uint32_t rows = 1;", None),
-                ("gmAt", "const uint64_t gmAt = first * rowCols_ + chunk * colsPerLoop_;", None),
-                ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
-                ("n", "const int32_t n = static_cast<int32_t>(pitch_);", "the whole chunk, pads included"),
-                ("nPerRow", "const int32_t nPerRow = static_cast<int32_t>(PER_ROW);", None),
-                (
-                    "nAligned",
-                    "const int32_t nAligned = static_cast<int32_t>(RoundUp(pitch_, COUNT_ALIGN));",
-                    "whole repeats",
-                ),
-                ("slot", "const int32_t slot = 0;", "one UB slot: the row's values live across chunks"),
-            ):
-                used = re.search(rf"\b{word}\b", text) or (
-                    word in ("chunk", "first") and re.search(r"\b(gmAt|colAt)\b", text)
-                )
-                if word == "chunk" and re.search(r"\bphase\b", text):
-                    used = True
-                if used:
-                    w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
-            w.line(
-                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
-                "this chunk's columns",
-            )
-            if any(c.uses_fold for c in self.codes()):
-                w.line("foldNum_ = FoldNum(cols_);")
-            self.pad_lines([c.body for c in self.codes()])
-            if any(c.rows.get("scratch") for c in self.codes()):
-                unused = "" if everywhere("scratch") else "[[maybe_unused]] "
-                w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            self.views(lambda c: c.body)
-            self.e.last_dsl = None
-            self.e.section(self.per_variant(lambda c: c.body))
         kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
         if kinds:
             w.line()
@@ -875,7 +803,11 @@ class RowKernelText(KernelText):
         for name in names:
             self.e.w.line(decls[name])
 
-    def step(self) -> None:
+    def step(self, chunks: bool = False) -> None:
+        """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
+        column-chunked twins) also, for COLUMN_CHUNKS, chunk ``s % chunks_`` of pass
+        ``s / chunks_ % PHASES`` over row ``s / chunks_ / PHASES``, each op in the passes that need
+        it (the twins' guards): one body for both, the statements they share written once."""
         w = self.e.w
         plan = self.plan
         text = "\n".join(s.code for code in self.codes() for s in code.body)
@@ -883,8 +815,13 @@ class RowKernelText(KernelText):
             re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
         )
         with w.block("__aicore__ inline void ProcessStep(uint64_t s)"):
-            w.line("const uint64_t first = s * rowStep_;", "the step's first row among this core's rows")
-            w.line("const uint32_t rows = static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : rowStep_);")
+            if chunks:
+                self.chunk_prologue(text, everywhere)
+            else:
+                w.line("const uint64_t first = s * rowStep_;", "the step's first row among this core's rows")
+                w.line(
+                    "const uint32_t rows = static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : rowStep_);"
+                )
             for word, decl, why in (
                 ("n", "const int32_t n = static_cast<int32_t>(rows * pitch_);", "whole rows, pads included"),
                 (
@@ -900,6 +837,8 @@ class RowKernelText(KernelText):
             ):
                 if re.search(rf"\b{word}\b", text):
                     w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
+            if not chunks and re.search(r"\bgmAt\b", text):
+                w.line("const uint64_t gmAt = first * cols_;", "the step's first element in GM")
             if any(b["slots"] > 1 for code in self.codes() for b in code.buffers.values()):
                 w.line(
                     "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
@@ -912,6 +851,50 @@ class RowKernelText(KernelText):
             self.views(lambda c: c.body)
             self.e.last_dsl = None
             self.e.section(self.per_variant(lambda c: c.body))
+
+    def chunk_prologue(self, text: str, everywhere) -> None:
+        """ProcessStep's step, for the full-load variants and the column-chunked twins alike."""
+        w = self.e.w
+        for word, decl, why in (
+            (
+                "chunk",
+                "const uint64_t chunk = COLUMN_CHUNKS ? s % chunks_ : 0;",
+                "COLUMN_CHUNKS: column chunk",
+            ),
+            (
+                "phase",
+                "const uint32_t phase = COLUMN_CHUNKS ? static_cast<uint32_t>(s / chunks_ % PHASES) : 0;",
+                "pass over the row: one per reduction level, then the outputs",
+            ),
+            (
+                "first",
+                "const uint64_t first = COLUMN_CHUNKS ? s / chunks_ / PHASES : s * rowStep_;",
+                "the step's first row among this core's rows",
+            ),
+            (
+                "rows",
+                "const uint32_t rows = COLUMN_CHUNKS ? 1 : static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : "
+                "rowStep_);",
+                None,
+            ),
+            (
+                "gmAt",
+                "const uint64_t gmAt = COLUMN_CHUNKS ? first * rowCols_ + chunk * colsPerLoop_ : first * cols_;",
+                "the step's first element in GM",
+            ),
+            ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
+        ):
+            used = re.search(rf"\b{word}\b", text) or word in ("chunk", "first", "rows")
+            if used:
+                always = word in ("first", "rows") or everywhere(word)
+                w.line(("" if always else "[[maybe_unused]] ") + decl, why)
+        with w.block("if constexpr (COLUMN_CHUNKS)"):
+            w.line(
+                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
+                "this chunk's columns",
+            )
+            if any(c.uses_fold for c in self.codes()):
+                w.line("foldNum_ = FoldNum(cols_);")
 
     def views(self, stmts) -> None:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
