@@ -28,7 +28,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
-from .merge import Space, Stmt, blocks, merge
+from .merge import Block, Space, Stmt, blocks, merge
 from .naming import RESERVED, camel
 from .template import KernelText, _bytes, variant_id
 from .variant import (
@@ -197,16 +197,25 @@ class RowVariantRenderer(VariantRenderer):
 
     def guard(self, op: Op, st: Stmt) -> Stmt:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
-        per row (``once``: the first chunk of that pass); flags and barriers run every chunk."""
-        if not self.chunked or op.opname.startswith("sync."):
+        per row (``once``: the first chunk of that pass); flags and barriers run every chunk. A
+        full-load variant writes its twin's guards too (``Variant.twin_passes``), true when
+        COLUMN_CHUNKS is false, so the statements both run are written once in ProcessStep."""
+        if op.opname.startswith("sync."):
             return st
-        if "once" in op.attrs:
-            cond = f"phase == {op.attrs['once']} && chunk == 0"
+        if self.chunked:
+            attrs, phases = op.attrs, self.code.phases
         else:
-            passes = op.attrs["phases"]
-            if len(passes) == self.code.phases:
+            twin = getattr(self.v, "twin_passes", None)
+            if twin is None or twin_key(op) not in twin[1]:
                 return st
-            cond = " || ".join(f"phase == {p}" for p in passes)
+            attrs, phases = twin[1][twin_key(op)], twin[0]
+        if "once" in attrs:
+            cond = f"!COLUMN_CHUNKS || (phase == {attrs['once']} && chunk == 0)"
+        else:
+            passes = attrs["phases"]
+            if len(passes) == phases:
+                return st
+            cond = "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
         code = f"if ({cond}) {st.code}" if "\n" not in st.code else f"if ({cond}) {{\n{st.code}\n}}"
         return Stmt(code, st.note, st.dsl, st.weight)
 
@@ -419,6 +428,22 @@ class RowVariantRenderer(VariantRenderer):
         if api is None or op.opname == "vec.brc":
             return
         super().check_dtype(op)
+
+
+def twin_key(op: Op):
+    """An op of a row function and its copy in the column-chunked twin: its result's name, or the
+    output it stores."""
+    return op.result.name if op.result is not None else ("store", op.attrs.get("output"))
+
+
+def twin_passes(twin) -> tuple[int, dict]:
+    """(passes over a chunked row, the ``phases``/``once`` of each op of the twin by ``twin_key``)."""
+    ops = {
+        twin_key(op): {k: op.attrs[k] for k in ("phases", "once") if k in op.attrs}
+        for op in twin.loop().region
+        if not op.opname.startswith("sync.") and ("phases" in op.attrs or "once" in op.attrs)
+    }
+    return twin.attributes["phases"], ops
 
 
 def _loop(per_row: bool, call: str) -> str:
@@ -850,7 +875,33 @@ class RowKernelText(KernelText):
                 w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
             self.views(lambda c: c.body)
             self.e.last_dsl = None
-            self.e.section(self.per_variant(lambda c: c.body))
+            if chunks:
+                merged = blocks(merge(self.per_variant(lambda c: c.body)))
+                self.e.render_blocks([self.resolve_guards(b) for b in merged])
+            else:
+                self.e.section(self.per_variant(lambda c: c.body))
+
+    def resolve_guards(self, block: Block) -> Block:
+        """The twins' guards (``if (!COLUMN_CHUNKS || phase == 1) ...``) in a block only the
+        full-load variants run (always true: the statement alone) or only the twins run (the
+        ``!COLUMN_CHUNKS ||`` dropped)."""
+        chunked = {self.plan.codes[vid].chunked for vid in block.variants}
+        if len(chunked) != 1:
+            return block
+        out = []
+        for st in block.stmts:
+            m = re.match(r"if \(!COLUMN_CHUNKS \|\| (\(?)(.*?)(\)?)\) ", st.code)
+            if m is None:
+                out.append(st)
+                continue
+            rest = st.code[m.end() :]
+            if chunked == {False}:
+                code = rest[2:-2] if rest.startswith("{\n") and rest.endswith("\n}") else rest
+            else:
+                cond = m.group(2) if m.group(1) and m.group(3) else m.group(1) + m.group(2) + m.group(3)
+                code = f"if ({cond}) {rest}"
+            out.append(Stmt(code, st.note, st.dsl, st.weight))
+        return Block(block.variants, out)
 
     def chunk_prologue(self, text: str, everywhere) -> None:
         """ProcessStep's step, for the full-load variants and the column-chunked twins alike."""
