@@ -28,7 +28,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
-from .merge import Block, Space, Stmt, blocks, merge
+from .merge import Block, Stmt, blocks, merge
 from .naming import RESERVED, camel
 from .template import KernelText, _bytes, variant_id
 from .variant import (
