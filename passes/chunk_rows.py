@@ -9,8 +9,10 @@ A value's *level* is the number of reductions it depends on in sequence: ``mean(
 ``d``, one partial result per chunk folded into its per-row accumulator; what the outputs
 need runs in the last phase ``F`` (the deepest reduction's level). Per row the kernel makes
 ``F + 1`` passes over the chunks; every pass copies in (again) the chunks it needs: rows and
-columns alike (a column chunk is no longer resident), so the inputs are read ``F + 1`` times
-(layer norm: mean, variance, output -- the seed's full-load two-pass arithmetic, chunk by chunk).
+columns alike (a column chunk is no longer resident), so the inputs are read ``F + 1`` times.
+A variance around a mean (``mean((x - mean(x)) ** 2)``) does not take a level of its own: both
+come from one pass of Welford statistics (``welford`` below, seed 002), so layer norm reads its
+rows twice (statistics, output), not three times.
 
 On every op of the step loop:
 
