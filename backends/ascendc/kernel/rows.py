@@ -70,13 +70,14 @@ class RowCode(VariantCode):
     row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
     row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
     uses_welford: bool = False  # Welford statistics of a chunked row (mean and variance in one pass)
+    mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
 
 
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part FoldNum PHASES
-    ReduceChunk ReduceKind WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
+    ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
     dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce""".split()
 )
 
@@ -414,9 +415,11 @@ class RowVariantRenderer(VariantRenderer):
         kind = op.attrs["kind"]
         dst, src = self.view(op.result), self.use(op.operands[0])
         count = "foldNum_" if op.attrs.get("folded") else "cols_"
-        if self.chunked:
+        if self.chunked and op.attrs.get("welford"):
             return self.chunk_reduce(op, dst, src, count, loc)
         self.code.row_reduces.add(CHUNK_REDUCE[kind])
+        if self.chunked or getattr(self.v, "twin_passes", None) is not None:
+            return self.step_reduce(op, dst, src, count, loc)
         code = f"ReduceRows<RowReduce::{CHUNK_REDUCE[kind]}>({dst}, {src}, {count}, rows);"
         note = "one value per row"
         if kind == "mean":
@@ -425,38 +428,50 @@ class RowVariantRenderer(VariantRenderer):
             note = "sum per row, then times 1 / cols"
         return Stmt(code, note=note, dsl=loc)
 
-    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
-        """A chunked twin's reduction: the first chunk reduces into the row's accumulator, every
-        later one into ``part``, then adds (max-es, min-es) it on; a mean scales by 1 / cols after
-        the last chunk."""
+    def step_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
+        """A reduction in a kernel with column-chunked twins: one ReduceRows call the full-load
+        variant and its twin write alike (so ProcessStep holds it once): the step's rows, or
+        (COLUMN_CHUNKS) the row so far, chunk by chunk (ReduceChunk); a mean scales by 1 / cols
+        (after the last chunk)."""
         kind = op.attrs["kind"]
+        which = CHUNK_REDUCE[kind]
+        if self.chunked:
+            if op.result.type.dtype.name != "f32":
+                raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
+            self.code.uses_part = True
+            self.code.chunk_helpers.add(which)
+        mean = ", true" if kind == "mean" else ""
+        note = "one value per row (chunked: the row so far)"
+        if kind == "mean":
+            self.code.uses_mean = self.code.mean_reduce = True
+            note = "mean per row (chunked: sum so far; / cols at the last chunk)"
+        code = f"ReduceRows<RowReduce::{which}{mean}>({dst}, {src}, {count}, rows, chunk);"
+        return Stmt(code, note=note, dsl=loc)
+
+    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
+        """A chunked twin's mean under Welford statistics (``passes/chunk_rows.py`` ``welford``)."""
         if op.result.type.dtype.name != "f32":
             raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
-        if op.attrs.get("welford"):
-            self.code.uses_welford = self.code.uses_mean = True
-            return Stmt(
-                f"WelfordChunk({dst}, {src}, {count}, chunk);",
-                note="Welford statistics of the row so far; its mean after the last chunk",
-                dsl=loc,
-            )
-        self.code.uses_part = True
-        which = CHUNK_REDUCE[kind]
-        self.code.chunk_helpers.add(which)
-        lines = [f"ReduceChunk<ReduceKind::{which}>({dst}, {src}, {count}, chunk);"]
-        note = f"{kind} of the row so far (chunk by chunk)"
-        if kind == "mean":
-            self.code.uses_mean = True
-            lines.append(
-                f"if (chunk + 1 == chunks_) {{ PipeBarrier<PIPE_V>(); Muls({dst}, {dst}, invCols_, nPerRow); }}"
-            )
-            note = "sum of the row so far (chunk by chunk), times 1 / cols after the last chunk"
-        return Stmt("\n".join(lines), note=note, dsl=loc)
+        self.code.uses_welford = self.code.uses_mean = True
+        return Stmt(
+            f"WelfordChunk({dst}, {src}, {count}, chunk);",
+            note="Welford statistics of the row so far; its mean after the last chunk",
+            dsl=loc,
+        )
 
     def check_dtype(self, op: Op) -> None:
         api = OP_API.get(op.opname)
         if api is None or op.opname == "vec.brc":
             return
         super().check_dtype(op)
+
+
+def _note_above(st: Stmt) -> Stmt:
+    """A guarded one-line statement with its note above it, so the guard and the call stay on one
+    line (clang-format splits a long one, and like pairs of split lines read as repeats)."""
+    if not st.note or "\n" in st.code or not st.code.startswith("if ("):
+        return st
+    return Stmt(f"// {st.note}\n{st.code}", None, st.dsl, st.weight)
 
 
 def twin_key(op: Op):
@@ -748,37 +763,9 @@ class RowKernelText(KernelText):
         self.chunk_helpers()
 
     def chunk_helpers(self) -> None:
-        """The helpers of the column-chunked twins' statements: ReduceChunk, Welford, FoldNum."""
+        """The helpers of the column-chunked twins' statements: Welford, FoldNum (ReduceChunk goes with
+        ReduceRows, after the RowReduce enum: ``reduce_chunk_helper``)."""
         w = self.e.w
-        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
-        if kinds:
-            w.line()
-            w.line(
-                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
-                "into partBuf_,"
-            )
-            w.line(comment="then adds (max-es, min-es) it on.")
-            w.line("enum class ReduceKind : uint32_t { SUM, MAX, MIN };")
-            w.line("template <ReduceKind KIND>")
-            with w.block(
-                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
-                "int32_t count, uint64_t chunk)"
-            ):
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
-                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
-                w.line("PipeBarrier<PIPE_V>();")
-                for k, (api, combine) in (
-                    ("SUM", ("ReduceSum", "Add")),
-                    ("MAX", ("ReduceMax", "Max")),
-                    ("MIN", ("ReduceMin", "Min")),
-                ):
-                    if k not in kinds:
-                        continue
-                    with w.block(f"if constexpr (KIND == ReduceKind::{k})"):
-                        w.line(f"{api}(dst, src, scratch, count);")
-                        w.line("PipeBarrier<PIPE_V>();")
-                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
         if any(c.uses_welford for c in self.codes()):
             self.welford_helpers()
         if any(c.uses_fold for c in self.codes()):
@@ -948,12 +935,12 @@ class RowKernelText(KernelText):
         ``!COLUMN_CHUNKS ||`` dropped)."""
         chunked = {self.plan.codes[vid].chunked for vid in block.variants}
         if len(chunked) != 1:
-            return block
+            return Block(block.variants, [_note_above(st) for st in block.stmts])
         out = []
         for st in block.stmts:
             m = re.match(r"if \(!COLUMN_CHUNKS \|\| (\(?)(.*?)(\)?)\) ", st.code)
             if m is None:
-                out.append(st)
+                out.append(_note_above(st))
                 continue
             rest = st.code[m.end() :]
             if chunked == {False}:
@@ -961,7 +948,7 @@ class RowKernelText(KernelText):
             else:
                 cond = m.group(2) if m.group(1) and m.group(3) else m.group(1) + m.group(2) + m.group(3)
                 code = f"if ({cond}) {rest}"
-            out.append(Stmt(code, st.note, st.dsl, st.weight))
+            out.append(_note_above(Stmt(code, st.note, st.dsl, st.weight)))
         return Block(block.variants, out)
 
     def chunk_prologue(self, text: str, everywhere) -> None:
@@ -1119,6 +1106,38 @@ class RowKernelText(KernelText):
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
 
+    def reduce_chunk_helper(self) -> None:
+        """ReduceChunk (after the RowReduce enum it takes): a chunked twin's reduction, chunk by chunk."""
+        w = self.e.w
+        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
+        if kinds:
+            w.line(
+                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
+                "into partBuf_,"
+            )
+            w.line(comment="then adds (max-es, min-es) it on.")
+            w.line("template <RowReduce KIND>")
+            with w.block(
+                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
+                "int32_t count, uint64_t chunk)"
+            ):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
+                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
+                w.line("PipeBarrier<PIPE_V>();")
+                for k, (api, combine) in (
+                    ("SUM", ("ReduceSum", "Add")),
+                    ("MAX", ("ReduceMax", "Max")),
+                    ("MIN", ("ReduceMin", "Min")),
+                ):
+                    if k not in kinds:
+                        continue
+                    with w.block(f"if constexpr (KIND == RowReduce::{k})"):
+                        w.line(f"{api}(dst, src, scratch, count);")
+                        w.line("PipeBarrier<PIPE_V>();")
+                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+            w.line()
+
     def by_value_helpers(self) -> None:
         """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
         32-byte block each, a level-0 vector call reads a row's block with block stride 0
@@ -1153,16 +1172,42 @@ class RowKernelText(KernelText):
         if kinds:
             w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
             w.line()
+            self.reduce_chunk_helper()
             w.line(
                 comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
                 "reduced into"
             )
             w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
-            w.line("template <RowReduce KIND>")
+            chunks = any(c.chunk_helpers for c in self.codes())
+            mean = any(c.mean_reduce for c in self.codes())
+            notes = [
+                *(["COLUMN_CHUNKS: the one row so far, chunk by chunk (ReduceChunk)."] if chunks else []),
+                *(["MEAN: times 1 / cols" + (" (after the last chunk)." if chunks else ".")] if mean else []),
+            ]
+            if notes:
+                w.line(comment=" ".join(notes))
+            w.line("template <RowReduce KIND" + (", bool MEAN = false>" if mean else ">"))
+            tail = (
+                (", uint64_t chunk = 0" if chunks else ", [[maybe_unused]] uint64_t chunk = 0")
+                if chunks or mean
+                else ""
+            )
             with w.block(
                 "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
-                "int32_t count, uint32_t rows)"
+                f"int32_t count, uint32_t rows{tail})"
             ):
+                if chunks:
+                    w.line("if constexpr (COLUMN_CHUNKS) {")
+                    w.level += 1
+                    w.line("ReduceChunk<KIND>(dst, src, count, chunk);")
+                    if mean:
+                        w.line(
+                            "if (chunk + 1 < chunks_) return;",
+                            "the row's sum is complete after the last chunk",
+                        )
+                    w.level -= 1
+                    w.line("} else {")
+                    w.level += 1
                 w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
                 with w.block("for (uint32_t r = 0; r < rows; ++r)"):
                     for k, kind in enumerate(kinds):
@@ -1171,6 +1216,13 @@ class RowKernelText(KernelText):
                         w.line(f"{head} (KIND == RowReduce::{kind}) {{")
                         w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
                     w.line("}")
+                if chunks:
+                    w.level -= 1
+                    w.line("}")
+                if mean:
+                    with w.block("if constexpr (MEAN)"):
+                        w.line("PipeBarrier<PIPE_V>();")
+                        w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
             w.line()
         ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]
         if not ops:
