@@ -131,7 +131,9 @@ def welford(body: list[Op]) -> int:
     the lane-wise Welford update, after the last chunk the lanes' Chan merge into the mean) and
     ``v = welford.var %x, %n`` (the lanes' Chan merge into the variance, reading the shift
     ``n = -m`` with the scalar unit, as ``d`` does right after it) moves before ``d``, so the
-    variance no longer waits for a pass of its own.
+    variance no longer waits for a pass of its own. With ``d = x - b``, ``b = vec.brcb m`` (the
+    row-forms of an f32 ``x - m``) it reads ``b`` instead (``{blocks = true}``: the vector unit,
+    no scalar read).
     The square and its fold go when nothing else reads them. Returns how many variances it
     rewrote."""
     users: dict[int, list[Op]] = {}
@@ -151,10 +153,10 @@ def welford(body: list[Op]) -> int:
             continue
         chain.append(sq)
         d = sq.operands[0].owner
-        if d is None or d.opname != "vec.adds" or d.operands[1].owner is None:
+        if d is None or d.opname not in ("vec.adds", "sub") or d.operands[1].owner is None:
             continue
-        neg = d.operands[1].owner
-        if neg.opname != "neg" or neg.operands[0].owner is None:
+        neg = d.operands[1].owner  # the shift: -m (vec.adds), or m's Brcb blocks (sub)
+        if neg.opname != {"vec.adds": "neg", "sub": "vec.brcb"}[d.opname] or neg.operands[0].owner is None:
             continue
         m, x = neg.operands[0], d.operands[0]
         r1 = m.owner
@@ -179,6 +181,8 @@ def welford(body: list[Op]) -> int:
         r1.attrs["welford"] = True
         r2.opname, r2.operands = "welford.var", [x, neg.result]
         r2.attrs = {k: r2.attrs[k] for k in ("slots", "buf") if k in r2.attrs}
+        if neg.opname == "vec.brcb":
+            r2.attrs["blocks"] = True  # the shift is m's Brcb blocks, read by the vector unit
         body.insert(at, r2)
         done += 1
     return done

@@ -255,7 +255,7 @@ def _check_welford_var(types, attrs, rtype):
 
 
 def _welford_var_run(a, at, rt):
-    d = a[0] + a[1]
+    d = a[0] - a[1] if at.get("blocks") else a[0] + a[1]  # blocks: the shift is mean(x) as Brcb blocks
     return (d * d).mean(axis=-1, keepdims=True, dtype=d.dtype)
 
 
@@ -267,6 +267,6 @@ declare(
         _welford_var_run,
         check=_check_welford_var,
         in_loop=True,
-        doc="%v = welford.var %x, %n : tensor<..., 1, f32>  // mean((x + n)^2), n = -mean(x): Welford statistics",
+        doc="%v = welford.var %x, %n : tensor<..., 1, f32>  // mean((x + n)^2), n = -mean(x) ({blocks = true}: mean((x - n)^2), n = mean(x) as Brcb blocks): Welford statistics",
     )
 )

@@ -27,6 +27,13 @@ def test_welford_var_is_the_mean_square_around_the_shift():
     np.testing.assert_array_equal(got, np.array([[5], [3]], np.float32))
 
 
+def test_welford_var_reads_the_mean_as_blocks():
+    """{blocks = true}: the shift is the mean itself (its Brcb blocks, as row-forms leaves ``x - m``)."""
+    x = np.array([[1, 3, 5, 7], [2, 2, 2, 6]], np.float32)
+    got = OPS["welford.var"].interp([x, x.mean(-1, keepdims=True)], {"blocks": True}, None)
+    np.testing.assert_array_equal(got, np.array([[5], [3]], np.float32))
+
+
 def test_welford_var_parses_and_verifies():
     m = parse_module(HEAD + "    %v = welford.var %x_t, %n : tensor<..., 1, f32>\n" + TAIL)
     verify_module(m)

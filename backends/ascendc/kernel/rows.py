@@ -70,6 +70,7 @@ class RowCode(VariantCode):
     row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
     row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
     uses_welford: bool = False  # Welford statistics of a chunked row (mean and variance in one pass)
+    welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
     mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
 
 
@@ -260,7 +261,11 @@ class RowVariantRenderer(VariantRenderer):
         return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
 
     def _scalar_place(self, op: Op, k: int) -> bool:
-        return (op.opname in VECTOR_SCALAR and k == 1) or op.opname == "vec.brc" or op.opname == "welford.var"
+        return (
+            (op.opname in VECTOR_SCALAR and k == 1)
+            or op.opname == "vec.brc"
+            or (op.opname == "welford.var" and not op.attrs.get("blocks"))
+        )
 
     def render_op(self, op: Op) -> Stmt:
         name = op.opname
@@ -312,6 +317,8 @@ class RowVariantRenderer(VariantRenderer):
             return self.fold(op, loc)
         if name == "welford.var":
             self.code.uses_welford = self.code.uses_mean = True
+            if op.attrs.get("blocks"):
+                self.code.welford_blocks = True
             return Stmt(
                 f"WelfordVar({dst}, {self.use(args[1])});",
                 note="variance of the row: its Welford statistics merged (Chan)",
@@ -821,17 +828,35 @@ class RowKernelText(KernelText):
             w.level -= 1
             w.line("}")
             w.line("if (chunk + 1 == chunks_) MergeLanes(mean, delta, laneMean, false);")
+        blocks = any(c.welford_blocks for c in self.codes())
         w.line()
         w.line(
             comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
         )
-        w.line(comment="mean)^2) / cols; `shift` holds -mean.")
+        if blocks:
+            w.line(comment="mean)^2) / cols; `shift` holds the mean over a 32-byte block (SpreadPerRow).")
+        else:
+            w.line(comment="mean)^2) / cols; `shift` holds -mean.")
         with w.block(
             "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
         ):
             self._lanes("laneMean", "delta", "lanes")
             w.line("PipeBarrier<PIPE_V>();")
-            w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
+            if blocks:
+                w.line(
+                    comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0"
+                )
+                with w.block("for (int32_t c = 0; c < lanes;)"):
+                    w.line("const int32_t full = (lanes - c) / 64;")
+                    w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
+                    w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
+                    w.line(
+                        "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
+                        "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
+                    )
+                    w.line("c += full == 0 ? lanes - c : repeats * 64;")
+            else:
+                w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
             w.line("PipeBarrier<PIPE_V>();")
             w.line("Mul(delta, delta, delta, lanes);")
             w.line("MergeLanes(var, laneMean, delta, true);")
