@@ -108,6 +108,7 @@ OP_PRECISION: dict[str, str] = {
     # reductions: the summation order is not part of the contract; max/min are order-free
     "reduce.sum": APPROX_CLASS,
     "reduce.mean": APPROX_CLASS,
+    "welford.var": APPROX_CLASS,  # chunked rows: a variance merged from Welford statistics (sums reorder)
     "reduce.max": EXACT_CLASS,
     "reduce.min": EXACT_CLASS,
     # a row's fold before its reduction (seed 002's binary add): the same classes as the reductions

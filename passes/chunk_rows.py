@@ -9,8 +9,10 @@ A value's *level* is the number of reductions it depends on in sequence: ``mean(
 ``d``, one partial result per chunk folded into its per-row accumulator; what the outputs
 need runs in the last phase ``F`` (the deepest reduction's level). Per row the kernel makes
 ``F + 1`` passes over the chunks; every pass copies in (again) the chunks it needs: rows and
-columns alike (a column chunk is no longer resident), so the inputs are read ``F + 1`` times
-(layer norm: mean, variance, output -- the seed's full-load two-pass arithmetic, chunk by chunk).
+columns alike (a column chunk is no longer resident), so the inputs are read ``F + 1`` times.
+A variance around a mean (``mean((x - mean(x)) ** 2)``) does not take a level of its own: both
+come from one pass of Welford statistics (``welford`` below, seed 002), so layer norm reads its
+rows twice (statistics, output), not three times.
 
 On every op of the step loop:
 
@@ -42,7 +44,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from dsl.errors import CompileError
-from dsl.ir import Func, TensorType
+from dsl.ir import Func, Op, TensorType
 
 from .insert_sync import insert
 from .manager import FunctionPass, register
@@ -65,6 +67,7 @@ def chunk(func: Func) -> None:
         op for op in func.body if not op.opname.startswith("sync.") and not any(op is c for c in columns)
     ]
     body = columns + [op for op in loop.region if not op.opname.startswith("sync.")]
+    welford(body)
 
     level: dict[int, int] = {}
     for op in body:
@@ -100,8 +103,10 @@ def chunk(func: Func) -> None:
             if src is not None and kind(v.type) in (ROW, COL):
                 need.setdefault(id(src), set()).update(passes)
 
-    # Per-row values live across passes: one buffer each (tiny: a few bytes per row).
-    buffers = {n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW}
+    # Per-row values live across passes: one buffer each (tiny: a few bytes per row). Row and
+    # column buffers no op holds any more (a variance's squares, under Welford) are dropped.
+    held = {op.attrs.get("buf") for op in body}
+    buffers = {n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held}
     for op in body:
         if op.result is not None and kind(op.result.type) == PERROW and "buf" in op.attrs:
             k = 0
@@ -117,6 +122,70 @@ def chunk(func: Func) -> None:
     func.attributes["path"] = "chunked"
     func.attributes["phases"] = last + 1
     insert(func)
+
+
+def welford(body: list[Op]) -> int:
+    """Single-pass statistics: ``m = mean(x)`` and ``v = mean(d * d)`` with ``d = x + (-m)`` (the
+    variance as row-forms leaves it, ``(x - m) ** 2`` and ``(x - m) * (x - m)`` alike) become
+    Welford's running statistics of ``x``: ``m``'s reduction gets ``welford = true`` (per chunk
+    the lane-wise Welford update, after the last chunk the lanes' Chan merge into the mean) and
+    ``v = welford.var %x, %n`` (the lanes' Chan merge into the variance, reading the shift
+    ``n = -m`` with the scalar unit, as ``d`` does right after it) moves before ``d``, so the
+    variance no longer waits for a pass of its own. With ``d = x - b``, ``b = vec.brcb m`` (the
+    row-forms of an f32 ``x - m``) it reads ``b`` instead (``{blocks = true}``: the vector unit,
+    no scalar read).
+    The square and its fold go when nothing else reads them. Returns how many variances it
+    rewrote."""
+    users: dict[int, list[Op]] = {}
+    for op in body:
+        for v in op.operands:
+            users.setdefault(id(v), []).append(op)
+    done = 0
+    for r2 in list(body):
+        if r2.opname != "reduce" or r2.attrs.get("kind") != "mean":
+            continue
+        chain = [r2]
+        sq = r2.operands[0].owner
+        if sq is not None and sq.opname == "vec.fold":
+            chain.append(sq)
+            sq = sq.operands[0].owner
+        if sq is None or sq.opname != "mul" or sq.operands[0] is not sq.operands[1]:
+            continue
+        chain.append(sq)
+        d = sq.operands[0].owner
+        if d is None or d.opname not in ("vec.adds", "sub") or d.operands[1].owner is None:
+            continue
+        neg = d.operands[1].owner  # the shift: -m (vec.adds), or m's Brcb blocks (sub)
+        if neg.opname != {"vec.adds": "neg", "sub": "vec.brcb"}[d.opname] or neg.operands[0].owner is None:
+            continue
+        m, x = neg.operands[0], d.operands[0]
+        r1 = m.owner
+        if (
+            r1.opname != "reduce"
+            or r1.attrs.get("kind") != "mean"
+            or r1.attrs.get("folded")
+            or r1.operands[0] is not x
+            or m.type.dtype.name != "f32"
+            or x.type.dtype.name != "f32"
+            or r2.result.type != m.type
+        ):
+            continue
+        if any(users.get(id(op.result)) != [user] for op, user in zip(chain[1:], chain)):
+            continue  # the squares are read elsewhere too
+        if all(u is sq for u in users.get(id(d.result), [])):
+            chain.append(d)  # the deviations fed the squares only
+        at = body.index(d)
+        for op in chain[1:]:
+            body.remove(op)
+        body.remove(r2)
+        r1.attrs["welford"] = True
+        r2.opname, r2.operands = "welford.var", [x, neg.result]
+        r2.attrs = {k: r2.attrs[k] for k in ("slots", "buf") if k in r2.attrs}
+        if neg.opname == "vec.brcb":
+            r2.attrs["blocks"] = True  # the shift is m's Brcb blocks, read by the vector unit
+        body.insert(at, r2)
+        done += 1
+    return done
 
 
 @register
@@ -140,4 +209,4 @@ def chunked_twin(func: Func) -> Func:
     return twin
 
 
-__all__ = ["ChunkRowsPass", "chunk", "chunked_twin"]
+__all__ = ["ChunkRowsPass", "chunk", "chunked_twin", "welford"]

@@ -21,6 +21,7 @@ from .host_rows import row_host_source, row_input, row_plan_of, row_tiling_heade
 from .cann import DEFAULT_CANN
 from .formatted import black_format
 from .kernel import Signature, Variant, emit_kernel
+from .kernel.rows import twin_passes
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
 from .targets import get_target
@@ -142,6 +143,7 @@ def lower(
             )
         for v in variants:
             twin = chunked_twin(v.func)
+            v.twin_passes = twin_passes(twin)  # the full-load kernel writes the twin's guards too
             twin.attributes["tiling_key"] = v.key + offset
             chunk_variants.append(Variant(v.key + offset, twin, v.dtype, {**v.bind, COLUMN_CHUNKS: True}))
             row_plans[(v.dtype, v.key + offset)] = row_plan_of(twin)

@@ -477,20 +477,26 @@ def emit_row_infer(w: CodeWriter, plan: HostPlan) -> None:
         w.line("return GRAPH_SUCCESS;")
 
 
+WELFORD_LANE_BYTES = 3 * 4  # kernel/rows.py: welfordBuf_ holds 3 f32 lanes per column of a chunk
+
+
 def row_plan_of(func) -> dict:
     """The host's numbers of one variant: its UB coefficients from plan-rows."""
     rows = func.attributes["rows"]
     bufs = func.attributes["buffers"].values()
+    welford = any(op.attrs.get("welford") for op in func.walk())
     return {
         **rows,
-        "col": sum(b["bytes"] for b in bufs if b["kind"] == COL),
+        # + Welford's lanes in a chunked kernel: mean, M2 and a temporary, f32 per column
+        "col": sum(b["bytes"] for b in bufs if b["kind"] == COL) + WELFORD_LANE_BYTES * welford,
         "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == ROW),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
         "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
         # a chunked kernel's partial reductions: one 32-byte per-row slot
         "extra": (
             32
-            if func.attributes.get("path") == "chunked" and any(op.opname == "reduce" for op in func.walk())
+            if func.attributes.get("path") == "chunked"
+            and any(op.opname == "reduce" and not op.attrs.get("welford") for op in func.walk())
             else 0
         ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),

@@ -242,3 +242,31 @@ declare(
         doc='sync.barrier {pipe = "V"}  // PipeBarrier<PIPE_V>()',
     )
 )
+
+
+def _check_welford_var(types, attrs, rtype):
+    src, shift = types
+    if not (isinstance(src, TensorType) and isinstance(shift, TensorType) and isinstance(rtype, TensorType)):
+        raise TypeInferenceError(
+            "welford.var takes rows and a per-row shift (-mean), and gives a per-row value"
+        )
+    if rtype != shift or src.dtype != shift.dtype:
+        raise TypeInferenceError("welford.var gives the per-row variance in the type of the shift it reads")
+
+
+def _welford_var_run(a, at, rt):
+    d = a[0] - a[1] if at.get("blocks") else a[0] + a[1]  # blocks: the shift is mean(x) as Brcb blocks
+    return (d * d).mean(axis=-1, keepdims=True, dtype=d.dtype)
+
+
+declare(
+    OpSpec(
+        "welford.var",
+        2,
+        None,
+        _welford_var_run,
+        check=_check_welford_var,
+        in_loop=True,
+        doc="%v = welford.var %x, %n : tensor<..., 1, f32>  // mean((x + n)^2), n = -mean(x) ({blocks = true}: mean((x - n)^2), n = mean(x) as Brcb blocks): Welford statistics",
+    )
+)

@@ -27,6 +27,10 @@ def read_pipe(op: Op, k: int) -> str:
         return "S"
     if op.opname == "vec.brc" and op.attrs.get("of") == "perrow":
         return "S"
+    if (
+        op.opname == "welford.var" and k == 1 and not op.attrs.get("blocks")
+    ):  # -mean, once per row (chunk_rows)
+        return "S"
     return pipe_of(op)
 
 

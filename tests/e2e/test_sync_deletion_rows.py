@@ -32,14 +32,12 @@ def _deletions(tmp_path, name, args, attrs, env, cores=1, dtype="f32"):
     project = op.compile(out_dir=tmp_path / "base")
     kernel_path = project / "op_kernel" / f"{name}.cpp"
     lines = kernel_path.read_text().splitlines()
-    # the full-load kernel runs ProcessStep, the column-chunked one ProcessChunk
-    step, other = (
-        ("ProcessChunk", "ProcessStep") if env.get("COLUMN_CHUNKS") else ("ProcessStep", "ProcessChunk")
-    )
-    idle = _method_lines(lines, other)
-    if not any("CopyOut(" in lines[i] for i in _method_lines(lines, step)):
-        idle |= _method_lines(lines, "CopyOut")  # the helper only the other method calls
-    live = live_lines(lines, env) - idle
+    # ProcessStep runs the full-load steps and the column-chunked ones (COLUMN_CHUNKS in env)
+    live = live_lines(lines, env)
+    idle = set()
+    if not any("CopyOut(" in lines[i] for i in _method_lines(lines, "ProcessStep") & live):
+        idle |= _method_lines(lines, "CopyOut")  # the helper only the other kernel calls
+    live -= idle
     flags = [i for i in sorted(live) if re.search(r"\b(SetFlag|WaitFlag)<", lines[i])]
     assert len(flags) >= 8
 

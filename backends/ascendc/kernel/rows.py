@@ -33,7 +33,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
-from .merge import Space, Stmt, blocks, merge
+from .merge import Block, Stmt, blocks, merge
 from .naming import RESERVED, camel
 from .template import KernelText, _bytes, variant_id
 from .variant import (
@@ -69,14 +69,17 @@ class RowCode(VariantCode):
     spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
     row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
     row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
+    uses_welford: bool = False  # Welford statistics of a chunked row (mean and variance in one pass)
+    welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
+    mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
 
 
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
-    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part ProcessChunk FoldNum PHASES
-    ReduceChunk ReduceKind SpreadPerRow RowsByValue RowOpCall RowOp blocks src dst value row mask repeats params
-    groups pitchBlocks ReduceRows RowReduce""".split()
+    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part FoldNum PHASES
+    ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
+    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce""".split()
 )
 
 
@@ -206,16 +209,25 @@ class RowVariantRenderer(VariantRenderer):
 
     def guard(self, op: Op, st: Stmt) -> Stmt:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
-        per row (``once``: the first chunk of that pass); flags and barriers run every chunk."""
-        if not self.chunked or op.opname.startswith("sync."):
+        per row (``once``: the first chunk of that pass); flags and barriers run every chunk. A
+        full-load variant writes its twin's guards too (``Variant.twin_passes``), true when
+        COLUMN_CHUNKS is false, so the statements both run are written once in ProcessStep."""
+        if op.opname.startswith("sync."):
             return st
-        if "once" in op.attrs:
-            cond = f"phase == {op.attrs['once']} && chunk == 0"
+        if self.chunked:
+            attrs, phases = op.attrs, self.code.phases
         else:
-            passes = op.attrs["phases"]
-            if len(passes) == self.code.phases:
+            twin = getattr(self.v, "twin_passes", None)
+            if twin is None or twin_key(op) not in twin[1]:
                 return st
-            cond = " || ".join(f"phase == {p}" for p in passes)
+            attrs, phases = twin[1][twin_key(op)], twin[0]
+        if "once" in attrs:
+            cond = f"!COLUMN_CHUNKS || (phase == {attrs['once']} && chunk == 0)"
+        else:
+            passes = attrs["phases"]
+            if len(passes) == phases:
+                return st
+            cond = "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
         code = f"if ({cond}) {st.code}" if "\n" not in st.code else f"if ({cond}) {{\n{st.code}\n}}"
         return Stmt(code, st.note, st.dsl, st.weight)
 
@@ -249,7 +261,11 @@ class RowVariantRenderer(VariantRenderer):
         return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
 
     def _scalar_place(self, op: Op, k: int) -> bool:
-        return (op.opname in VECTOR_SCALAR and k == 1) or op.opname == "vec.brc"
+        return (
+            (op.opname in VECTOR_SCALAR and k == 1)
+            or op.opname == "vec.brc"
+            or (op.opname == "welford.var" and not op.attrs.get("blocks"))
+        )
 
     def render_op(self, op: Op) -> Stmt:
         name = op.opname
@@ -265,8 +281,7 @@ class RowVariantRenderer(VariantRenderer):
                 return Stmt(f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});", dsl=loc)
             if self.kind(op.result) == COL:  # a chunked twin copies each chunk of a column in
                 return Stmt(f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});", dsl=loc)
-            at = "gmAt" if self.chunked else "first * cols_"
-            return Stmt(f"DataCopyPad({view}, {gm}[{at}], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
+            return Stmt(f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]
             gm = camel(out) + "Gm_"
@@ -274,8 +289,7 @@ class RowVariantRenderer(VariantRenderer):
             c = self.ctype_text(v.type.dtype, view)
             if self.kind(v) == PERROW:
                 return Stmt(f"DataCopyPad({gm}[first], {view}, PerRowOut<{c}>(rows));", dsl=loc)
-            at = "gmAt" if self.chunked else "first * cols_"
-            return Stmt(f"DataCopyPad({gm}[{at}], {view}, RowsOut<{c}>(rows));", dsl=loc)
+            return Stmt(f"DataCopyPad({gm}[gmAt], {view}, RowsOut<{c}>(rows));", dsl=loc)
         if not isinstance(op.result.type, TensorType):
             raise _fail(op, f"scalar op '{name}' inside the step loop")
         return self.vector(op, loc=loc)
@@ -301,6 +315,15 @@ class RowVariantRenderer(VariantRenderer):
             return self.reduce(op, loc)
         if name == "vec.fold":
             return self.fold(op, loc)
+        if name == "welford.var":
+            self.code.uses_welford = self.code.uses_mean = True
+            if op.attrs.get("blocks"):
+                self.code.welford_blocks = True
+            return Stmt(
+                f"WelfordVar({dst}, {self.use(args[1])});",
+                note="variance of the row: its Welford statistics merged (Chan)",
+                dsl=loc,
+            )
         if name == "vec.brc":
             src = self.use(args[0])
             if kinds[0] == PERROW:
@@ -412,9 +435,11 @@ class RowVariantRenderer(VariantRenderer):
         kind = op.attrs["kind"]
         dst, src = self.view(op.result), self.use(op.operands[0])
         count = "foldNum_" if op.attrs.get("folded") else "cols_"
-        if self.chunked:
+        if self.chunked and op.attrs.get("welford"):
             return self.chunk_reduce(op, dst, src, count, loc)
         self.code.row_reduces.add(CHUNK_REDUCE[kind])
+        if self.chunked or getattr(self.v, "twin_passes", None) is not None:
+            return self.step_reduce(op, dst, src, count, loc)
         code = f"ReduceRows<RowReduce::{CHUNK_REDUCE[kind]}>({dst}, {src}, {count}, rows);"
         note = "one value per row"
         if kind == "mean":
@@ -423,31 +448,66 @@ class RowVariantRenderer(VariantRenderer):
             note = "sum per row, then times 1 / cols"
         return Stmt(code, note=note, dsl=loc)
 
-    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
-        """A chunked twin's reduction: the first chunk reduces into the row's accumulator, every
-        later one into ``part``, then adds (max-es, min-es) it on; a mean scales by 1 / cols after
-        the last chunk."""
+    def step_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
+        """A reduction in a kernel with column-chunked twins: one ReduceRows call the full-load
+        variant and its twin write alike (so ProcessStep holds it once): the step's rows, or
+        (COLUMN_CHUNKS) the row so far, chunk by chunk (ReduceChunk); a mean scales by 1 / cols
+        (after the last chunk)."""
         kind = op.attrs["kind"]
+        which = CHUNK_REDUCE[kind]
+        if self.chunked:
+            if op.result.type.dtype.name != "f32":
+                raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
+            self.code.uses_part = True
+            self.code.chunk_helpers.add(which)
+        mean = ", true" if kind == "mean" else ""
+        note = "one value per row (chunked: the row so far)"
+        if kind == "mean":
+            self.code.uses_mean = self.code.mean_reduce = True
+            note = "mean per row (chunked: sum so far; / cols at the last chunk)"
+        code = f"ReduceRows<RowReduce::{which}{mean}>({dst}, {src}, {count}, rows, chunk);"
+        return Stmt(code, note=note, dsl=loc)
+
+    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
+        """A chunked twin's mean under Welford statistics (``passes/chunk_rows.py`` ``welford``)."""
         if op.result.type.dtype.name != "f32":
             raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
-        self.code.uses_part = True
-        which = CHUNK_REDUCE[kind]
-        self.code.chunk_helpers.add(which)
-        lines = [f"ReduceChunk<ReduceKind::{which}>({dst}, {src}, {count}, chunk);"]
-        note = f"{kind} of the row so far (chunk by chunk)"
-        if kind == "mean":
-            self.code.uses_mean = True
-            lines.append(
-                f"if (chunk + 1 == chunks_) {{ PipeBarrier<PIPE_V>(); Muls({dst}, {dst}, invCols_, nPerRow); }}"
-            )
-            note = "sum of the row so far (chunk by chunk), times 1 / cols after the last chunk"
-        return Stmt("\n".join(lines), note=note, dsl=loc)
+        self.code.uses_welford = self.code.uses_mean = True
+        return Stmt(
+            f"WelfordChunk({dst}, {src}, {count}, chunk);",
+            note="Welford statistics of the row so far; its mean after the last chunk",
+            dsl=loc,
+        )
 
     def check_dtype(self, op: Op) -> None:
         api = OP_API.get(op.opname)
         if api is None or op.opname == "vec.brc":
             return
         super().check_dtype(op)
+
+
+def _note_above(st: Stmt) -> Stmt:
+    """A guarded one-line statement with its note above it, so the guard and the call stay on one
+    line (clang-format splits a long one, and like pairs of split lines read as repeats)."""
+    if not st.note or "\n" in st.code or not st.code.startswith("if ("):
+        return st
+    return Stmt(f"// {st.note}\n{st.code}", None, st.dsl, st.weight)
+
+
+def twin_key(op: Op):
+    """An op of a row function and its copy in the column-chunked twin: its result's name, or the
+    output it stores."""
+    return op.result.name if op.result is not None else ("store", op.attrs.get("output"))
+
+
+def twin_passes(twin) -> tuple[int, dict]:
+    """(passes over a chunked row, the ``phases``/``once`` of each op of the twin by ``twin_key``)."""
+    ops = {
+        twin_key(op): {k: op.attrs[k] for k in ("phases", "once") if k in op.attrs}
+        for op in twin.loop().region
+        if not op.opname.startswith("sync.") and ("phases" in op.attrs or "once" in op.attrs)
+    }
+    return twin.attributes["phases"], ops
 
 
 def _loop(per_row: bool, call: str) -> str:
@@ -511,19 +571,6 @@ class RowKernelText(KernelText):
     def has_chunked(self) -> bool:
         return any(c.chunked for c in self.codes())
 
-    @contextlib.contextmanager
-    def only(self, chunked: bool):
-        """Write for the full-load variants or for the column-chunked twins alone (their methods:
-        ProcessStep, ProcessChunk); conditions are then relative to those variants."""
-        plan = self.plan
-        saved = plan.codes, plan.space
-        plan.codes = {vid: c for vid, c in saved[0].items() if c.chunked == chunked}
-        plan.space = Space(saved[1].dims, [p for p in saved[1].points if p in plan.codes])
-        try:
-            yield
-        finally:
-            plan.codes, plan.space = saved
-
     def class_comment(self) -> list[str]:
         plan = self.plan
         keys = ", ".join(
@@ -542,7 +589,8 @@ class RowKernelText(KernelText):
             "between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
             "(MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained around the loop.",
             "When not one row fits, the COLUMN_CHUNKS kernel takes one row at a time in chunks of colsPerLoop_",
-            "columns, one pass over the chunks per reduction level and one for the outputs (ProcessChunk).",
+            "columns: one pass over the chunks per reduction level (a mean and a variance together: Welford)",
+            "and one for the outputs; ProcessStep runs both kernels' steps, the statements they share written once.",
             f"Tiling keys (static attributes): {keys}.",
         ]
 
@@ -613,6 +661,13 @@ class RowKernelText(KernelText):
             )
         if code.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
+        if code.uses_welford:
+            out.append(
+                Stmt(
+                    "pipe_.InitBuffer(welfordBuf_, 3 * pitch_ * sizeof(float));",
+                    note="Welford: lane means, lane M2, a temporary",
+                )
+            )
         return out
 
     def pad_lines(self, per_code: list[list[Stmt]]) -> None:
@@ -635,7 +690,8 @@ class RowKernelText(KernelText):
                 continue
             length = {ROW: "slotLen_", PERROW: "perRowLen_"}[info["kind"]]
             slots = " * slots_" if info["slots"] > 1 else ""
-            count = f"{length}{slots} * {info['bytes']} / 2"
+            held = [v for v in code.views.values() if v.buffer == b]
+            count = f"{length}{slots} * {self.width_text(held, info['bytes'], code.variant.dtype)} / 2"
             out.append(
                 Stmt(
                     f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));"
@@ -684,14 +740,7 @@ class RowKernelText(KernelText):
             self.slot_flags("pre-issue", lambda c: c.pre)
             self.e.section(self.per_variant(lambda c: c.pre_fixed))
             with w.block("for (uint64_t s = 0; s < steps_; ++s)"):
-                if self.has_chunked():
-                    w.line("if constexpr (COLUMN_CHUNKS) {")
-                    w.line("    ProcessChunk(s);")
-                    w.line("} else {")
-                    w.line("    ProcessStep(s);")
-                    w.line("}")
-                else:
-                    w.line("ProcessStep(s);")
+                w.line("ProcessStep(s);")
             self.e.section(self.per_variant(lambda c: c.post_fixed[::-1]))
             self.slot_flags("drain", lambda c: c.post[::-1])
 
@@ -730,91 +779,15 @@ class RowKernelText(KernelText):
     def tile(self) -> None:
         if not self.has_chunked():
             return self.step()
-        with self.only(chunked=False):
-            self.step()
-        self.e.w.line()
-        with self.only(chunked=True):
-            self.chunk()
+        self.step(chunks=True)
+        self.chunk_helpers()
 
-    def chunk(self) -> None:
-        """ProcessChunk(s): chunk ``s % chunks_`` of pass ``s / chunks_ % PHASES`` over row
-        ``s / chunks_ / PHASES``; each op runs in the passes that need it (the guards)."""
+    def chunk_helpers(self) -> None:
+        """The helpers of the column-chunked twins' statements: Welford, FoldNum (ReduceChunk goes with
+        ReduceRows, after the RowReduce enum: ``reduce_chunk_helper``)."""
         w = self.e.w
-        text = "\n".join(s.code for code in self.codes() for s in code.body)
-        everywhere = lambda word: all(  # noqa: E731
-            re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
-        )
-        w.line(comment="A chunked twin's step: one chunk of one pass over one row.")
-        with w.block("__aicore__ inline void ProcessChunk(uint64_t s)"):
-            for word, decl, why in (
-                ("chunk", "const uint64_t chunk = s % chunks_;", "column chunk"),
-                (
-                    "phase",
-                    "const uint32_t phase = static_cast<uint32_t>(s / chunks_ % PHASES);",
-                    "pass over the row: one per reduction level, then the outputs",
-                ),
-                ("first", "const uint64_t first = s / chunks_ / PHASES;", "the row among this core's rows"),
-                ("rows", "constexpr uint32_t rows = 1;", None),
-                ("gmAt", "const uint64_t gmAt = first * rowCols_ + chunk * colsPerLoop_;", None),
-                ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
-                ("n", "const int32_t n = static_cast<int32_t>(pitch_);", "the whole chunk, pads included"),
-                ("nPerRow", "const int32_t nPerRow = static_cast<int32_t>(PER_ROW);", None),
-                (
-                    "nAligned",
-                    "const int32_t nAligned = static_cast<int32_t>(RoundUp(pitch_, COUNT_ALIGN));",
-                    "whole repeats",
-                ),
-                ("slot", "const int32_t slot = 0;", "one UB slot: the row's values live across chunks"),
-            ):
-                used = re.search(rf"\b{word}\b", text) or (
-                    word in ("chunk", "first") and re.search(r"\b(gmAt|colAt)\b", text)
-                )
-                if word == "chunk" and re.search(r"\bphase\b", text):
-                    used = True
-                if used:
-                    w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
-            w.line(
-                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
-                "this chunk's columns",
-            )
-            if any(c.uses_fold for c in self.codes()):
-                w.line("foldNum_ = FoldNum(cols_);")
-            self.pad_lines([c.body for c in self.codes()])
-            if any(c.rows.get("scratch") for c in self.codes()):
-                unused = "" if everywhere("scratch") else "[[maybe_unused]] "
-                w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            self.views(lambda c: c.body)
-            self.e.last_dsl = None
-            self.e.section(self.per_variant(lambda c: c.body))
-        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
-        if kinds:
-            w.line()
-            w.line(
-                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
-                "into partBuf_,"
-            )
-            w.line(comment="then adds (max-es, min-es) it on.")
-            w.line("enum class ReduceKind : uint32_t { SUM, MAX, MIN };")
-            w.line("template <ReduceKind KIND>")
-            with w.block(
-                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
-                "int32_t count, uint64_t chunk)"
-            ):
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
-                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
-                w.line("PipeBarrier<PIPE_V>();")
-                for k, (api, combine) in (
-                    ("SUM", ("ReduceSum", "Add")),
-                    ("MAX", ("ReduceMax", "Max")),
-                    ("MIN", ("ReduceMin", "Min")),
-                ):
-                    if k not in kinds:
-                        continue
-                    with w.block(f"if constexpr (KIND == ReduceKind::{k})"):
-                        w.line(f"{api}(dst, src, scratch, count);")
-                        w.line("PipeBarrier<PIPE_V>();")
-                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+        if any(c.uses_welford for c in self.codes()):
+            self.welford_helpers()
         if any(c.uses_fold for c in self.codes()):
             w.line()
             w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
@@ -823,7 +796,122 @@ class RowKernelText(KernelText):
                 w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
                 w.line("return fold;")
 
-    def step(self) -> None:
+    def welford_helpers(self) -> None:
+        """Seed 002's single-pass statistics of a row in column chunks: lane j of welfordBuf_ keeps
+        the running mean and M2 of column j of every chunk so far (Welford, vectorized over the
+        chunk); the lanes merge into the row's mean after the last chunk and into its variance once
+        the next pass starts (Chan: lane j saw ``chunks_`` samples, or one fewer past the last
+        chunk's columns)."""
+        w = self.e.w
+        w.line()
+        w.line(
+            comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared"
+        )
+        w.line(
+            comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample."
+        )
+        w.line(
+            comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples)."
+        )
+        with w.block(
+            "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
+            "int32_t count, uint64_t chunk)"
+        ):
+            self._lanes("laneMean", "laneM2", "delta")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("if (chunk == 0) {")
+            w.level += 1
+            w.line("Adds(laneMean, src, 0.0f, count);", "the first sample: mean x, M2 0")
+            w.line("Duplicate(laneM2, 0.0f, count);")
+            w.level -= 1
+            w.line("} else {")
+            w.level += 1
+            w.line("const float n = static_cast<float>(chunk + 1);", "samples per lane, this one included")
+            for line, why in (
+                ("Sub(delta, src, laneMean, count);", "x - mean"),
+                ("Muls(delta, delta, 1.0f / n, count);", None),
+                ("Add(laneMean, laneMean, delta, count);", "mean += (x - mean) / n"),
+                ("Mul(delta, delta, delta, count);", None),
+                ("Muls(delta, delta, n * (n - 1.0f), count);", "(x - old mean) * (x - new mean)"),
+                ("Add(laneM2, laneM2, delta, count);", None),
+            ):
+                if not line.startswith("Sub"):
+                    w.line("PipeBarrier<PIPE_V>();")
+                w.line(line, why)
+            w.level -= 1
+            w.line("}")
+            w.line("if (chunk + 1 == chunks_) MergeLanes(mean, delta, laneMean, false);")
+        blocks = any(c.welford_blocks for c in self.codes())
+        w.line()
+        w.line(
+            comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
+        )
+        if blocks:
+            w.line(comment="mean)^2) / cols; `shift` holds the mean over a 32-byte block (SpreadPerRow).")
+        else:
+            w.line(comment="mean)^2) / cols; `shift` holds -mean.")
+        with w.block(
+            "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
+        ):
+            self._lanes("laneMean", "delta", "lanes")
+            w.line("PipeBarrier<PIPE_V>();")
+            if blocks:
+                w.line(
+                    comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0"
+                )
+                with w.block("for (int32_t c = 0; c < lanes;)"):
+                    w.line("const int32_t full = (lanes - c) / 64;")
+                    w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
+                    w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
+                    w.line(
+                        "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
+                        "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
+                    )
+                    w.line("c += full == 0 ? lanes - c : repeats * 64;")
+            else:
+                w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Mul(delta, delta, delta, lanes);")
+            w.line("MergeLanes(var, laneMean, delta, true);")
+        w.line()
+        w.line(
+            comment="out = (sum over lanes of samples x src (+ lane M2)) / cols, through `tmp`: lanes below the"
+        )
+        w.line(comment="last chunk's columns saw chunks_ samples, the others one fewer.")
+        with w.block(
+            "__aicore__ inline void MergeLanes(const LocalTensor<float>& out, const LocalTensor<float>& tmp, "
+            "const LocalTensor<float>& src, bool withM2)"
+        ):
+            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
+            w.line("const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Muls(tmp, src, static_cast<float>(chunks_ - 1), lanes);")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Add(tmp, tmp, src, full);")
+            with w.block("if (withM2)"):
+                w.line("PipeBarrier<PIPE_V>();")
+                w.line("Add(tmp, tmp, welfordBuf_.Get<float>()[pitch_], lanes);", "+ lane M2")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("ReduceSum(out, tmp, scratch, lanes);")
+            w.line("PipeBarrier<PIPE_V>();")
+            w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
+
+    def _lanes(self, *names: str) -> None:
+        decls = {
+            "laneMean": "LocalTensor<float> laneMean = welfordBuf_.Get<float>();",
+            "laneM2": "LocalTensor<float> laneM2 = welfordBuf_.Get<float>()[pitch_];",
+            "delta": "LocalTensor<float> delta = welfordBuf_.Get<float>()[2 * pitch_];",
+            "lanes": "const int32_t lanes = static_cast<int32_t>(colsPerLoop_);",
+        }
+        for name in names:
+            self.e.w.line(decls[name])
+
+    def step(self, chunks: bool = False) -> None:
+        """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
+        column-chunked twins) also, for COLUMN_CHUNKS, chunk ``s % chunks_`` of pass
+        ``s / chunks_ % PHASES`` over row ``s / chunks_ / PHASES``, each op in the passes that need
+        it (the twins' guards): one body for both, the statements they share written once."""
         w = self.e.w
         plan = self.plan
         text = "\n".join(s.code for code in self.codes() for s in code.body)
@@ -831,8 +919,13 @@ class RowKernelText(KernelText):
             re.search(rf"\b{word}\b", "\n".join(s.code for s in code.body)) for code in self.codes()
         )
         with w.block("__aicore__ inline void ProcessStep(uint64_t s)"):
-            w.line("const uint64_t first = s * rowStep_;", "the step's first row among this core's rows")
-            w.line("const uint32_t rows = static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : rowStep_);")
+            if chunks:
+                self.chunk_prologue(text, everywhere)
+            else:
+                w.line("const uint64_t first = s * rowStep_;", "the step's first row among this core's rows")
+                w.line(
+                    "const uint32_t rows = static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : rowStep_);"
+                )
             for word, decl, why in (
                 ("n", "const int32_t n = static_cast<int32_t>(rows * pitch_);", "whole rows, pads included"),
                 (
@@ -848,6 +941,8 @@ class RowKernelText(KernelText):
             ):
                 if re.search(rf"\b{word}\b", text):
                     w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
+            if not chunks and re.search(r"\bgmAt\b", text):
+                w.line("const uint64_t gmAt = first * cols_;", "the step's first element in GM")
             if any(b["slots"] > 1 for code in self.codes() for b in code.buffers.values()):
                 w.line(
                     "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
@@ -866,7 +961,77 @@ class RowKernelText(KernelText):
                         for st in code.body
                     ]
             self.e.last_dsl = None
-            self.e.section(self.per_variant(lambda c: c.body))
+            if chunks:
+                merged = blocks(merge(self.per_variant(lambda c: c.body)))
+                self.e.render_blocks([self.resolve_guards(b) for b in merged])
+            else:
+                self.e.section(self.per_variant(lambda c: c.body))
+
+    def resolve_guards(self, block: Block) -> Block:
+        """The twins' guards (``if (!COLUMN_CHUNKS || phase == 1) ...``) in a block only the
+        full-load variants run (always true: the statement alone) or only the twins run (the
+        ``!COLUMN_CHUNKS ||`` dropped)."""
+        chunked = {self.plan.codes[vid].chunked for vid in block.variants}
+        if len(chunked) != 1:
+            return Block(block.variants, [_note_above(st) for st in block.stmts])
+        out = []
+        for st in block.stmts:
+            m = re.match(r"if \(!COLUMN_CHUNKS \|\| (\(?)(.*?)(\)?)\) ", st.code)
+            if m is None:
+                out.append(_note_above(st))
+                continue
+            rest = st.code[m.end() :]
+            if chunked == {False}:
+                code = rest[2:-2] if rest.startswith("{\n") and rest.endswith("\n}") else rest
+            else:
+                cond = m.group(2) if m.group(1) and m.group(3) else m.group(1) + m.group(2) + m.group(3)
+                code = f"if ({cond}) {rest}"
+            out.append(_note_above(Stmt(code, st.note, st.dsl, st.weight)))
+        return Block(block.variants, out)
+
+    def chunk_prologue(self, text: str, everywhere) -> None:
+        """ProcessStep's step, for the full-load variants and the column-chunked twins alike."""
+        w = self.e.w
+        for word, decl, why in (
+            (
+                "chunk",
+                "const uint64_t chunk = COLUMN_CHUNKS ? s % chunks_ : 0;",
+                "COLUMN_CHUNKS: column chunk",
+            ),
+            (
+                "phase",
+                "const uint32_t phase = COLUMN_CHUNKS ? static_cast<uint32_t>(s / chunks_ % PHASES) : 0;",
+                "pass over the row: one per reduction level, then the outputs",
+            ),
+            (
+                "first",
+                "const uint64_t first = COLUMN_CHUNKS ? s / chunks_ / PHASES : s * rowStep_;",
+                "the step's first row among this core's rows",
+            ),
+            (
+                "rows",
+                "const uint32_t rows = COLUMN_CHUNKS ? 1 : static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : "
+                "rowStep_);",
+                None,
+            ),
+            (
+                "gmAt",
+                "const uint64_t gmAt = COLUMN_CHUNKS ? first * rowCols_ + chunk * colsPerLoop_ : first * cols_;",
+                "the step's first element in GM",
+            ),
+            ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
+        ):
+            used = re.search(rf"\b{word}\b", text) or word in ("chunk", "first", "rows")
+            if used:
+                always = word in ("first", "rows") or everywhere(word)
+                w.line(("" if always else "[[maybe_unused]] ") + decl, why)
+        with w.block("if constexpr (COLUMN_CHUNKS)"):
+            w.line(
+                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
+                "this chunk's columns",
+            )
+            if any(c.uses_fold for c in self.codes()):
+                w.line("foldNum_ = FoldNum(cols_);")
 
     def views(self, stmts, coalesce: bool = False) -> dict[str, str]:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
@@ -979,6 +1144,38 @@ class RowKernelText(KernelText):
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
 
+    def reduce_chunk_helper(self) -> None:
+        """ReduceChunk (after the RowReduce enum it takes): a chunked twin's reduction, chunk by chunk."""
+        w = self.e.w
+        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
+        if kinds:
+            w.line(
+                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
+                "into partBuf_,"
+            )
+            w.line(comment="then adds (max-es, min-es) it on.")
+            w.line("template <RowReduce KIND>")
+            with w.block(
+                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
+                "int32_t count, uint64_t chunk)"
+            ):
+                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
+                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
+                w.line("PipeBarrier<PIPE_V>();")
+                for k, (api, combine) in (
+                    ("SUM", ("ReduceSum", "Add")),
+                    ("MAX", ("ReduceMax", "Max")),
+                    ("MIN", ("ReduceMin", "Min")),
+                ):
+                    if k not in kinds:
+                        continue
+                    with w.block(f"if constexpr (KIND == RowReduce::{k})"):
+                        w.line(f"{api}(dst, src, scratch, count);")
+                        w.line("PipeBarrier<PIPE_V>();")
+                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+            w.line()
+
     def by_value_helpers(self) -> None:
         """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
         32-byte block each, a level-0 vector call reads a row's block with block stride 0
@@ -1013,16 +1210,42 @@ class RowKernelText(KernelText):
         if kinds:
             w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
             w.line()
+            self.reduce_chunk_helper()
             w.line(
                 comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
                 "reduced into"
             )
             w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
-            w.line("template <RowReduce KIND>")
+            chunks = any(c.chunk_helpers for c in self.codes())
+            mean = any(c.mean_reduce for c in self.codes())
+            notes = [
+                *(["COLUMN_CHUNKS: the one row so far, chunk by chunk (ReduceChunk)."] if chunks else []),
+                *(["MEAN: times 1 / cols" + (" (after the last chunk)." if chunks else ".")] if mean else []),
+            ]
+            if notes:
+                w.line(comment=" ".join(notes))
+            w.line("template <RowReduce KIND" + (", bool MEAN = false>" if mean else ">"))
+            tail = (
+                (", uint64_t chunk = 0" if chunks else ", [[maybe_unused]] uint64_t chunk = 0")
+                if chunks or mean
+                else ""
+            )
             with w.block(
                 "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
-                "int32_t count, uint32_t rows)"
+                f"int32_t count, uint32_t rows{tail})"
             ):
+                if chunks:
+                    w.line("if constexpr (COLUMN_CHUNKS) {")
+                    w.level += 1
+                    w.line("ReduceChunk<KIND>(dst, src, count, chunk);")
+                    if mean:
+                        w.line(
+                            "if (chunk + 1 < chunks_) return;",
+                            "the row's sum is complete after the last chunk",
+                        )
+                    w.level -= 1
+                    w.line("} else {")
+                    w.level += 1
                 w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
                 with w.block("for (uint32_t r = 0; r < rows; ++r)"):
                     for k, kind in enumerate(kinds):
@@ -1031,6 +1254,13 @@ class RowKernelText(KernelText):
                         w.line(f"{head} (KIND == RowReduce::{kind}) {{")
                         w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
                     w.line("}")
+                if chunks:
+                    w.level -= 1
+                    w.line("}")
+                if mean:
+                    with w.block("if constexpr (MEAN)"):
+                        w.line("PipeBarrier<PIPE_V>();")
+                        w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
             w.line()
         ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]
         if not ops:
@@ -1122,6 +1352,8 @@ class RowKernelText(KernelText):
             w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
         if any(c.uses_part for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> partBuf_;")
+        if any(c.uses_welford for c in self.codes()):
+            w.line("TBuf<TPosition::VECCALC> welfordBuf_;")
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if any(name in code.gm for code in plan.codes.values()):
                 w.line(f"GlobalTensor<{self.gm_type(name)}> {camel(name)}Gm_;")

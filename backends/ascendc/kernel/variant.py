@@ -37,6 +37,10 @@ from passes.rows import is_row_func
 from .merge import Stmt
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name
 
+# Op attributes that do not change what a value computes: its buffer, and where a column-chunked
+# twin runs it (passes/chunk_rows.py), so a value keeps its name in the full-load kernel and the twin.
+NAMING_IGNORES = ("buf", "slots", "phases", "once")
+
 
 def safe(name: str) -> str:
     """A view name clear of the kernel's own locals (``n``, ``len``, ``slot``, ...)."""
@@ -264,13 +268,13 @@ class VariantRenderer:
         elif owner.loc is not None:
             # The DSL sub-expression it comes from: the same in every variant, whatever the
             # operands became there (``gt`` is ``grad`` in one variant, ``-grad`` in another).
-            attrs = tuple(sorted((k, str(x)) for k, x in owner.attrs.items() if k not in ("buf", "slots")))
+            attrs = tuple(sorted((k, str(x)) for k, x in owner.attrs.items() if k not in NAMING_IGNORES))
             base = ("at", owner.loc.line, owner.loc.col, owner.opname, attrs)
             k = self.loc_seen.get(base, 0)
             self.loc_seen[base] = k + 1
             key = (*base, k)
         else:
-            attrs = tuple(sorted((k, str(x)) for k, x in owner.attrs.items() if k not in ("buf", "slots")))
+            attrs = tuple(sorted((k, str(x)) for k, x in owner.attrs.items() if k not in NAMING_IGNORES))
             key = (owner.opname, attrs, tuple(self.structural_key(o) for o in owner.operands))
         self.skeys[vid] = key
         return key
