@@ -47,8 +47,10 @@ def _is_mask(op) -> bool:
     return op.opname == "cmp"
 
 
-def assign_kinds(body, kind_of) -> list[Buffer]:
-    """Like plan-buffers' colouring, with buffers of one kind (row / per-row) only."""
+def assign_kinds(body, kind_of, spread=lambda v: False) -> list[Buffer]:
+    """Like plan-buffers' colouring, with buffers of one kind (row / per-row) only. A result
+    never takes the buffer of an operand ``spread`` says is read whole for every row (a column
+    widened in the step): writing row 0 in place would overwrite what the next rows read."""
     g = interference(body)
     buffers: list[Buffer] = []
     kinds: dict[str, str] = {}
@@ -62,6 +64,7 @@ def assign_kinds(body, kind_of) -> list[Buffer]:
         if op.opname == "vec.brcb":  # Brcb: each per-row element becomes a 32-byte block
             width = BLOCK
         taken = {where[n].name for n in g.neighbors(id(v)) if n in where}
+        taken |= {where[id(a)].name for a in op.operands if id(a) in where and spread(a)}
         mask = _is_mask(op)
         fits = [
             b
@@ -111,7 +114,10 @@ def plan(func: Func) -> None:
             )
         return k
 
-    buffers = assign_kinds(loop.region, kind_of)
+    def spread(v) -> bool:
+        return isinstance(v.type, TensorType) and layout.kind(v.type) == COL
+
+    buffers = assign_kinds(loop.region, kind_of, spread)
     names = len(buffers)
     # Resident columns: one buffer each, defined before the loop.
     for op in func.body:

@@ -220,6 +220,8 @@ FIXED_SEEDS = [
         73,
         "column-chunked kernel used a TBuf before InitBuffer; passes since the row-kernel changes of wt-rowfast",
     ),
+    ("rows", 3, "a row compared with a constant was Compare(dst, src, None, ...); now CompareScalar"),
+    ("rows", 8, "a row result took the buffer of a column widened in the step (V-V race); plan-rows"),
 ]
 
 
