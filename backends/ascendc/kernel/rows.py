@@ -612,6 +612,8 @@ class RowKernelText(KernelText):
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
         self.e.section(self.per_variant(self.zero_stmts))
+        if any(self.computed_columns(c) for c in self.codes()):
+            body.line("PipeBarrier<PIPE_V>();", "the zero-filled columns before Init computes them")
         if self.has_columns():
             body.line("LoadColumns();")
         body.line("PipeBarrier<PIPE_ALL>();", "once per core: Init's copies and math before the first step")
@@ -682,13 +684,21 @@ class RowKernelText(KernelText):
                 f"{unused}const DataCopyPadExtParams<{_ctype_of(word)}> pad{word}{{false, 0, 0, 0}};"
             )
 
+    @staticmethod
+    def computed_columns(code: RowCode) -> set[str]:
+        """The buffers of columns Init computes (not copies in)."""
+        loaded = {op.attrs.get("buf") for op in code.variant.func.body if op.opname == "dma.load"}
+        return {b for b, info in code.buffers.items() if info["kind"] == COL and b not in loaded}
+
     def zero_stmts(self, code: RowCode) -> list[Stmt]:
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         out = []
+        computed = self.computed_columns(code)
         for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
-            if info["kind"] == COL:
-                continue
-            length = {ROW: "slotLen_", PERROW: "perRowLen_"}[info["kind"]]
+            if info["kind"] == COL and b not in computed:
+                continue  # a copied-in column: MTE2 writes it after Init
+            # a column Init computes covers cols_ lanes; spreading it copies whole 32-byte blocks
+            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "pitch_"}[info["kind"]]
             slots = " * slots_" if info["slots"] > 1 else ""
             held = [v for v in code.views.values() if v.buffer == b]
             count = f"{length}{slots} * {self.width_text(held, info['bytes'], code.variant.dtype)} / 2"
