@@ -29,6 +29,7 @@ import numpy as np
 
 from dsl.dtypes import bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType
+from dsl.ir.types import combine
 
 from .manager import function_pass
 from .rewrite import erase_dead_ops
@@ -173,8 +174,9 @@ def expand(func: Func) -> None:
 
 
 def _join(a, b):
-    """The type of an elementwise op on a and b of one dtype (a tensor if either is)."""
-    return a.type if isinstance(a.type, TensorType) else b.type
+    """The type of an elementwise op on a and b of one dtype: their shapes combined (a column
+    ``[C]`` with rows ``[R, C]`` is rows), a tensor if either is."""
+    return combine([a.type, b.type], a.type.dtype)
 
 
 def _integer_form(op: Op) -> bool:

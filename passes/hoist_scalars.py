@@ -12,7 +12,9 @@ scalar (``Compares``), ``where(c, t, s)`` selects it (Select's tensor-scalar mod
 comparisons and selections run on the scalar unit; scalar math it lacks (sqrt, exp, ...; casts
 other than the exact f16/bf16/i32 -> f32: f32 -> i32 must saturate, f32 -> f16 must round to
 nearest even) runs on a ``vec.dup`` of its operand; math on constants only stays scalar
-(canonicalize folds it).
+(canonicalize folds it). The exact scalar casts legalize-casts leaves (bool -> any number,
+i8/u8 -> f16/bf16/f32/i32) are C++ conversions; if such a cast, or a comparison of integer
+scalars, gets a tile operand after all, it is legalized here with legalize-casts' chains.
 
     before:  loop.tiles do {
                %0 = sub %x_t, %s : tensor<*, f32>
@@ -33,6 +35,7 @@ from dsl.dtypes import bf16, bool_, f16, f32, i32
 from dsl.ir import Func, Namer, Op, ScalarType, Shape, TensorType, Value
 
 from .expand_math import _expand_integer, _integer_form
+from .legalize_casts import LEGAL, SCALAR_EXACT, _Builder, _chain, _legalize_compare
 from .manager import FunctionPass, register
 
 VECTOR_SCALAR = {"add": "vec.adds", "mul": "vec.muls", "max": "vec.maxs", "min": "vec.mins"}
@@ -58,7 +61,7 @@ SCALAR_UNIT = {
 
 # Casts the scalar unit does exactly as C++ conversions (the kernel emitter's scalar casts);
 # others (f32 -> i32 must saturate, narrowing to f16/bf16 must round) run on the vector unit.
-SCALAR_CASTS = {(f16, f32), (bf16, f32), (i32, f32)}
+SCALAR_CASTS = {(f16, f32), (bf16, f32), (i32, f32)} | SCALAR_EXACT
 
 
 def _is_scalar(v) -> bool:
@@ -68,10 +71,10 @@ def _is_scalar(v) -> bool:
 def _on_scalar_unit(op: Op, constant: set[int]) -> bool:
     """Whether a scalar-only op is computed once on the scalar unit (constant operands only:
     canonicalize folds it with the interpreter's semantics)."""
+    if op.opname == "cast":  # constant operands too: a cast of a comparison is not folded
+        return (op.operands[0].type.dtype, op.result.type.dtype) in SCALAR_CASTS
     if all(id(v) in constant for v in op.operands):
         return True
-    if op.opname == "cast":
-        return (op.operands[0].type.dtype, op.result.type.dtype) in SCALAR_CASTS
     return op.opname in SCALAR_UNIT
 
 
@@ -102,7 +105,10 @@ def hoist(func: Func) -> None:
     inner: list[Op] = []
     widened: dict[int, Value] = {}  # scalar values the scalar unit cannot compute, now tiles
     constant: set[int] = set()  # scalars computed from constants only
-    for op in loop.region:
+    legalized: set[int] = set()  # ops _legalize_widened rewrote
+    pending = list(loop.region)
+    while pending:
+        op = pending.pop(0)
         op.operands = [widened.get(id(v), v) for v in op.operands]
         scalar_only = (
             op.result is not None and _is_scalar(op.result) and all(_is_scalar(v) for v in op.operands)
@@ -130,6 +136,13 @@ def hoist(func: Func) -> None:
         ):
             _retype(op)
             widened[id(op.result)] = op.result
+            legal = _legalize_widened(op, namer, legalized)
+            if legal is not None:  # a scalar-unit cast or integer comparison became a tile op
+                ops, value = legal
+                outside.extend(o for o in ops if o.opname == "const")
+                pending[:0] = [o for o in ops if o.opname != "const"]
+                widened[id(op.result)] = value
+                continue
             if _integer_form(op) and all(isinstance(v.type, TensorType) for v in op.operands):
                 # an 8-bit max/min/relu the widening made a tile op: in f16, as expand-math does
                 done = _expand_integer(op, inner, namer)
@@ -142,6 +155,27 @@ def hoist(func: Func) -> None:
         rewritten.extend(_vector_scalar(op, outside, namer))
     loop.region = rewritten
     func.body = outside + [o for o in func.body if o.opname != "scalar.load" and o not in outside]
+
+
+def _legalize_widened(op: Op, namer: Namer, done: set[int]) -> tuple[list[Op], Value] | None:
+    """The ops computing a cast or an integer comparison that legalize-casts left to the scalar
+    unit, now that an operand is a tile, and the value that replaces ``op``'s result (None:
+    ``op`` is legal as it is). Each op is legalized once (an i32 EQ stays one)."""
+    if id(op) in done:
+        return None
+    done.add(id(op))
+    if op.opname == "cmp" and op.operands[0].type.dtype.is_int:
+        return _legalize_compare(op, namer), op.result
+    pair = (op.operands[0].type.dtype, op.result.type.dtype) if op.opname == "cast" else None
+    if pair not in SCALAR_EXACT or pair in LEGAL:
+        return None
+    out: list[Op] = []
+    x = _chain(_Builder(out, namer, op.loc), op.operands[0], op.result.type.dtype)
+    if out and x.owner is out[-1] and x.owner.opname == "cast":
+        last = out.pop()  # the chain's last cast becomes op (keeps its name)
+        op.operands, op.attrs = last.operands, last.attrs
+        return out + [op], op.result
+    return out, x  # a select of 1/0 computes it
 
 
 def _tile_shape(func: Func) -> Shape:

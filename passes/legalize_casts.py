@@ -19,6 +19,9 @@ saturates, casts to f16/bf16 round once to nearest even):
 * x -> bool:     ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes);
 * bool -> x:     a comparison's mask selects 1 or 0 (in f32 for f32/i32/bf16, in f16 else);
 * an i8/u8 run-time attribute is read as f32 (exact) where it is cast or compared;
+* casts of scalars the scalar unit does exactly as C++ conversions (``SCALAR_EXACT``: bool ->
+  any number, i8/u8 -> f16/bf16/f32/i32) and comparisons of integer scalars stay as they are;
+  hoist-scalars legalizes them with this pass's chains if they become tiles after all;
 * comparisons of integer tensors (A2's Compare takes half/float): i8/u8 compare exactly as f16;
   i32 compares its f32 roundings (rounding is monotonic, so unequal roundings order correctly)
   and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0
@@ -57,6 +60,14 @@ LEGAL = {
     (f16, i8),
     (f16, u8),
 }
+# Scalar casts the scalar unit does exactly (C++ conversions of small integers and 0/1).
+SCALAR_EXACT = {(bool_, d) for d in (f16, bf16, f32, i8, u8, i32)} | {
+    (s, d) for s in (i8, u8) for d in (f16, bf16, f32, i32)
+}
+
+
+def _scalar_only(op: Op) -> bool:
+    return all(isinstance(v.type, ScalarType) for v in [*op.operands, op.result])
 
 
 class _Builder:
@@ -88,18 +99,22 @@ def legalize(func: Func) -> None:
     replaced: dict[int, Value] = {}  # casts whose chain ends in another op (a select)
     for op in func.body:
         op.operands = [replaced.get(id(v), v) for v in op.operands]
-        if op.opname == "cmp" and _integer_compare(op):
+        if op.opname == "cmp" and _integer_compare(op) and not _scalar_only(op):
             body.extend(_legalize_compare(op, namer))
             continue
         if op.opname != "cast":
             body.append(op)
             continue
         src, dst = op.operands[0].type.dtype, op.result.type.dtype
+        if _scalar_only(op) and (src, dst) in SCALAR_EXACT:
+            body.append(op)  # a C++ conversion on the scalar unit
+            continue
         b = _Builder(body, namer, op.loc)
         if dst == bool_:  # x != 0
             zero = b.const(0, src)
             op.opname, op.operands, op.attrs = "cmp", [op.operands[0], zero], {"pred": "ne"}
-            body.extend(_legalize_compare(op, namer) if _integer_compare(op) else [op])
+            legal = not _integer_compare(op) or _scalar_only(op)
+            body.extend([op] if legal else _legalize_compare(op, namer))
             continue
         x = _chain(b, op.operands[0], dst)
         if body and x.owner is body[-1] and x.owner.opname == "cast":
@@ -182,8 +197,8 @@ def _i32_to_bf16_value(b: _Builder, x: Value) -> Value:
 
 
 def _integer_compare(op: Op) -> bool:
-    """Integer comparisons, of tiles and of scalars alike: a scalar one may still become a tile
-    (hoist-scalars widens scalar math the scalar unit lacks), and Compare takes half/float."""
+    """Integer comparisons (Compare takes half/float); one of two scalars runs on the scalar
+    unit, and hoist-scalars legalizes it if an operand becomes a tile after all."""
     return op.operands[0].type.dtype.is_int
 
 

@@ -10,7 +10,8 @@ Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); prod
    place, ``a - m`` becomes ``vec.adds a, -m`` (``-m`` on the per-row values, exact);
 3. every other op that mixes a per-row value into rows (division, comparisons, ``where``) and
    every comparison or ``where`` that reads a column gets the value spread over whole rows first
-   (``vec.brc``): division keeps the reference's rounding (``x / s`` is not ``x * (1 / s)``);
+   (``vec.brc``): division keeps the reference's rounding (``x / s`` is not ``x * (1 / s)``); a
+   mask of columns or per-row values is compared again on the spreads of its operands;
 4. a reduction whose source dies with it folds it first (``vec.fold``: the columns beyond the
    largest power of two below C added onto the front in place, seed 002's binary add), so the
    cross-lane reduce covers that power of two;
@@ -63,6 +64,7 @@ def forms(func: Func) -> None:
     namer = Namer.of(func)
     before: list[Op] = []
     body: list[Op] = []
+    recompared: list[Op] = []
 
     def emit(name, operands, rtype, loc, attrs=None) -> Op:
         new = Op(name, operands, rtype, namer.fresh(), attrs or {}, loc)
@@ -116,9 +118,9 @@ def forms(func: Func) -> None:
             if name == "sub" and kinds[1] == PERROW:  # a - m = a + (-m)
                 neg = emit("neg", [b], b.type, op.loc)
                 op.opname, op.operands = "vec.adds", [a, neg.result]
-            elif name == "sub":  # m - a = (-a) + m
-                neg = emit("neg", [a], a.type, op.loc)
-                op.opname, op.operands = "vec.adds", [neg.result, b]
+            elif name == "sub":  # m - b = (-b) + m
+                neg = emit("neg", [b], b.type, op.loc)
+                op.opname, op.operands = "vec.adds", [neg.result, a]
             elif kinds[0] == PERROW:  # commutative: the per-row value goes to the scalar place
                 op.opname, op.operands = SCALAR_FORM[name], [b, a]
             else:
@@ -133,10 +135,21 @@ def forms(func: Func) -> None:
             for k, v in enumerate(op.operands):
                 kv = kind(v.type)
                 if kv == PERROW or (kv == COL and name in ("cmp", "where")):
+                    if v.type.dtype.kind == "bool" and v.owner is not None and v.owner.opname == "cmp":
+                        # a mask of columns or per-row values: compare their spreads (a row mask)
+                        x, y = (
+                            w if kind(w.type) in (ROW, SCALAR) else spread(w, op.loc)
+                            for w in v.owner.operands
+                        )
+                        rmask = TensorType(v.type.dtype, layout.row)
+                        op.operands[k] = emit("cmp", [x, y], rmask, op.loc, dict(v.owner.attrs)).result
+                        recompared.append(v.owner)
+                        continue
                     if v.type.dtype.kind == "bool":
+                        what = f"[{layout.cols}] (columns)" if kv == COL else "[..., 1] (per-row values)"
                         raise CompileError(
-                            "a comparison of per-row values used on whole rows is not supported by the row "
-                            "backend; compare the rows instead",
+                            f"a comparison of {what} used on whole rows is not supported by the row "
+                            "backend yet; compare the rows instead",
                             op.loc,
                         )
                     op.operands[k] = spread(v, op.loc)
@@ -144,6 +157,16 @@ def forms(func: Func) -> None:
     loop.region = body
     at = func.body.index(loop)
     func.body = func.body[:at] + before + func.body[at:]
+    # masks compared again on rows, and the resident values only they read, go
+    pure = {id(o) for o in recompared + before if o.result is not None}
+    while True:
+        uses = func.uses()
+        dead = {id(o) for o in func.walk() if id(o) in pure and not uses.get(id(o.result), 0)}
+        if not dead:
+            break
+        pure -= dead
+        loop.region = [o for o in loop.region if id(o) not in dead]
+        func.body = [o for o in func.body if id(o) not in dead]
 
 
 RowFormsPass = function_pass("row-forms", "tile", forms)

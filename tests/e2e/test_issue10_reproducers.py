@@ -595,6 +595,65 @@ def test_fuzz_scalar_where_on_a_constant_condition(write_module):
         check(mod.const_cond, (q,), expected, {"k": k})
 
 
+def test_fuzz_seed_4048_scalar_cast_chain_bool_i8_f32(write_module):
+    """bool -> i8 -> (compare) -> f32 on scalars: legalize-casts left them to the scalar unit's
+    C++ conversions (it used to expand them into an f16 -> i8 vector chain the kernel refused)."""
+    mod = write_module("""
+        import dsl
+        from typing import Literal
+        from dsl import Tensor, Scalar, f16, bf16, f32, i8, i32, u8
+
+        @dsl.op(dtypes=(i32,))
+        def fz4048(lr: Scalar[i32], scale: Scalar, x: Tensor, *, mode: Literal["p", "q"] = "q"):
+            if mode == "p":
+                v1 = dsl.cast((dsl.cast((scale <= scale), i8) != 5), f32)
+            else:
+                v1 = dsl.cast(0.25, f32)
+            b = dsl.cast(dsl.cast(lr > 2, u8), f16) + dsl.cast(dsl.cast(lr, i8) == 3, bf16)
+            y = x + v1
+            z = x * dsl.cast(lr > 0, i32) + dsl.cast(b, i32)
+            return y, z
+        """)
+    x = np.arange(-40, 40, dtype=np.int32)
+    for lr in (-7, 3, 200):
+        args = (np.array([lr], np.int32), np.array([5], np.int32), x)
+        b = np.float32(lr > 2) + np.float32(int_to_int(lr, np.int8) == 3)
+        expected = (x.astype(np.float32) + np.float32(1.0), x * np.int32(lr > 0) + np.int32(b))
+        check(mod.fz4048, args, expected, {"mode": "p"})
+    check(mod.fz4048, args, (x.astype(np.float32) + np.float32(0.25), x + np.int32(1)), {"mode": "q"})
+
+
+def test_fuzz_exact_scalar_casts_whose_operand_becomes_a_tile(write_module):
+    """A cast (bool -> f32, i8 -> f32) or integer comparison left to the scalar unit whose operand
+    the scalar unit cannot compute (sqrt, a saturating f32 -> i8) runs on the vector unit: hoist-
+    scalars legalizes it there with legalize-casts' chains."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, f32, i8, i32
+
+        @dsl.op(dtypes=(f32, f16))
+        def widened(x: Tensor, s: Scalar):
+            a = x + dsl.cast(dsl.sqrt(dsl.abs(s)) > 1.5, x.dtype)
+            b = x * dsl.cast(dsl.cast(s * 40.0, i8), x.dtype)
+            c = dsl.where(dsl.cast(s * 40.0, i8) > dsl.cast(s, i8), x, -x)
+            d = x - dsl.cast(dsl.cast(s * 1000.0, i32) >= 2, x.dtype)
+            return a, b, c, d
+        """)
+    x = np.linspace(-3, 3, 333).astype(np.float32)
+    for s in (4.0, 2.0, -0.25, 7.5):
+        for dt in (np.float32, np.float16):
+            xs = x.astype(dt)
+            f = xs.astype(np.float32)
+            s32 = np.float32(s)
+            big = float_to_int(s32 * np.float32(40.0), np.int8)
+            a = f + np.float32(np.sqrt(np.abs(s32)) > np.float32(1.5))
+            b = f * np.float32(big)
+            c = np.where(big > float_to_int(s32, np.int8), f, -f)
+            d = f - np.float32(float_to_int(s32 * np.float32(1000.0), np.int32) >= 2)
+            args = (xs, np.array([s], dt))
+            check(mod.widened, args, tuple(v.astype(dt) for v in (a, b, c, d)))
+
+
 def test_returning_one_name_twice_is_a_dsl_error(write_module):
     src = """
 import dsl

@@ -14,7 +14,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from dsl.dtypes import DType, bf16, f16, f32, i32
+from dsl.dtypes import DType, bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
@@ -504,6 +504,10 @@ class VariantRenderer:
             if (src, t.dtype) in ((f16, f32), (bf16, f32)):
                 return f"ToF32({args[0]})", member
             if (src, t.dtype) in ((i32, f32), (f32, i32)):
+                return f"static_cast<{t.dtype.cpp}>({args[0]})", member
+            if src in (bool_, i8, u8) and t.dtype != bool_:  # exact: 0/1 and 8-bit integers
+                if t.dtype in (f16, bf16):  # through float: every CANN half/bfloat16_t takes one
+                    return f"static_cast<{t.dtype.cpp}>(static_cast<float>({args[0]}))", member
                 return f"static_cast<{t.dtype.cpp}>({args[0]})", member
         raise _fail(
             op,

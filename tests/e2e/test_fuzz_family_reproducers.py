@@ -1,0 +1,250 @@
+"""Reproducers of what the broadcasting and row program families of tests/e2e/dslfuzz.py found.
+
+Each program's reference is checked against a numpy formula written here, and ``simulate`` (the
+generated C++ on the emulator, strict sync) must equal the reference bit for bit (exact
+programs) or within the precision standard. Bugs in code other helpers own today are
+``xfail(strict=True)``: the test starts to pass (and so fails) when they are fixed.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import dsl
+from backends.ascendc.simulate import simulate
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def same_bits(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind == "f" or a.dtype == BF16:
+        fa, fb = a.astype(np.float64), b.astype(np.float64)
+        nan = np.isnan(fa) & np.isnan(fb)
+        return bool(np.all(nan | ((fa == fb) & (np.signbit(fa) == np.signbit(fb)))))
+    return bool(np.array_equal(a, b))
+
+
+def check(op, args, expected, attrs=None, cores=None):
+    """reference == the numpy values, and simulate (strict sync) == reference."""
+    attrs = attrs or {}
+    ref = op.reference(*args, **attrs)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    exps = expected if isinstance(expected, tuple) else (expected,)
+    assert len(refs) == len(exps)
+    for k, (r, e) in enumerate(zip(refs, exps)):
+        assert same_bits(r, e), f"{op.name} output {k}: reference {r} != numpy {e}"
+    got, _ = simulate(op, args, attrs, cores=cores, strict=True)
+    gots = got if isinstance(got, tuple) else (got,)
+    for k, (g, r) in enumerate(zip(gots, refs)):
+        assert same_bits(g, r), f"{op.name} output {k}: simulate {g} != reference {r}"
+
+
+# -- fixed ----------------------------------------------------------------------------------------
+
+
+def test_rows_seed_4_per_row_value_minus_a_row(write_module):
+    """``m - x`` (m per-row) is ``(-x) + m``: row-forms negated m and put the row in the scalar
+    place, which the kernel refused ("scalar %2 is not available inside the kernel")."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, bf16, f32
+
+        @dsl.op(dtypes=(bf16, f32))
+        def rz4(q: Tensor[..., "C"]):
+            v2 = dsl.min(q, axis=-1, keepdims=True) - (-2) * q + 2
+            return v2
+        """)
+    rng = np.random.default_rng(4)
+    for dt in (BF16, np.dtype(np.float32)):
+        q = rng.uniform(-3, 3, (5, 2, 255)).astype(dt)
+        f = q.astype(np.float32)
+        m = f.min(axis=-1, keepdims=True)
+        expected = ((m - np.float32(-2) * f) + np.float32(2)).astype(dt)
+        check(mod.rz4, (q,), expected)
+
+
+def test_rows_i32_where_of_a_column_and_rows_compiles(write_module, tmp_path):
+    """expand-math's i32 where blends ``g * mask`` in the combined shape: a column branch was
+    typed [C] and the verifier refused the program with a traceback (a VerifyError)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i32
+
+        @dsl.op(dtypes=(i32,))
+        def rwhere(x: Tensor["R", "C"], w: Tensor["R", "C"], g: Tensor["C"]):
+            y = dsl.where(x > w, g, x)
+            return y
+        """)
+    x = np.arange(-6, 6, dtype=np.int32).reshape(3, 4)
+    w, g = x[::-1].copy(), np.array([10, 20, 30, 40], np.int32)
+    assert same_bits(mod.rwhere.reference(x, w, g), np.where(x > w, g, x))
+    project = mod.rwhere.compile(out_dir=tmp_path)
+    assert (project / "op_kernel" / "rwhere.cpp").is_file()
+
+
+# -- open: in code other helpers own today (xfail strict: fix, then drop the mark) ---------------
+
+
+def _load_fuzz():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    if "dslfuzz" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("dslfuzz", Path(__file__).with_name("dslfuzz.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["dslfuzz"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["dslfuzz"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="kernel/broadcast.py: a Literal attribute named 'mode' becomes the template parameter "
+    "MODE, which the broadcast kernel's BcMode MODE redeclares (bcast seeds 2, 4, 7, 8, 9, ...)",
+)
+def test_bcast_literal_attribute_named_mode(write_module):
+    mod = write_module("""
+        import dsl
+        from typing import Literal
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,), broadcast=True)
+        def bcmode(v: Tensor, x: Tensor, *, mode: Literal["p", "q"] = "p"):
+            y = v + x if mode == "p" else v - x
+            return y
+        """)
+    v, x = np.arange(12, dtype=np.float32).reshape(4, 3), np.arange(3, dtype=np.float32)
+    check(mod.bcmode, (v, x), v + x, {"mode": "p"})
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="host_broadcast.py/kernel/broadcast.py: every output gets the broadcast shape of all "
+    "inputs; numpy broadcasting (the reference) gives each output the shape of its own operands "
+    "(bcast seeds 10, 14)",
+)
+def test_bcast_output_shaped_by_its_own_operands(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,), broadcast=True)
+        def bcshape(b: Tensor, x: Tensor):
+            y = x + 1.0
+            z = b * 2.0
+            return y, z
+        """)
+    b, x = np.ones((1, 5, 1, 2, 1), np.float32), np.ones((1, 5, 4, 2, 1), np.float32)
+    check(mod.bcshape, (b, x), (x + np.float32(1.0), b * np.float32(2.0)))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="kernel/rows.py: a comparison of a row with a scalar constant is emitted as "
+    "Compare(dst, src, None, ...) (rows seeds 3, 8, 12, 13, 18: every i32 comparison in a row "
+    "operator, which legalize-casts turns into a half select compared with 0.5)",
+)
+def test_rows_compare_with_a_constant(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,))
+        def rcmp(x: Tensor[..., "C"]):
+            y = dsl.where(x > 0.5, x, -x)
+            return y
+        """)
+    x = np.linspace(-2, 2, 96, dtype=np.float32).reshape(3, 32)
+    check(mod.rcmp, (x,), np.where(x > np.float32(0.5), x, -x))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="row kernel (kernel/rows.py, chunk_rows.py): max/min reductions drop NaN; the "
+    "reference (np.max/np.min) propagates it (rows seed 5: dsl.max(v / v) with a zero in v)",
+)
+def test_rows_max_reduction_of_a_nan(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,))
+        def rnan(v: Tensor[..., "C"]):
+            m = dsl.max(v / v, axis=-1, keepdims=True)
+            return m
+        """)
+    v = np.ones((2, 16), np.float32)
+    v[0, 5] = 0.0
+    with np.errstate(invalid="ignore"):
+        check(mod.rnan, (v,), np.array([[np.nan], [1.0]], np.float32))
+
+
+# Seeds of the fuzzer's families whose failure is in code other helpers own (see benchmarks/fuzz.md).
+OPEN_SEEDS = [
+    ("bcast", 1, "kernel/broadcast.py: RowBuf(uint32_t i) leaves i unused (-Werror=unused-parameter)"),
+    ("bcast", 18, "kernel/broadcast.py: an absent optional input is read (GetValue through a null pointer)"),
+    (
+        "bcast",
+        33,
+        "kernel/broadcast.py: a variant whose only output is absent reads GM through a null pointer",
+    ),
+    ("bcast", 34, "kernel/broadcast.py: a Scalar's member is declared lr2_ but the broadcast code reads lr_"),
+    (
+        "bcast",
+        38,
+        "broadcast kernel: V Duplicate overwrites a buffer MTE3 still reads (no MTE3_V flag: a race)",
+    ),
+    ("bcast", 51, "broadcast kernel: a DataCopyPad UB->GM source runs outside its TBuf (8064 B of 128 B)"),
+    (
+        "rows",
+        7,
+        "row kernel: spreading a column whose width is not 32-byte aligned reads unwritten UB padding",
+    ),
+    ("rows", 73, "column-chunked row kernel: a TBuf used before TPipe::InitBuffer (C = 20000, f16)"),
+]
+
+
+@pytest.mark.parametrize("family,seed,why", OPEN_SEEDS, ids=[f"{f}-{s}" for f, s, _ in OPEN_SEEDS])
+def test_open_fuzz_seed(family, seed, why, tmp_path, request):
+    request.applymarker(pytest.mark.xfail(strict=True, reason=why))
+    fz = _load_fuzz()
+    outcome = fz.run_program(fz.generate(seed, family), tmp_path)
+    assert outcome.status == "ok", f"{family} seed {seed}: {outcome.reason}\n{outcome.detail[:1500]}"
+
+
+def test_rows_seed_26_mask_of_columns_or_per_row_values_selects_rows(write_module):
+    """A comparison of columns (or of per-row values) selecting whole rows compares their
+    spreads (a row mask): it was refused ("a comparison of per-row values used on whole rows is
+    not supported"). C is a multiple of 8 here: spreading a column of another width reads
+    unwritten UB padding in the row kernel (open: rows seed 7)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, bf16, f32
+
+        @dsl.op(dtypes=(f16, bf16, f32))
+        def rz26(h: Tensor[..., "C"], v: Tensor["C"], lr: Scalar):
+            c = (-dsl.cast(v, f16)) >= v
+            v1 = dsl.where(c, (lr + v) / (lr / 8.0), dsl.maximum(h, dsl.max(h, axis=-1, keepdims=True)))
+            m = dsl.min(h, axis=-1, keepdims=True)
+            v2 = dsl.where(m > dsl.max(h * 0.5, axis=-1, keepdims=True), h, -h)
+            return v1, v2
+        """)
+    rng = np.random.default_rng(26)
+    for dt in (np.dtype(np.float16), BF16, np.dtype(np.float32)):
+        for shape in ((5, 17, 3, 32), (2, 20000)):
+            h = rng.uniform(-2, 2, shape).astype(dt)
+            v = rng.uniform(-2, 2, shape[-1]).astype(dt)
+            h[0, ..., :] = np.abs(h[0, ..., :]) + 1  # a row whose min beats half its max
+            lr = np.array([0.7], dt)
+            f, g, s = h.astype(np.float32), v.astype(np.float32), lr.astype(np.float32)[0]
+            c = -g.astype(np.float16).astype(np.float32) >= g
+            v1 = np.where(c, (s + g) / (s / np.float32(8.0)), np.maximum(f, f.max(-1, keepdims=True)))
+            m = f.min(-1, keepdims=True)
+            v2 = np.where(m > (f * np.float32(0.5)).max(-1, keepdims=True), f, -f)
+            check(mod.rz26, (h, v, lr), (v1.astype(dt), v2.astype(dt)))
