@@ -159,6 +159,26 @@ def test_greater_resident_every_dtype(tname):
         np.testing.assert_array_equal(y, a > b, err_msg=f"{tname} {sa} > {sb}")
 
 
+@pytest.mark.parametrize(
+    "tname, mirror, cores",
+    [("i32", False, 40), ("f16", True, 8), ("i8", False, 1)],
+    ids=["C2", "mirror", "i8"],
+)
+def test_rows_longer_than_the_resident_cap(tname, mirror, cores):
+    """[64, 50000] vs [50000]: the row (195 KiB as i32) is far over the 4 KiB resident cap and over
+    a tile, so each row is cut into tile-sized chunks (mode GENERAL, bcChunks > 1) and the
+    broadcast row's chunk is read next to each chunk of the moving input."""
+    rng = np.random.default_rng(50000)
+    big, row = _values(rng, (64, 50000), NP[tname]), _values(rng, (50000,), NP[tname])
+    args = (row, big) if mirror else (big, row)
+    y, res = _run(greater, args, cores=cores)
+    assert _mode(res, greater) == "GENERAL" and res.block_dim == cores
+    np.testing.assert_array_equal(y, args[0] > args[1])
+    c, size = res.counters, np.dtype(NP[tname]).itemsize
+    assert c["MTE3"]["bytes_out"] == 64 * 50000  # every output byte written once
+    assert c["MTE2"]["bytes_in"] == 2 * 64 * 50000 * size  # each chunk and its row chunk, once
+
+
 # -- other operators: float math, a pinned i8 mask, two broadcast inputs -------------------------
 
 
