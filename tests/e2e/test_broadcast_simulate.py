@@ -179,6 +179,39 @@ def test_rows_longer_than_the_resident_cap(tname, mirror, cores):
     assert c["MTE2"]["bytes_in"] == 2 * 64 * 50000 * size  # each chunk and its row chunk, once
 
 
+def _always_two_slots(project: Path, out: Path) -> Path:
+    """A copy of ``project`` whose host never takes the one-slot guard."""
+    shutil.copytree(project, out)
+    host = out / "op_host" / "greater.cpp"
+    text, n = re.subn(r"BC_PIPELINE_MAX_PACK =\s*16;", "BC_PIPELINE_MAX_PACK = 1000000;", host.read_text())
+    assert n == 1
+    host.write_text(text)
+    return out
+
+
+@pytest.mark.parametrize(
+    "inner, slots, tname", [(511, 1, "i32"), (300, 1, "f16"), (1023, 2, "i32"), (2000, 2, "i8")]
+)
+def test_double_buffering_guard(tmp_path, inner, slots, tname):
+    """Seed 003's guard: a RESIDENT mode runs rows shorter than 964 elements (more than 16 per
+    16384-element block) with one ping-pong slot, longer rows with two. One slot pre-issues and
+    drains one slot's reverse flags per core (two fewer SetFlags per core used for greater), and the
+    results are exact either way."""
+    project = greater.compile(out_dir=tmp_path / "base")
+    two = _always_two_slots(project, tmp_path / "two")
+    rng = np.random.default_rng(inner)
+    a, b = _values(rng, (600, inner), NP[tname]), _values(rng, (inner,), NP[tname])  # blocks per core
+    cores = 8
+    counts = []
+    for proj in (project, two):
+        y, res = simulate(greater, (a, b), {}, cores=cores, project=proj, strict=True)
+        assert _mode(res, greater) == "RESIDENT1"
+        np.testing.assert_array_equal(y, a > b)
+        counts.append(sum(res.counters[p]["set_flags"] for p in ("V", "MTE2", "MTE3")))
+    # greater pre-issues two reverse flags per slot (V -> MTE2 and MTE3 -> V or MTE3 -> MTE2)
+    assert counts[1] - counts[0] == (0 if slots == 2 else 2 * res.block_dim) and res.block_dim > 1
+
+
 # -- other operators: float math, a pinned i8 mask, two broadcast inputs -------------------------
 
 
@@ -320,8 +353,13 @@ def _live_flag_lines(lines, env):
 
 @pytest.mark.parametrize(
     "sa, sb, mode",
-    [((64, 1023), (1023,), "RESIDENT1"), ((64, 100), (100,), "ROW"), ((30, 1, 200), (4, 1), "GENERAL")],
-    ids=["RESIDENT", "ROW", "GENERAL"],
+    [
+        ((64, 1023), (1023,), "RESIDENT1"),
+        ((200, 300), (300,), "RESIDENT1"),  # short rows: one slot (seed 003's guard), 6 blocks
+        ((64, 100), (100,), "ROW"),
+        ((30, 1, 200), (4, 1), "GENERAL"),
+    ],
+    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL"],
 )
 def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     project = greater.compile(out_dir=tmp_path / "base")

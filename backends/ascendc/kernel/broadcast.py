@@ -136,6 +136,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
     with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
         line("tiling_ = &tiling;")
+        line("slots_ = static_cast<int32_t>(tiling.bcSlots);", "2, or 1 where double buffering does not pay")
         line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
         line(
             "const uint64_t first = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);"
@@ -190,8 +191,10 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("clen_ = inner_ - col0_ < tiling_->bcChunk ? inner_ - col0_ : tiling_->bcChunk;")
             line("return static_cast<uint32_t>(clen_);")
     w.line()
-    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows.")
+    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows; always 0")
+    line(comment="when the host chose one slot (blocks of many short rows).")
     with w.block("__aicore__ inline int32_t SlotOf(uint64_t t) const"):
+        line("if (slots_ == 1) return 0;")
         line("if constexpr (ROWWISE) return static_cast<int32_t>((t / pack_) & 1);")
         line("return static_cast<int32_t>(t & 1);")
     w.line()
@@ -447,6 +450,7 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
     for _, name, c in inputs:
         w.line(f"{c} {camel(name)}One_{{}};")
     w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
+    w.line("int32_t slots_ = 2;", "ping-pong slots in use (the host's bcSlots)")
     for m in ("inner_", "pitch_", "pack_", "r0_", "rows_", "rowIn_", "col0_", "clen_"):
         w.line(f"uint64_t {m} = 0;")
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
