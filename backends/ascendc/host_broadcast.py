@@ -51,6 +51,12 @@ SEED_PACK_ELEMS = 16384
 PIPELINE_MAX_PACK = 16
 
 
+def twin_key(attr_key: int, index: int, attr_keys: int, n_inputs: int) -> int:
+    """Tiling key of the SCALAR-mode twin that reads input ``index`` as a Scalar (compile.py's
+    ``_scalar_twins``): after the keys of every mode (``attr + attr_keys * mode``)."""
+    return attr_keys * (len(MODES) + n_inputs) + index * attr_keys + attr_key
+
+
 def resident_bytes(n_tensors: int) -> int:
     """UB bytes per tensor input reserved for a resident broadcast row."""
     if n_tensors == 0:
@@ -231,7 +237,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
         with w.block("if (flat || out.GetShapeSize() == 0)"):
             w.line("mode = MODE_FLAT;")
         with w.block("else if (scalarOnly && k == 1)"):
-            w.line("mode = MODE_SCALAR;")
+            w.line("mode = MODE_FLAT;")
         with w.block("else if (k == 2)"):
             w.line("bool row = true, col = true;")
             with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
@@ -328,6 +334,27 @@ def emit_analysis(w: CodeWriter, plan) -> None:
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
+    if getattr(plan, "scalar_twins", None):
+        n = len(plan.func0.params)
+        w.line(
+            comment="SCALAR with one size-1 input i: its twin kernel (if SPLITS lists one for this dtype) reads"
+        )
+        w.line(comment="it as a Scalar and uses the vector-scalar instructions on the FLAT path.")
+        with w.block("if (mode == MODE_SCALAR)"):
+            w.line("size_t one = BC_INPUTS, count = 0;")
+            with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                with w.block("if (bcShapes[i] != nullptr && tiling.get_bcKind()[i] == BC_ONE)"):
+                    w.line("one = i;")
+                    w.line("++count;")
+            with w.block("if (count == 1)"):
+                w.line(
+                    f"const uint64_t twin = ATTR_KEYS * (MODE_RESIDENT0 + {n}) + one * ATTR_KEYS + tilingKey;",
+                    "host_broadcast.twin_key",
+                )
+                with w.block("for (const SplitSpec& s : SPLITS)"):
+                    with w.block("if (s.dtype == dtype && s.key == twin)"):
+                        w.line("tilingKey = twin;", "SetTilingKey adds ATTR_KEYS * MODE_FLAT = 0")
+                        w.line("mode = MODE_FLAT;")
 
 
 def emit_split(w: CodeWriter, plan) -> None:

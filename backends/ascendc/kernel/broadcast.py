@@ -37,6 +37,8 @@ from .merge import Stmt
 from .naming import camel
 
 MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")  # then RESIDENT<i>: 5 + input index
+# compile.py's hidden static attribute of the SCALAR twins (an input read as a Scalar)
+SCALAR_INPUT, TENSOR_CHOICE, TWIN_PREFIX = "bc_scalar", "tensor", "scalar_"
 FLAT_MODES = "MODE == BcMode::FLAT || MODE == BcMode::SCALAR"
 _FLAG = re.compile(r"(SetFlag|WaitFlag)<HardEvent::([A-Z0-9]+)_([A-Z0-9]+)>\(")
 
@@ -407,7 +409,11 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="Once per core: size-1 inputs read, broadcast rows made resident, L2 hints for big streams.")
     with w.block("__aicore__ inline void InitBroadcast()"):
         for idx, name, c in inputs:
-            line(f"if (tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = {camel(name)}Gm_.GetValue(0);")
+            line(
+                f"if (MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = "
+                f"{camel(name)}Gm_.GetValue(0);",
+                "FLAT: a SCALAR twin reads it as a Scalar" if idx == inputs[0][0] else None,
+            )
             line(
                 f"if ((tiling_->bcL2Bypass >> {idx}) & 1) {camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
@@ -459,7 +465,9 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
 
 def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs: list[int]) -> None:
     """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode."""
-    keys = [v for v in variants if v.dtype == first_dtype]
+    every = [v for v in variants if v.dtype == first_dtype]
+    keys = [v for v in every if v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) == TENSOR_CHOICE]
+    twins = [v for v in every if v not in keys]
     attr_keys = len({v.key for v in keys})
     k = 0
     modes = list(enumerate(MODES)) + [(len(MODES) + i, f"RESIDENT{i}") for i in resident_inputs]
@@ -471,6 +479,12 @@ def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs
             w.line(f"Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});")
             w.level -= 1
             k += 1
+    for v in twins:  # SCALAR with one size-1 input, read as a Scalar: the FLAT path
+        head = f"}} else if (TILING_KEY_IS({v.key}))"
+        w.line(head + " {", f"SCALAR: input '{v.bind[SCALAR_INPUT][len(TWIN_PREFIX):]}' read as a Scalar")
+        w.level += 1
+        w.line(f"Run<{', '.join(targs_of(v) + ['BcMode::FLAT'])}>({call_args});")
+        w.level -= 1
     w.line("}")
 
 
