@@ -457,8 +457,11 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
         w.line(f"{c} {camel(name)}One_{{}};")
     w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
     w.line("int32_t slots_ = 2;", "ping-pong slots in use (the host's bcSlots)")
-    for m in ("inner_", "pitch_", "pack_", "r0_", "rows_", "rowIn_", "col0_", "clen_"):
-        w.line(f"uint64_t {m} = 0;")
+    w.line("uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;", "row modes: row length, UB pitch, rows per tile")
+    w.line(
+        "uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0, clen_ = 0;",
+        "the tile's rows, the row in its block, its columns",
+    )
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 
