@@ -237,7 +237,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
         with w.block("if (flat || out.GetShapeSize() == 0)"):
             w.line("mode = MODE_FLAT;")
         with w.block("else if (scalarOnly && k == 1)"):
-            w.line("mode = MODE_FLAT;")
+            w.line("mode = MODE_SCALAR;")
         with w.block("else if (k == 2)"):
             w.line("bool row = true, col = true;")
             with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
