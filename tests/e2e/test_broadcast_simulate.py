@@ -363,15 +363,19 @@ def _live_flag_lines(lines, env):
         ((200, 300), (300,), "RESIDENT1"),  # short rows: one slot (seed 003's guard), 6 blocks
         ((64, 100), (100,), "ROW"),
         ((30, 1, 200), (4, 1), "GENERAL"),
+        ((30000,), (1,), "SCALAR_X2"),  # the SCALAR twin: x2 read as a Scalar, 3 tiles on one core
     ],
-    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL"],
+    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL", "SCALAR-twin"],
 )
 def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     project = greater.compile(out_dir=tmp_path / "base")
     kernel = project / "op_kernel" / "greater.cpp"
     lines = kernel.read_text().splitlines()
     flags = {f"IS_{n}": False for n in ("HALF", "FLOAT", "BF16", "INT8T", "INT32", "UINT8T")}
-    env = dict(flags, IS_FLOAT=True, MODE=MODES[mode], **MODES)
+    twin = mode.startswith("SCALAR_")  # a twin runs the FLAT path of its own class instance
+    env = dict(flags, IS_FLOAT=True, MODE=MODES["FLAT" if twin else mode], **MODES)
+    env.update(BcScalar__TENSOR=0, BcScalar__SCALAR_X1=1, BcScalar__SCALAR_X2=2)
+    env.update(BC_SCALAR={"SCALAR_X1": 1, "SCALAR_X2": 2}.get(mode, 0))
     env.update(RES_INPUT=MODES[mode] - 5 if mode.startswith("RESIDENT") else -1)
     env.update(ROWWISE=mode.startswith("RESIDENT"))
     live = _live_flag_lines(lines, env)
