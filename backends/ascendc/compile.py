@@ -255,12 +255,15 @@ def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core:
         for dt, func in per_dtype.items():
             ub = tgt.ub_usable_bytes - ub_reserve(func)
             module = Module([func])
-            PassManager(elementwise_pipeline(ub)).run(module)
+            try:
+                PassManager(elementwise_pipeline(ub)).run(module)
+            except CompileError:  # a pass cannot take the Scalar form: the tensor form stands in
+                module = Module([v.func for v in variants if v.dtype == dt])
             for f in module.funcs:
                 a = f.attributes["tiling_key"]
                 key = twin_key(a, i, attr_keys, n)
                 base = next(v for v in variants if v.dtype == dt and v.key == a)
-                cheaper = _vector_ops(f) < _vector_ops(base.func) + 1
+                cheaper = f is not base.func and _vector_ops(f) < _vector_ops(base.func) + 1
                 if not _api_ok(f):  # e.g. an i8 scalar splatted by Duplicate: keep the tensor form
                     f, cheaper = base.func, False  # (never selected: every dtype needs the point)
                 v = Variant(key, f, dt, {**base.bind, SCALAR_INPUT: TWIN_PREFIX + p.value.name})

@@ -53,6 +53,11 @@ def ratio(x: Tensor, s: Tensor):
 @dsl.op(dtypes=(f16, f32, bf16, i32), broadcast=True)
 def shift(x: Tensor, s: Tensor):
     return x - s
+
+
+@dsl.op(dtypes=(f32, i32), broadcast=True)
+def flipped(x: Tensor, s: Tensor, *, flip: bool = False):
+    return s * 2 - x if flip else x * 3 + s
 """
 
 
@@ -175,3 +180,24 @@ def test_vector_instructions_per_tile_drop(ops, tmp_path, opname, tname):
     assert tk == TWIN_S and sk == SCALAR
     assert tv <= sv - 1, seen  # the splat's Duplicate per tile is gone
     assert tdma == ttiles and sdma == stiles, seen  # one DMA per tile: only x is copied in
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_twins_of_every_static_key(ops, flip):
+    """Two static keys (flip): each has its own twins, after every mode's keys (twin key =
+    ATTR_KEYS x (5 + inputs) + input x ATTR_KEYS + attribute index, here 2 x 7 + i x 2 + flip)."""
+    twins = _twin_keys(ops.flipped)
+    rng = np.random.default_rng(5)
+    for tname in ("f32", "i32"):
+        for sx, ss, i in [((3, 999), (1,), 1), ((1, 1), (2, 2000), 0)]:
+            x, s = _values(rng, sx, NP[tname]), _values(rng, ss, NP[tname])
+            res = _check_attrs(ops.flipped, x, s, 8, flip=flip)
+            key = 14 + 2 * i + int(flip)
+            assert res.tiling_key == (key if (tname, key) in twins else 1 * 2 + int(flip)), (tname, i)
+    assert twins  # some dtype takes a twin
+
+
+def _check_attrs(op, x, s, cores, **attrs):
+    y, res = simulate(op, (x, s), attrs, cores=cores, strict=True)
+    np.testing.assert_array_equal(y.view(np.uint8), op.reference(x, s, **attrs).view(np.uint8))
+    return res
