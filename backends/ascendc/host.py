@@ -216,7 +216,7 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
             w.line("uint64_t rowCap;", "longest row of the RESIDENT modes")
             w.line(f"uint64_t block[{len(plan.func0.params)}];", "RESIDENT<i>: elements of a block of rows")
     with w.block("constexpr SplitSpec SPLITS[] =", "};"):
-        for v in plan.variants:
+        for v in plan.variants + getattr(plan, "scalar_twins", []):  # broadcast: SCALAR twins the host picks
             k = (v.dtype, v.key)
             extra = ""
             if plan.broadcast:

@@ -40,6 +40,21 @@ RESIDENT_TOTAL = 16384
 # once, is larger than the 910B's L2 (the seed's threshold, 128 MiB, measured on 910B4: -16% on its
 # C2 case), and would only evict the resident broadcast row and the outputs from L2.
 L2_BYPASS_BYTES = 128 << 20
+# Double buffering only where it pays (seed 003 section 4, its guard CanPipelineRows): its row
+# kernel double-buffers a block only when (PACK_ELEMS / inner) <= 16 with PACK_ELEMS = 16384, i.e.
+# rows of at least 964 elements. Its measurement: rows of 511 took 309 us with one slot and 371 us
+# with two (the flag pairs cost more than the overlap gains); rows of 1023 (its C2) gain from two.
+# The RESIDENT modes have the seed's layout (blocks of rows, the math row by row against the
+# resident row) and follow its guard; the other modes compute a whole tile per vector op, as FLAT
+# does, and keep two slots.
+SEED_PACK_ELEMS = 16384
+PIPELINE_MAX_PACK = 16
+
+
+def twin_key(attr_key: int, index: int, attr_keys: int, n_inputs: int) -> int:
+    """Tiling key of the SCALAR-mode twin that reads input ``index`` as a Scalar (compile.py's
+    ``_scalar_twins``): after the keys of every mode (``attr + attr_keys * mode``)."""
+    return attr_keys * (len(MODES) + n_inputs) + index * attr_keys + attr_key
 
 
 def resident_bytes(n_tensors: int) -> int:
@@ -67,6 +82,11 @@ def tiling_fields(n_inputs: int) -> list[tuple[str, str, str]]:
         ("uint64_t", "bcChunks", "chunks per row"),
         ("uint64_t", "bcPitch", "UB elements between packed rows (32-byte multiple)"),
         ("uint64_t", "bcPackRows", "rows per tile"),
+        (
+            "uint32_t",
+            "bcSlots",
+            "ping-pong slots: 2, or 1 for short rows in a RESIDENT mode (seed 003's guard)",
+        ),
         (f"uint64_t@{MAX_DIMS}", "bcDims", "merged output dims"),
         (
             f"int64_t@{n_inputs * MAX_DIMS}",
@@ -103,6 +123,14 @@ def emit_tables(w: CodeWriter, plan) -> None:
     w.line(
         f"constexpr uint64_t BC_L2_BYPASS_BYTES = {L2_BYPASS_BYTES}ULL;",
         "a moving input this large bypasses L2 (seed 003: 128 MiB)",
+    )
+    w.line(
+        f"constexpr uint64_t BC_SEED_PACK_ELEMS = {SEED_PACK_ELEMS};",
+        "seed 003's block, for its double-buffering guard",
+    )
+    w.line(
+        f"constexpr uint64_t BC_PIPELINE_MAX_PACK = {PIPELINE_MAX_PACK};",
+        "more rows per seed block: one slot (double buffering loses on short rows)",
     )
     modes = ", ".join(f"MODE_{m} = {i}" for i, m in enumerate(MODES))
     w.line(f"enum BcMode : uint64_t {{ {modes}, MODE_RESIDENT0 = {len(MODES)} }};", "+ i: input i resident")
@@ -282,6 +310,11 @@ def emit_tables(w: CodeWriter, plan) -> None:
         w.line("tiling.set_bcChunks(chunks);")
         w.line("tiling.set_bcPitch(pitch);")
         w.line("tiling.set_bcPackRows(pack);")
+        w.line(comment="Seed 003's guard: short rows in a RESIDENT mode run with one slot.")
+        w.line(
+            "const bool shortRows = mode >= MODE_RESIDENT0 && BC_SEED_PACK_ELEMS / inner > BC_PIPELINE_MAX_PACK;"
+        )
+        w.line("tiling.set_bcSlots(shortRows ? 1 : 2);")
         w.line("return rows * chunks;")
 
 
@@ -301,6 +334,27 @@ def emit_analysis(w: CodeWriter, plan) -> None:
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
+    if getattr(plan, "scalar_twins", None):
+        n = len(plan.func0.params)
+        w.line(
+            comment="SCALAR with one size-1 input i: its twin kernel (if SPLITS lists one for this dtype) reads"
+        )
+        w.line(comment="it as a Scalar and uses the vector-scalar instructions on the FLAT path.")
+        with w.block("if (mode == MODE_SCALAR)"):
+            w.line("size_t one = BC_INPUTS, count = 0;")
+            with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                with w.block("if (bcShapes[i] != nullptr && tiling.get_bcKind()[i] == BC_ONE)"):
+                    w.line("one = i;")
+                    w.line("++count;")
+            with w.block("if (count == 1)"):
+                w.line(
+                    f"const uint64_t twin = ATTR_KEYS * (MODE_RESIDENT0 + {n}) + one * ATTR_KEYS + tilingKey;",
+                    "host_broadcast.twin_key",
+                )
+                with w.block("for (const SplitSpec& s : SPLITS)"):
+                    with w.block("if (s.dtype == dtype && s.key == twin)"):
+                        w.line("tilingKey = twin;", "SetTilingKey adds ATTR_KEYS * MODE_FLAT = 0")
+                        w.line("mode = MODE_FLAT;")
 
 
 def emit_split(w: CodeWriter, plan) -> None:
@@ -308,6 +362,7 @@ def emit_split(w: CodeWriter, plan) -> None:
     w.line("const uint64_t totalLength = static_cast<uint64_t>(outShape.GetShapeSize());")
     w.line("uint64_t units = (totalLength + split->granule - 1) / split->granule;", "32-byte blocks")
     w.line("uint64_t unitElems = split->granule;")
+    w.line("tiling.set_bcSlots(2);", "FLAT, SCALAR: double buffered; the row modes decide in RowGeometry")
     with w.block("if (mode != MODE_FLAT && mode != MODE_SCALAR)"):
         w.line("units = RowGeometry(mode, *split, tiling);")
         w.line("unitElems = tiling.get_bcChunks() == 1 ? tiling.get_bcInner() : tiling.get_bcChunk();")

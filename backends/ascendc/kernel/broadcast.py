@@ -37,6 +37,8 @@ from .merge import Stmt
 from .naming import camel
 
 MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")  # then RESIDENT<i>: 5 + input index
+# compile.py's hidden static attribute of the SCALAR twins (an input read as a Scalar)
+SCALAR_INPUT, TENSOR_CHOICE, TWIN_PREFIX = "bc_scalar", "tensor", "scalar_"
 FLAT_MODES = "MODE == BcMode::FLAT || MODE == BcMode::SCALAR"
 _FLAG = re.compile(r"(SetFlag|WaitFlag)<HardEvent::([A-Z0-9]+)_([A-Z0-9]+)>\(")
 
@@ -136,6 +138,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
     with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
         line("tiling_ = &tiling;")
+        line("slots_ = static_cast<int32_t>(tiling.bcSlots);", "2, or 1 where double buffering does not pay")
         line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
         line(
             "const uint64_t first = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);"
@@ -190,8 +193,10 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("clen_ = inner_ - col0_ < tiling_->bcChunk ? inner_ - col0_ : tiling_->bcChunk;")
             line("return static_cast<uint32_t>(clen_);")
     w.line()
-    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows.")
+    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows; always 0")
+    line(comment="when the host chose one slot (blocks of many short rows).")
     with w.block("__aicore__ inline int32_t SlotOf(uint64_t t) const"):
+        line("if (slots_ == 1) return 0;")
         line("if constexpr (ROWWISE) return static_cast<int32_t>((t / pack_) & 1);")
         line("return static_cast<int32_t>(t & 1);")
     w.line()
@@ -404,7 +409,11 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="Once per core: size-1 inputs read, broadcast rows made resident, L2 hints for big streams.")
     with w.block("__aicore__ inline void InitBroadcast()"):
         for idx, name, c in inputs:
-            line(f"if (tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = {camel(name)}Gm_.GetValue(0);")
+            line(
+                f"if (MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = "
+                f"{camel(name)}Gm_.GetValue(0);",
+                "FLAT: a SCALAR twin reads it as a Scalar" if idx == inputs[0][0] else None,
+            )
             line(
                 f"if ((tiling_->bcL2Bypass >> {idx}) & 1) {camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
@@ -447,15 +456,21 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
     for _, name, c in inputs:
         w.line(f"{c} {camel(name)}One_{{}};")
     w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
-    for m in ("inner_", "pitch_", "pack_", "r0_", "rows_", "rowIn_", "col0_", "clen_"):
-        w.line(f"uint64_t {m} = 0;")
+    w.line("int32_t slots_ = 2;", "ping-pong slots in use (the host's bcSlots)")
+    w.line("uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;", "row modes: row length, UB pitch, rows per tile")
+    w.line(
+        "uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0, clen_ = 0;",
+        "the tile's rows, the row in its block, its columns",
+    )
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 
 
 def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs: list[int]) -> None:
     """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode."""
-    keys = [v for v in variants if v.dtype == first_dtype]
+    every = [v for v in variants if v.dtype == first_dtype]
+    keys = [v for v in every if v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) == TENSOR_CHOICE]
+    twins = [v for v in every if v not in keys]
     attr_keys = len({v.key for v in keys})
     k = 0
     modes = list(enumerate(MODES)) + [(len(MODES) + i, f"RESIDENT{i}") for i in resident_inputs]
@@ -467,6 +482,12 @@ def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs
             w.line(f"Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});")
             w.level -= 1
             k += 1
+    for v in twins:  # SCALAR with one size-1 input, read as a Scalar: the FLAT path
+        head = f"}} else if (TILING_KEY_IS({v.key}))"
+        w.line(head + " {", f"SCALAR: input '{v.bind[SCALAR_INPUT][len(TWIN_PREFIX):]}' read as a Scalar")
+        w.level += 1
+        w.line(f"Run<{', '.join(targs_of(v) + ['BcMode::FLAT'])}>({call_args});")
+        w.level -= 1
     w.line("}")
 
 

@@ -827,10 +827,17 @@ class KernelText:
             return slots
         if not self.slots_declared:
             self.slots_declared = True
-            self.e.w.line(
-                "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
-                "one tile: flags for one slot",
-            )
+            if self.bcast and self.bcast_inputs():  # the host may choose one slot (host_broadcast.py)
+                self.e.w.line(
+                    "const int32_t slotsUsed = tiles_ < static_cast<uint64_t>(slots_) ? static_cast<int32_t>(tiles_) "
+                    ": slots_;",
+                    "one tile, or one slot: flags for one slot",
+                )
+            else:
+                self.e.w.line(
+                    "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
+                    "one tile: flags for one slot",
+                )
         return "slotsUsed"
 
     def tile(self) -> None:
