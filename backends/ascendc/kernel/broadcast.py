@@ -64,7 +64,14 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
     index = {camel(n): i for i, n in enumerate(inputs)}
     out: list[Stmt] = []
     pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
-    for s in body:
+    # An input copied out unchanged before its Fill (``o = x``, bcast seed 38): Fill (V) writes
+    # the view the store (MTE3) reads, so the store moves after the Fill between two PIPE_ALL
+    # barriers (the Fill is done before it reads; it is done before any later V op or the next
+    # tile's Fill writes the slot), and MTE3 flags set after it move with it. Rare (an output
+    # that is an input unchanged): no event id is taken from the body's.
+    deferred: list[Stmt] = []
+    fills = [k for k, s in enumerate(body) if s.code.startswith("WaitFlag<HardEvent::MTE2_V>(")]
+    for at, s in enumerate(body):
         m = _LOAD.fullmatch(s.code)
         if m and m.group(2) in index:
             view, gm = m.group(1), m.group(2)
@@ -72,6 +79,13 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             pending.append((view, gm, index[gm]))
             continue
         m = _STORE.fullmatch(s.code)
+        if m and fills and at < fills[-1] and any(view == m.group(2) for view, _, _ in pending):
+            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t);"
+            note = "after the Fill of the input it copies out"
+            deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "V -> MTE3: the Fill is done"))
+            deferred.append(Stmt(code, note, s.dsl, s.weight))
+            deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "MTE3 -> V: the copy out is done"))
+            continue
         if m:
             code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t);"
             out.append(Stmt(code, s.note, s.dsl, s.weight))
@@ -86,6 +100,11 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             fn, src, dst = f.groups()
             first = src == "MTE2" if fn == "SetFlag" else dst != "MTE3"
             s = Stmt(f"if ({'first_' if first else 'last_'}) {s.code}", s.note, s.dsl, s.weight)
+            if deferred and src == "MTE3":
+                if fn == "WaitFlag":
+                    raise AssertionError("an MTE3 wait before the Fill of an input copied out unchanged")
+                deferred.append(s)
+                continue
         out.append(s)
         if pending and _MTE2_V_WAIT.match(s.code):
             for view, gm, i in pending:
@@ -93,8 +112,11 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
                     Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
                 )
             pending = []
+            out.extend(deferred)
+            deferred = []
     for view, gm, i in pending:  # an input only copied out again: its values must come by DMA
         out.append(Stmt(f"NeedsDma({i});"))
+    assert not deferred, "an input copied out unchanged was never filled"
     return out
 
 
