@@ -73,6 +73,45 @@ def ub_reserve(func) -> int:
     return n * resident_bytes(n)
 
 
+def output_inputs(func) -> list[int]:
+    """Per output of ``func`` (tensor or tile level): a mask of the inputs its value is computed
+    from (bit i: parameter i). numpy gives an output the broadcast shape of its own operands."""
+    params = {id(p.value): i for i, p in enumerate(func.params)}
+    memo: dict[int, int] = {}
+
+    def deps(v) -> int:
+        if id(v) in params:
+            return 1 << params[id(v)]
+        if v.owner is None:
+            return 0
+        if id(v) not in memo:
+            memo[id(v)] = 0
+            mask = 0
+            for o in v.owner.operands:
+                mask |= deps(o)
+            memo[id(v)] = mask
+        return memo[id(v)]
+
+    tensors = sum(1 << i for i, p in enumerate(func.params) if not isinstance(p.value.type, ScalarType))
+    if func.returns:
+        return [deps(v) & tensors for v in func.returns]
+    stores = {op.attrs["output"]: op for op in func.walk() if op.opname == "dma.store"}
+    return [deps(stores[o.name].operands[0]) & tensors if o.name in stores else 0 for o in func.outputs]
+
+
+def output_masks(plan) -> list[list[int]]:
+    """[attribute key][output]: the inputs each output is computed from (0: no tensor input; it
+    keeps the shape of all inputs). From the tensor-form variants of the first dtype."""
+    from .kernel.broadcast import SCALAR_INPUT, TENSOR_CHOICE
+
+    table: dict[int, list[int]] = {}
+    for v in plan.variants:
+        if v.dtype == plan.dtypes[0] and v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) == TENSOR_CHOICE:
+            table.setdefault(v.key, output_inputs(v.func))
+    n_out = len(plan.func0.outputs)
+    return [table.get(k, [0] * n_out) for k in range(max(table, default=0) + 1)]
+
+
 def tiling_fields(n_inputs: int) -> list[tuple[str, str, str]]:
     return [
         ("uint32_t", "bcRank", "merged broadcast axes (row modes)"),
@@ -184,6 +223,46 @@ def emit_tables(w: CodeWriter, plan) -> None:
                 w.line("return false;")
         w.line("out.SetDimNum(0);")
         w.line("for (size_t d = 0; d < rank; ++d) out.AppendDim(dims[d]);")
+        w.line("return true;")
+    w.line()
+    masks = output_masks(plan)
+    n_out = len(plan.func0.outputs)
+    w.line(comment="Per attribute key and output: bit i, the output is computed from input i (0: from no")
+    w.line(comment="tensor input). numpy gives each output the broadcast shape of its own operands.")
+    names = ", ".join(f'"{o.name}"' for o in plan.func0.outputs)
+    w.line(f"constexpr const char* OUTPUT_NAMES[{n_out}] = {{{names}}};")
+    rows = ", ".join("{" + ", ".join(f"0x{m:x}u" for m in ms) + "}" for ms in masks)
+    w.line(f"constexpr uint32_t BC_OUT_INPUTS[{len(masks)}][{n_out}] = {{{rows}}};")
+    w.line(comment="Output o's shape: the broadcast of the inputs in `mask` (every input when 0).")
+    with w.block("bool OutputShape(const gert::Shape* const* shapes, uint32_t mask, gert::Shape& out)"):
+        w.line("const gert::Shape* own[BC_INPUTS] = {};")
+        w.line(
+            "for (size_t i = 0; i < BC_INPUTS; ++i) own[i] = mask == 0 || ((mask >> i) & 1) ? shapes[i] : nullptr;"
+        )
+        w.line("return BroadcastShape(own, out);")
+    w.line()
+    w.line(comment="The kernel writes every output at the shape of all inputs: an output whose own operands")
+    w.line(comment="broadcast to a smaller shape (numpy's) is refused, never written out of its bounds.")
+    with w.block(
+        "bool OutputsHaveTheShape(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key)"
+    ):
+        w.line(f"if (key >= {len(masks)}) return true;")
+        with w.block(f"for (size_t o = 0; o < {n_out}; ++o)"):
+            w.line("gert::Shape own;")
+            w.line("if (!OutputShape(shapes, BC_OUT_INPUTS[key][o], own)) return false;")
+            w.line(
+                "if (own.GetShapeSize() == all.GetShapeSize()) continue;",
+                "the same elements (leading size-1 axes aside): the same layout",
+            )
+            w.line("char a[160], b[160];")
+            w.line("ShapeText(own, a, sizeof(a));")
+            w.line("ShapeText(all, b, sizeof(b));")
+            w.line(
+                'OP_LOGE(OP_TYPE, "output %s has shape %s (the broadcast of its own operands) but the '
+                'inputs broadcast to %s: an output smaller than the broadcast of all inputs is not supported", '
+                "OUTPUT_NAMES[o], a, b);"
+            )
+            w.line("return false;")
         w.line("return true;")
     w.line()
     w.line(comment="Merged axes, strides, each input's kind and the mode (see host_broadcast.py).")
@@ -332,6 +411,7 @@ def emit_analysis(w: CodeWriter, plan) -> None:
         w.line("if (s != nullptr) bcShapes[i] = &s->GetStorageShape();")
     w.line("gert::Shape outShape;")
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
+    w.line("if (!OutputsHaveTheShape(bcShapes, outShape, tilingKey)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
     if getattr(plan, "scalar_twins", None):
@@ -385,9 +465,10 @@ def emit_split(w: CodeWriter, plan) -> None:
 
 
 def emit_infer(w: CodeWriter, plan) -> None:
-    """InferShape: every output has the broadcast shape of the tensor inputs (the same check, and
-    message, as TilingFunc)."""
-    w.line(comment="Every output has the broadcast shape of the tensor inputs (numpy rules).")
+    """InferShape: each output has the broadcast shape of the tensor inputs it is computed from
+    (numpy's; every static-attribute choice's operands together; the same check, and message, as
+    TilingFunc)."""
+    w.line(comment="Each output has the broadcast shape of its own operands (numpy rules).")
     with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
         w.line("const gert::Shape* shapes[optiling::BC_INPUTS] = {};")
         for k, p in enumerate(plan.func0.params):
@@ -401,8 +482,13 @@ def emit_infer(w: CodeWriter, plan) -> None:
         w.line("if (!optiling::BroadcastShape(shapes, out)) return GRAPH_FAILED;")
         from .host import output_count
 
-        with w.block(f"for (size_t i = 0; i < {output_count(plan)}; ++i)"):
-            w.line("gert::Shape* o = context->GetOutputShape(i);")
-            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, o);")
-            w.line("*o = out;")
+        w.line("(void)out;")
+        masks = output_masks(plan)
+        union = [0] * output_count(plan)
+        for ms in masks:
+            union = [u | m for u, m in zip(union, ms)]
+        for i, m in enumerate(union):
+            w.line(f"gert::Shape* o{i} = context->GetOutputShape({i});")
+            w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, o{i});")
+            w.line(f"if (!optiling::OutputShape(shapes, 0x{m:x}u, *o{i})) return GRAPH_FAILED;")
         w.line("return GRAPH_SUCCESS;")
