@@ -104,24 +104,36 @@ def _load_fuzz():
     return sys.modules["dslfuzz"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="kernel/broadcast.py: a Literal attribute named 'mode' becomes the template parameter "
-    "MODE, which the broadcast kernel's BcMode MODE redeclares (bcast seeds 2, 4, 7, 8, 9, ...)",
-)
 def test_bcast_literal_attribute_named_mode(write_module):
+    """bcast seeds 2, 4, 7, 8, 9: a Literal attribute 'mode' became the template parameter MODE,
+    which the broadcast kernel's own ``BcMode MODE`` redeclared. User attributes whose C++ name
+    is one the kernel uses (MODE, TILE, BcMode; and BC_/IS_/ATTR_ prefixes) are renamed
+    (ATTR_MODE, BcModeAttr); run-time attributes named like the tiling fields (bc_slots ->
+    bcSlots, bc_rank) and an input named like a broadcast kind (bc_kind) do not clash either."""
     mod = write_module("""
         import dsl
         from typing import Literal
-        from dsl import Tensor, f32
+        from dsl import Tensor, Scalar, f32
 
         @dsl.op(dtypes=(f32,), broadcast=True)
-        def bcmode(v: Tensor, x: Tensor, *, mode: Literal["p", "q"] = "p"):
-            y = v + x if mode == "p" else v - x
-            return y
+        def bcmode(
+            v: Tensor, bc_kind: Tensor, lr: Scalar, *, mode: Literal["p", "q"] = "p",
+            bc_mode: Literal["a", "b"] = "a", tile: bool = False, bc_slots: float = 1.0, bc_rank: int = 2,
+        ):
+            y = v + bc_kind if mode == "p" else v - bc_kind
+            z = y * bc_slots if bc_mode == "a" else y + bc_rank
+            w = z + lr if tile else z - lr
+            return w
         """)
     v, x = np.arange(12, dtype=np.float32).reshape(4, 3), np.arange(3, dtype=np.float32)
-    check(mod.bcmode, (v, x), v + x, {"mode": "p"})
+    lr = np.array([0.5], np.float32)
+    check(mod.bcmode, (v, x, lr), v + x - lr[0], {"mode": "p"})
+    for mode, bc_mode, tile in (("p", "a", False), ("q", "b", True), ("q", "a", True)):
+        y = v + x if mode == "p" else v - x
+        z = y * np.float32(3.0) if bc_mode == "a" else y + np.float32(5)
+        w = z + lr[0] if tile else z - lr[0]
+        attrs = {"mode": mode, "bc_mode": bc_mode, "tile": tile, "bc_slots": 3.0, "bc_rank": 5}
+        check(mod.bcmode, (v, x, lr), w, attrs)
 
 
 def test_bcast_output_shaped_by_its_own_operands(write_module):
