@@ -242,23 +242,63 @@ def test_rows_max_reduction_of_a_nan(write_module):
         check(mod.rnan, (v,), np.array([[np.nan], [1.0]], np.float32))
 
 
+def test_bcast_size1_input_the_variant_does_not_read(write_module):
+    """bcast seeds 18, 33: a size-1 input (kind ONE) that the attributes' variant never reads has
+    no GM address in it, but InitBroadcast read its value (GetValue through a null pointer).
+    It now reads only the inputs the variant reads (GM_INPUTS)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16
+
+        @dsl.op(dtypes=(f16,), broadcast=True)
+        def bcunread(b: Tensor, m: Tensor, opt: Tensor | None = None, *, fast: bool = True):
+            v0 = dsl.abs(m)
+            v2 = dsl.where(m < 0.0, b - m, (b - opt) if fast else m)
+            return v0, v2
+        """)
+    rng = np.random.default_rng(18)
+    b = rng.uniform(-2, 2, (4, 130, 11)).astype(np.float16)
+    m = rng.uniform(-2, 2, (4, 130, 11)).astype(np.float16)
+    opt = np.array([[0.25]], np.float16)
+    check(mod.bcunread, (b, m, opt), (np.abs(m), np.where(m < 0, b - m, m)), {"fast": False})
+    check(mod.bcunread, (b, m, opt), (np.abs(m), np.where(m < 0, b - m, b - opt)), {"fast": True})
+
+
+def test_bcast_one_tensor_input(write_module):
+    """bcast seed 1: with one tensor input RowBuf(uint32_t i) never read i (-Werror)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, i32
+
+        @dsl.op(dtypes=(i32,), broadcast=True)
+        def bcone(x: Tensor, s: Scalar):
+            y = x * s
+            return y
+        """)
+    x = np.arange(-20, 20, dtype=np.int32).reshape(2, 20)
+    check(mod.bcone, (x, np.array([3], np.int32)), x * 3)
+
+
 # Seeds of the fuzzer's families whose failure is in code other helpers own (see benchmarks/fuzz.md).
 OPEN_SEEDS = [
-    ("bcast", 1, "kernel/broadcast.py: RowBuf(uint32_t i) leaves i unused (-Werror=unused-parameter)"),
-    ("bcast", 18, "kernel/broadcast.py: an absent optional input is read (GetValue through a null pointer)"),
     (
         "bcast",
-        33,
-        "kernel/broadcast.py: a variant whose only output is absent reads GM through a null pointer",
+        18,
+        "an output (v0 = abs(m)) smaller than the broadcast of all inputs: TilingFunc refuses it "
+        "(its null-pointer read of an unread size-1 input is fixed)",
     ),
-    ("bcast", 34, "kernel/broadcast.py: a Scalar's member is declared lr2_ but the broadcast code reads lr_"),
     (
         "bcast",
         38,
         "o1 = b with b broadcast: an output smaller than the broadcast of all inputs (TilingFunc refuses "
         "it; its race, V Fill after the MTE3 copy out, is fixed)",
     ),
-    ("bcast", 51, "broadcast kernel: a DataCopyPad UB->GM source runs outside its TBuf (8064 B of 128 B)"),
+    (
+        "bcast",
+        51,
+        "an output smaller than the broadcast of all inputs: TilingFunc refuses it (the kernel wrote "
+        "it at the full shape, from a buffer the RESIDENT mode keeps at 32 elements)",
+    ),
     (
         "rows",
         7,

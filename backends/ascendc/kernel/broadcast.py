@@ -424,6 +424,8 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
         line("return U{};")
     w.line()
     with w.block("__aicore__ inline TBuf<TPosition::VECIN>& RowBuf(uint32_t i)"):
+        if len(inputs) == 1:
+            line("(void)i;", "one tensor input (bcast seed 1: -Werror=unused-parameter)")
         for idx, name, _ in inputs[:-1]:
             line(f"if (i == {idx}) return {camel(name)}RowBuf_;")
         line(f"return {camel(inputs[-1][1])}RowBuf_;")
@@ -431,13 +433,19 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="Once per core: size-1 inputs read, broadcast rows made resident, L2 hints for big streams.")
     with w.block("__aicore__ inline void InitBroadcast()"):
         for idx, name, c in inputs:
+            used = f"((GM_INPUTS >> {idx}) & 1)"
             line(
-                f"if (MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = "
+                f"if ({used} && MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = "
                 f"{camel(name)}Gm_.GetValue(0);",
-                "FLAT: a SCALAR twin reads it as a Scalar" if idx == inputs[0][0] else None,
+                (
+                    "FLAT: a SCALAR twin reads it as a Scalar; a variant that does not read it has no GM address"
+                    if idx == inputs[0][0]
+                    else None
+                ),
             )
             line(
-                f"if ((tiling_->bcL2Bypass >> {idx}) & 1) {camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
+                f"if ({used} && ((tiling_->bcL2Bypass >> {idx}) & 1)) "
+                f"{camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
             )
         with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE)"):
@@ -448,7 +456,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                     "RESIDENT<i>: only input i's row" if idx == inputs[0][0] else None,
                 )
             for idx, name, c in inputs:
-                with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
+                with w.block(
+                    f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
+                ):
                     line(
                         f"Duplicate({camel(name)}RowBuf_.Get<int16_t>(), static_cast<int16_t>(0), "
                         "static_cast<int32_t>(ROW_BYTES / 2));",
@@ -458,7 +468,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             with w.block("if (resident)"):
                 line("PipeBarrier<PIPE_ALL>();")
                 for idx, name, c in inputs:
-                    with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
+                    with w.block(
+                        f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
+                    ):
                         line(
                             f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
                         )

@@ -1068,6 +1068,13 @@ class KernelText:
                 f"static constexpr uint32_t BLOCK = {blocks} : TILE;",
                 "elements of a block of rows (RESIDENT modes)",
             )
+            used = self.per_variant(
+                lambda c: f"0x{sum(1 << i for i, n, _ in self.bcast_inputs() if n in c.gm):x}u"
+            )
+            w.line(
+                f"static constexpr uint32_t GM_INPUTS = {self.e.value_expr(used)};",
+                "bit i: this variant reads input i (InitBroadcast reads no other)",
+            )
             bc.members(w, plan.op_type, self.bcast_inputs(), resident_bytes(len(self.bcast_inputs())))
 
     # -- the entry ------------------------------------------------------------------------------
