@@ -112,8 +112,14 @@ def output_masks(plan) -> list[list[int]]:
     return [table.get(k, [0] * n_out) for k in range(max(table, default=0) + 1)]
 
 
-def tiling_fields(n_inputs: int) -> list[tuple[str, str, str]]:
+def tiling_fields(n_inputs: int, n_outputs: int = 1) -> list[tuple[str, str, str]]:
     return [
+        ("uint32_t", "bcOutSmall", "bit o: output o is smaller than the broadcast shape (its own operands')"),
+        (
+            f"int64_t@{n_outputs * MAX_DIMS}",
+            "bcOutStrides",
+            "per output and merged axis (outputs of bcOutSmall): element stride, 0 = broadcast",
+        ),
         ("uint32_t", "bcRank", "merged broadcast axes (row modes)"),
         ("uint32_t", "bcL2Bypass", "bit i: input i streams past L2 (CACHE_MODE_DISABLE)"),
         ("uint64_t", "bcInner", "elements of the last merged axis: one row"),
@@ -241,29 +247,42 @@ def emit_tables(w: CodeWriter, plan) -> None:
         )
         w.line("return BroadcastShape(own, out);")
     w.line()
-    w.line(comment="The kernel writes every output at the shape of all inputs: an output whose own operands")
-    w.line(comment="broadcast to a smaller shape (numpy's) is refused, never written out of its bounds.")
+    w.line(
+        comment="Outputs smaller than the broadcast of all inputs (numpy: of their own operands): their strides"
+    )
+    w.line(
+        comment="over the merged axes (0 where broadcast) and the mode GENERAL, whose stores write each of their"
+    )
+    w.line(comment="elements once (kernel StoreOwn). Returns the mask of such outputs.")
     with w.block(
-        "bool OutputsHaveTheShape(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key)"
+        f"uint32_t SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, "
+        f"{plan.op_type}TilingData& tiling)"
     ):
-        w.line(f"if (key >= {len(masks)}) return true;")
-        with w.block(f"for (size_t o = 0; o < {n_out}; ++o)"):
+        w.line(f"int64_t strides[{n_out} * BC_DIMS] = {{}};")
+        w.line("uint32_t small = 0;")
+        w.line(f"const uint32_t rank = tiling.get_bcRank();")
+        with w.block(f"for (size_t o = 0; o < {n_out} && key < {len(masks)} && all.GetShapeSize() > 0; ++o)"):
+            w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
             w.line("gert::Shape own;")
-            w.line("if (!OutputShape(shapes, BC_OUT_INPUTS[key][o], own)) return false;")
+            w.line("if (mask == 0 || !OutputShape(shapes, mask, own)) continue;")
             w.line(
                 "if (own.GetShapeSize() == all.GetShapeSize()) continue;",
                 "the same elements (leading size-1 axes aside): the same layout",
             )
-            w.line("char a[160], b[160];")
-            w.line("ShapeText(own, a, sizeof(a));")
-            w.line("ShapeText(all, b, sizeof(b));")
-            w.line(
-                'OP_LOGE(OP_TYPE, "output %s has shape %s (the broadcast of its own operands) but the '
-                'inputs broadcast to %s: an output smaller than the broadcast of all inputs is not supported", '
-                "OUTPUT_NAMES[o], a, b);"
-            )
-            w.line("return false;")
-        w.line("return true;")
+            w.line("small |= 1u << o;")
+            w.line("int64_t acc = 1;")
+            with w.block("for (uint32_t a = rank; a-- > 0;)"):
+                w.line("bool moving = false;")
+                with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                    w.line(
+                        "if (((mask >> i) & 1) && shapes[i] != nullptr && tiling.get_bcStrides()[i * BC_DIMS + a] != 0) "
+                        "moving = true;"
+                    )
+                w.line("strides[o * BC_DIMS + a] = moving ? acc : 0;")
+                w.line("if (moving) acc *= static_cast<int64_t>(tiling.get_bcDims()[a]);")
+        w.line("tiling.set_bcOutSmall(small);")
+        w.line("tiling.set_bcOutStrides(strides);")
+        w.line("return small;")
     w.line()
     w.line(comment="Merged axes, strides, each input's kind and the mode (see host_broadcast.py).")
     with w.block(
@@ -411,9 +430,12 @@ def emit_analysis(w: CodeWriter, plan) -> None:
         w.line("if (s != nullptr) bcShapes[i] = &s->GetStorageShape();")
     w.line("gert::Shape outShape;")
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
-    w.line("if (!OutputsHaveTheShape(bcShapes, outShape, tilingKey)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
+    w.line(
+        "if (SmallOutputs(bcShapes, outShape, tilingKey, tiling) != 0) mode = MODE_GENERAL;",
+        "stores by the odometer",
+    )
     if getattr(plan, "scalar_twins", None):
         n = len(plan.func0.params)
         w.line(

@@ -57,11 +57,12 @@ def is_broadcast(variants) -> bool:
     return any(v.func.attributes.get("broadcast") for v in variants)
 
 
-def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
+def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None = None) -> list[Stmt]:
     """The tile body with its copies turned into Load/Store calls, a Fill after each input's
     first MTE2 -> V wait, and the flags and copy-outs guarded to run once per block of rows in
     the RESIDENT modes (``first_`` and ``last_`` are always true in the others)."""
     index = {camel(n): i for i, n in enumerate(inputs)}
+    out_index = {camel(n): o for o, n in enumerate(outputs or [])}
     out: list[Stmt] = []
     pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
     # An input copied out unchanged before its Fill (``o = x``, bcast seed 38): Fill (V) writes
@@ -70,8 +71,7 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
     # tile's Fill writes the slot), and MTE3 flags set after it move with it. Rare (an output
     # that is an input unchanged): no event id is taken from the body's.
     deferred: list[Stmt] = []
-    fills = [k for k, s in enumerate(body) if s.code.startswith("WaitFlag<HardEvent::MTE2_V>(")]
-    for at, s in enumerate(body):
+    for s in body:
         m = _LOAD.fullmatch(s.code)
         if m and m.group(2) in index:
             view, gm = m.group(1), m.group(2)
@@ -79,20 +79,23 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             pending.append((view, gm, index[gm]))
             continue
         m = _STORE.fullmatch(s.code)
-        if m and fills and at < fills[-1] and any(view == m.group(2) for view, _, _ in pending):
-            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t);"
+        if m and any(view == m.group(2) for view, _, _ in pending):
+            o = out_index.get(m.group(1), 0)
+            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
             note = "after the Fill of the input it copies out"
             deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "V -> MTE3: the Fill is done"))
             deferred.append(Stmt(code, note, s.dsl, s.weight))
             deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "MTE3 -> V: the copy out is done"))
             continue
         if m:
-            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t);"
+            o = out_index.get(m.group(1), 0)
+            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
             out.append(Stmt(code, s.note, s.dsl, s.weight))
             continue
         m = _COPY_OUT.fullmatch(s.code)
         if m:
-            code = f"if (last_) CopyOut({m.group(1)}, {m.group(2)}Block, {m.group(3)});"
+            o = out_index.get(m.group(1)[: -len("Gm_")], 0)
+            code = f"if (last_) CopyOut({m.group(1)}, {m.group(2)}Block, {m.group(3)}, {o});"
             out.append(Stmt(code, s.note, s.dsl, s.weight))
             continue
         f = _FLAG.match(s.code)
@@ -114,9 +117,18 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             pending = []
             out.extend(deferred)
             deferred = []
+    if deferred:  # inputs only copied out: filled (after every pipe) before their copies out
+        out.append(Stmt("PipeBarrier<PIPE_ALL>();", "the slot's earlier readers are done"))
+        stored = {m.group(1) for s in deferred if (m := re.search(r"Store\(\w+, (\w+)Block,", s.code))}
+        for view, gm, i in pending:
+            if view in stored:
+                out.append(
+                    Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
+                )
+        pending = [p for p in pending if p[0] not in stored]
+        out.extend(deferred)
     for view, gm, i in pending:  # an input only copied out again: its values must come by DMA
         out.append(Stmt(f"NeedsDma({i});"))
-    assert not deferred, "an input copied out unchanged was never filled"
     return out
 
 
@@ -380,16 +392,21 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
         with w.block("else"):
             line("Duplicate(dst, value, static_cast<int32_t>(count));")
     w.line()
-    line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy.")
+    line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
+    line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
     line("template <typename U>")
     with w.block(
         "__aicore__ inline void Store(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
-        "const DataCopyExtParams& copy, uint64_t t)"
+        "const DataCopyExtParams& copy, uint64_t t, uint32_t o)"
     ):
         with w.block(f"if constexpr ({FLAT_MODES})"):
+            line("(void)o;")
             line("DataCopyPad(gm[offset_ + t * TILE], tile, copy);")
         with w.block("else"):
             line("(void)copy;")
+            with w.block("if ((tiling_->bcOutSmall >> o) & 1)"):
+                line("StoreOwn(gm, tile, o);")
+                line("return;")
             line("const uint32_t bytes = static_cast<uint32_t>(clen_ * sizeof(U));")
             line(
                 "const uint32_t srcGap = rows_ > 1 ? static_cast<uint32_t>((pitch_ * sizeof(U) - (bytes + 31) / 32 * 32) / 32) : 0;"
@@ -400,15 +417,42 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("const DataCopyExtParams rows{static_cast<uint16_t>(rows_), bytes, srcGap, dstGap, 0};")
             line("DataCopyPad(gm[r0_ * inner_ + col0_], tile, rows);")
     w.line()
+    line(comment="Output o smaller than the broadcast shape (numpy: the broadcast of its own operands): the")
+    line(comment="tile's rows whose coordinate is 0 on every axis it is broadcast on, one copy per row (one")
+    line(
+        comment="element when it is broadcast along the row); bcOutStrides: its element strides, 0 = broadcast."
+    )
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void StoreOwn(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, uint32_t o)"
+    ):
+        line("const int64_t* stride = &tiling_->bcOutStrides[o * 8];")
+        line("const uint32_t rank = tiling_->bcRank;")
+        line("const bool along = stride[rank - 1] != 0;", "it has the row's elements")
+        line("if (!along && col0_ != 0) return;", "one value per row: the first chunk has it")
+        line(
+            "const DataCopyExtParams copy{1, static_cast<uint32_t>((along ? clen_ : 1) * sizeof(U)), 0, 0, 0};"
+        )
+        with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+            line("uint64_t row = r0_ + r, offset = along ? col0_ : 0;")
+            line("bool mine = true;")
+            with w.block("for (uint32_t a = rank - 1; a-- > 0;)"):
+                line("const uint64_t dim = tiling_->bcDims[a];")
+                line("const uint64_t c = row % dim;")
+                line("row /= dim;")
+                line("mine = mine && (stride[a] != 0 || c == 0);")
+                line("offset += c * static_cast<uint64_t>(stride[a]);")
+            line("if (mine) DataCopyPad(gm[offset], tile[r * pitch_], copy);")
+    w.line()
     line(comment="One output tile to GM: MTE3 waits for V to finish the tile, then copies it out.")
     line("template <typename U>")
     with w.block(
         "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
-        "const DataCopyExtParams& copy, uint64_t t, int32_t id)"
+        "const DataCopyExtParams& copy, uint64_t t, int32_t id, uint32_t o)"
     ):
         line("SetFlag<HardEvent::V_MTE3>(id);", "V -> MTE3: the tile is computed")
         line("WaitFlag<HardEvent::V_MTE3>(id);")
-        line("Store(gm, tile, copy, t);")
+        line("Store(gm, tile, copy, t, o);")
     w.line()
     line(comment="An input the body only copies out again cannot be splatted or replicated by V.")
     with w.block("__aicore__ inline void NeedsDma(uint32_t i) const"):

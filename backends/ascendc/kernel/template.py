@@ -358,7 +358,7 @@ def emit_kernel(
     codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
     if bc.is_broadcast(variants):
         for code in codes.values():
-            code.body = bc.rewrite_body(code.body, sig.inputs)
+            code.body = bc.rewrite_body(code.body, sig.inputs, sig.outputs)
     space = build_space(variants, dtypes, static_attrs)
     plan = KernelPlan(
         op_name,
