@@ -488,8 +488,7 @@ def emit_split(w: CodeWriter, plan) -> None:
 
 def emit_infer(w: CodeWriter, plan) -> None:
     """InferShape: each output has the broadcast shape of the tensor inputs it is computed from
-    (numpy's; every static-attribute choice's operands together; the same check, and message, as
-    TilingFunc)."""
+    with the call's static attributes (numpy's; the same check, and message, as TilingFunc)."""
     w.line(comment="Each output has the broadcast shape of its own operands (numpy rules).")
     with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
         w.line("const gert::Shape* shapes[optiling::BC_INPUTS] = {};")
@@ -505,12 +504,22 @@ def emit_infer(w: CodeWriter, plan) -> None:
         from .host import output_count
 
         w.line("(void)out;")
-        masks = output_masks(plan)
-        union = [0] * output_count(plan)
-        for ms in masks:
-            union = [u | m for u, m in zip(union, ms)]
-        for i, m in enumerate(union):
-            w.line(f"gert::Shape* o{i} = context->GetOutputShape({i});")
-            w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, o{i});")
-            w.line(f"if (!optiling::OutputShape(shapes, 0x{m:x}u, *o{i})) return GRAPH_FAILED;")
+        from .host import _static
+
+        if _static(plan):  # the static attributes choose what each output is computed from
+            w.line("uint64_t key = 0;")
+            w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+            w.line("if (!optiling::TilingKeyOf(attrs, key)) return GRAPH_FAILED;")
+            w.line(
+                "if (key >= sizeof(optiling::BC_OUT_INPUTS) / sizeof(optiling::BC_OUT_INPUTS[0])) key = 0;"
+            )
+        else:
+            w.line("const uint64_t key = 0;")
+        with w.block(f"for (size_t i = 0; i < {output_count(plan)}; ++i)"):
+            w.line("gert::Shape* o = context->GetOutputShape(i);")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, o);")
+            w.line(
+                "if (!optiling::OutputShape(shapes, optiling::BC_OUT_INPUTS[key][i], *o)) return GRAPH_FAILED;"
+            )
         w.line("return GRAPH_SUCCESS;")

@@ -171,6 +171,30 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
             check(mod.bcshape, (x, b), (b + dt.type(1), x * dt.type(2), x), cores=3)
 
 
+def test_bcast_output_shape_chosen_by_a_static_attribute(write_module):
+    """bcast seeds 69, 75: which inputs an output is computed from can depend on a static
+    attribute (``m * m if flag else a``); InferShape gave it the broadcast of every choice's
+    operands. It now takes the call's attributes (TilingKeyOf) like TilingFunc."""
+    mod = write_module("""
+        import dsl
+        from typing import Literal
+        from dsl import Tensor, i32
+
+        @dsl.op(dtypes=(i32,), broadcast=True)
+        def bcattr(m: Tensor, a: Tensor, *, flag: bool = True, mode: Literal["p", "q"] = "p"):
+            v = dsl.abs(m * m if flag else a)
+            w = m + a if mode == "p" else a * 3
+            return v, w
+        """)
+    m = np.arange(-88, 88, dtype=np.int32).reshape(16, 11)
+    a = np.arange(33 * 11, dtype=np.int32).reshape(33, 1, 11) - 100
+    for flag in (False, True):
+        for mode in ("p", "q"):
+            v = np.abs(m * m if flag else a)
+            w = m + a if mode == "p" else a * 3
+            check(mod.bcattr, (m, a), (v, w), {"flag": flag, "mode": mode}, cores=3)
+
+
 def test_bcast_input_copied_out_unchanged_after_its_fill():
     """bcast seed 38 (``o1 = b``, b broadcast): the body copied b's view out (MTE3) before Fill
     (V) splatted it into that view: stale values, and a race the emulator caught (V Duplicate
@@ -220,6 +244,14 @@ def test_bcast_input_copied_out_unchanged_after_its_fill():
         "if (last_) Store(o1Gm_, bBlock, copyT, t, 1);"
     )
     assert "NeedsDma(1);" not in code and "NeedsDma(0);" in code  # x: never read
+    # an MTE3 wait for an earlier tile's set (bcast seed 71) stays in place before the Fill; one
+    # whose set is in this tile, deferred with the copy out, would deadlock: refused
+    body = body[:7] + [Stmt("WaitFlag<HardEvent::MTE3_V>(slot);")] + body[7:]
+    code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"])]
+    assert code.index("if (first_) WaitFlag<HardEvent::MTE3_V>(slot);") < code.index("Fill(b, bGm_, 1, len);")
+    body[6] = Stmt("SetFlag<HardEvent::MTE3_V>(slot);")
+    with pytest.raises(AssertionError, match="an MTE3 wait in the tile of its set"):
+        rewrite_body(body, ["x", "b"], ["y", "o1"])
 
 
 @pytest.mark.xfail(

@@ -103,11 +103,15 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
             fn, src, dst = f.groups()
             first = src == "MTE2" if fn == "SetFlag" else dst != "MTE3"
             s = Stmt(f"if ({'first_' if first else 'last_'}) {s.code}", s.note, s.dsl, s.weight)
-            if deferred and src == "MTE3":
-                if fn == "WaitFlag":
-                    raise AssertionError("an MTE3 wait before the Fill of an input copied out unchanged")
+            if deferred and src == "MTE3" and fn == "SetFlag":
                 deferred.append(s)
                 continue
+            if deferred and src == "MTE3":  # waits for an earlier tile's set, unless its set is deferred
+                twin = f.group(0).replace("WaitFlag", "SetFlag") + s.code.split(f.group(0), 1)[1]
+                if any(d.code.endswith(twin) for d in deferred):
+                    raise AssertionError(
+                        "an MTE3 wait in the tile of its set, before the Fill of an input copied out"
+                    )
         out.append(s)
         if pending and _MTE2_V_WAIT.match(s.code):
             for view, gm, i in pending:
