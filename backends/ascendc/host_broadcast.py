@@ -253,18 +253,33 @@ def emit_tables(w: CodeWriter, plan) -> None:
     w.line(
         comment="over the merged axes (0 where broadcast) and the mode GENERAL, whose stores write each of their"
     )
-    w.line(comment="elements once (kernel StoreOwn). Returns the mask of such outputs.")
+    w.line(
+        comment="elements once (kernel StoreOwn). `small`: the mask of such outputs. An output with elements"
+    )
+    w.line(
+        comment="when the inputs broadcast to an empty shape is refused (the kernel iterates over that shape)."
+    )
     with w.block(
-        f"uint32_t SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, "
-        f"{plan.op_type}TilingData& tiling)"
+        f"bool SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, "
+        f"{plan.op_type}TilingData& tiling, uint32_t& small)"
     ):
         w.line(f"int64_t strides[{n_out} * BC_DIMS] = {{}};")
-        w.line("uint32_t small = 0;")
+        w.line("small = 0;")
         w.line(f"const uint32_t rank = tiling.get_bcRank();")
-        with w.block(f"for (size_t o = 0; o < {n_out} && key < {len(masks)} && all.GetShapeSize() > 0; ++o)"):
+        with w.block(f"for (size_t o = 0; o < {n_out} && key < {len(masks)}; ++o)"):
             w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
             w.line("gert::Shape own;")
             w.line("if (mask == 0 || !OutputShape(shapes, mask, own)) continue;")
+            with w.block("if (all.GetShapeSize() == 0 && own.GetShapeSize() > 0)"):
+                w.line("char a[160], b[160];")
+                w.line("ShapeText(own, a, sizeof(a));")
+                w.line("ShapeText(all, b, sizeof(b));")
+                w.line(
+                    'OP_LOGE(OP_TYPE, "output %s has shape %s (the broadcast of its own operands) but the inputs '
+                    'broadcast to the empty shape %s: not supported", OUTPUT_NAMES[o], a, b);'
+                )
+                w.line("return false;")
+            w.line("if (all.GetShapeSize() == 0) continue;")
             w.line(
                 "if (own.GetShapeSize() == all.GetShapeSize()) continue;",
                 "the same elements (leading size-1 axes aside): the same layout",
@@ -282,7 +297,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
                 w.line("if (moving) acc *= static_cast<int64_t>(tiling.get_bcDims()[a]);")
         w.line("tiling.set_bcOutSmall(small);")
         w.line("tiling.set_bcOutStrides(strides);")
-        w.line("return small;")
+        w.line("return true;")
     w.line()
     w.line(comment="Merged axes, strides, each input's kind and the mode (see host_broadcast.py).")
     with w.block(
@@ -432,10 +447,9 @@ def emit_analysis(w: CodeWriter, plan) -> None:
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
-    w.line(
-        "if (SmallOutputs(bcShapes, outShape, tilingKey, tiling) != 0) mode = MODE_GENERAL;",
-        "stores by the odometer",
-    )
+    w.line("uint32_t small = 0;")
+    w.line("if (!SmallOutputs(bcShapes, outShape, tilingKey, tiling, small)) return ge::GRAPH_FAILED;")
+    w.line("if (small != 0) mode = MODE_GENERAL;", "stores by the odometer")
     if getattr(plan, "scalar_twins", None):
         n = len(plan.func0.params)
         w.line(

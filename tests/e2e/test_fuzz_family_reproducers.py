@@ -141,7 +141,8 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
     51): every output had the shape of all inputs. InferShape and simulate give each output its
     own shape; an output smaller than the broadcast of all inputs runs in mode GENERAL, which
     stores each of its elements once (rows whose coordinate is 0 where it is broadcast; one
-    element per row when it is broadcast along the row); ``o = b`` copies b out after its Fill."""
+    element per row when it is broadcast along the row); ``o = b`` copies b out after its Fill.
+    An output with elements when the inputs broadcast to an empty shape is refused (seed 94)."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, f32, i32
@@ -169,6 +170,12 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
             x = rng.integers(-9, 9, xs).astype(dt)
             check(mod.bcshape, (b, x), (x + dt.type(1), b * dt.type(2), b))
             check(mod.bcshape, (x, b), (b + dt.type(1), x * dt.type(2), x), cores=3)
+    # an output with elements when the inputs broadcast to an empty shape (bcast seed 94): refused
+    b, x = np.ones((1, 3), np.float32), np.ones((0, 3), np.float32)
+    with pytest.raises(
+        TilingError, match=r"output z has shape \[1, 3\] .* to the empty shape \[0, 3\]: not supported"
+    ):
+        simulate(mod.bcshape, (b, x), {}, strict=True)
 
 
 def test_bcast_output_shape_chosen_by_a_static_attribute(write_module):
