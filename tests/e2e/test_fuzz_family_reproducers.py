@@ -236,6 +236,10 @@ def test_bcast_input_copied_out_unchanged_after_its_fill():
     code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"])]
     assert code.index("if (last_) Store(o1Gm_, yBlock, copyT, t, 1);") == 5
     assert "PipeBarrier<PIPE_ALL>();" not in code
+    # the stored view an alias of b's buffer (bcast seed 104: ``v0 = w`` stored from view v0)
+    body[5] = Stmt("DataCopyPad(o1Gm_[t * TILE], v0, copyT);")
+    code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"], {"v0": "b1", "b": "b1", "y": "b2"})]
+    assert code.index("if (last_) Store(o1Gm_, v0Block, copyT, t, 1);") > code.index("Fill(b, bGm_, 1, len);")
     # b only copied out (no V op reads it): Fill and copy out at the end, after every pipe
     body[5] = Stmt("DataCopyPad(o1Gm_[t * TILE], b, copyT);")
     code = [s.code for s in rewrite_body(body[:7], ["x", "b"], ["y", "o1"])]

@@ -57,12 +57,15 @@ def is_broadcast(variants) -> bool:
     return any(v.func.attributes.get("broadcast") for v in variants)
 
 
-def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None = None) -> list[Stmt]:
+def rewrite_body(
+    body: list[Stmt], inputs: list[str], outputs: list[str] | None = None, buffer_of: dict | None = None
+) -> list[Stmt]:
     """The tile body with its copies turned into Load/Store calls, a Fill after each input's
     first MTE2 -> V wait, and the flags and copy-outs guarded to run once per block of rows in
     the RESIDENT modes (``first_`` and ``last_`` are always true in the others)."""
     index = {camel(n): i for i, n in enumerate(inputs)}
     out_index = {camel(n): o for o, n in enumerate(outputs or [])}
+    buf = (buffer_of or {}).get  # views of one buffer alias (bcast seed 104: v0 = w, f32)
     out: list[Stmt] = []
     pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
     # An input copied out unchanged before its Fill (``o = x``, bcast seed 38): Fill (V) writes
@@ -79,7 +82,7 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
             pending.append((view, gm, index[gm]))
             continue
         m = _STORE.fullmatch(s.code)
-        if m and any(view == m.group(2) for view, _, _ in pending):
+        if m and any(buf(view, view) == buf(m.group(2), m.group(2)) for view, _, _ in pending):
             o = out_index.get(m.group(1), 0)
             code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
             note = "after the Fill of the input it copies out"
@@ -123,13 +126,14 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
             deferred = []
     if deferred:  # inputs only copied out: filled (after every pipe) before their copies out
         out.append(Stmt("PipeBarrier<PIPE_ALL>();", "the slot's earlier readers are done"))
-        stored = {m.group(1) for s in deferred if (m := re.search(r"Store\(\w+, (\w+)Block,", s.code))}
+        found = (re.search(r"Store\(\w+, (\w+)Block,", s.code) for s in deferred)
+        stored = {buf(m.group(1), m.group(1)) for m in found if m}
         for view, gm, i in pending:
-            if view in stored:
+            if buf(view, view) in stored:
                 out.append(
                     Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
                 )
-        pending = [p for p in pending if p[0] not in stored]
+        pending = [p for p in pending if buf(p[0], p[0]) not in stored]
         out.extend(deferred)
     for view, gm, i in pending:  # an input only copied out again: its values must come by DMA
         out.append(Stmt(f"NeedsDma({i});"))

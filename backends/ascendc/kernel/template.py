@@ -358,7 +358,9 @@ def emit_kernel(
     codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
     if bc.is_broadcast(variants):
         for code in codes.values():
-            code.body = bc.rewrite_body(code.body, sig.inputs, sig.outputs)
+            code.body = bc.rewrite_body(
+                code.body, sig.inputs, sig.outputs, {n: view.buffer for n, view in code.views.items()}
+            )
     space = build_space(variants, dtypes, static_attrs)
     plan = KernelPlan(
         op_name,
