@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 from dataclasses import dataclass, field
 
 from dsl.dtypes import DType
 from dsl.errors import DslError
-from dsl.ir import AttrDecl, Func
+from dsl.ir import AttrDecl, Func, TensorType
 from dsl.ir.verifier import verify_func
 from dsl.names import op_name_problem
+from dsl.surface import ScalarSpec
 
 from .lower import Lowerer
 from .signature import InputDecl, read_signature
@@ -37,6 +39,25 @@ class OpDefinition:
             verify_func(f)
             self._funcs[dtype] = f
         return copy.deepcopy(self._funcs[dtype])
+
+    def scalar_twin(self, dtype: DType, index: int) -> Func | None:
+        """The IR for ``dtype`` with tensor input ``index`` read as a Scalar (one value, used by the
+        vector-scalar instructions): what a ``broadcast=True`` op computes when that input has one
+        element. None when the body cannot take it as a Scalar (e.g. every output would be a
+        scalar, or a reduction reads it); the kernel then splats the value instead."""
+        decl = self.inputs[index]
+        if decl.is_scalar or decl.optional or decl.spec.dims is not None:
+            return None
+        twin = dataclasses.replace(decl, spec=ScalarSpec(decl.spec.dtype))
+        inputs = self.inputs[:index] + [twin] + self.inputs[index + 1 :]
+        try:
+            f = Lowerer(self.source, self.fn, inputs, self.attrs, dtype, self.broadcast, self.name).lower()
+            verify_func(f)
+        except (DslError, ValueError):
+            return None
+        if not any(isinstance(o.type, TensorType) for o in f.outputs):
+            return None
+        return f
 
 
 def check_op_name(src: Source, name: str, explicit: bool) -> None:

@@ -29,6 +29,8 @@ from .verify import PassNumericCheck
 
 MAX_STATIC_KEYS = 64  # the host marks optional inputs per key in a 64-bit mask
 COLUMN_CHUNKS = "column_chunks"  # the row kernel's template flag of its column-chunked variants
+SCALAR_INPUT = "bc_scalar"  # broadcast kernels: which input a SCALAR-mode twin reads as a Scalar
+TENSOR_CHOICE, TWIN_PREFIX = "tensor", "scalar_"
 
 
 class BuiltinNameWarning(UserWarning):
@@ -109,6 +111,11 @@ def lower(
             min_per_core[(dt, key)] = f.attributes["split"]["min_per_core"]
             tiles[(dt, key)] = f.loop().attrs["tile"]
     first: Func = funcs[op.dtypes[0]]
+    twins = (
+        _scalar_twins(op, variants, tgt, granule, min_per_core, tiles)
+        if first.attributes.get("broadcast")
+        else []
+    )
     sig = Signature(
         inputs=[p.value.name for p in first.params],
         outputs=[o.name for o in first.outputs],
@@ -129,6 +136,7 @@ def lower(
         tiles,
     )
     plan.row_plans = row_plans
+    plan.scalar_twins = [v for v in twins if v.cheaper]  # the host may pick these (SPLITS lists them)
     chunk_variants: list[Variant] = []
     if rows:
         # Each row variant has a column-chunked twin (rows too long for UB), selected at run time
@@ -181,11 +189,94 @@ def lower(
         )
         host = row_host_source(plan, header, tgt.ub_bytes - tgt.ub_usable_bytes)
         files = project_files(plan, kernel, host, row_tiling_header(plan, header))
+    elif twins:
+        if any(a.name == SCALAR_INPUT for a in op._def.attrs):
+            raise CompileError(
+                f"attribute name '{SCALAR_INPUT}' is reserved for broadcast operators", first.loc
+            )
+        for v in variants:
+            v.bind[SCALAR_INPUT] = TENSOR_CHOICE
+        choices = (TENSOR_CHOICE,) + tuple(dict.fromkeys(v.bind[SCALAR_INPUT] for v in twins))
+        kernel = emit_kernel(
+            name,
+            camel,
+            variants + twins,
+            sig,
+            header,
+            op.dtypes,
+            static_attrs + [AttrDecl(SCALAR_INPUT, "literal", TENSOR_CHOICE, choices)],
+            dtype_input,
+            cann,
+        )
+        files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     else:
         kernel = emit_kernel(name, camel, variants, sig, header, op.dtypes, static_attrs, dtype_input, cann)
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     files.update(golden_files(op, plan))
     return Compiled(plan, modules, files, checks)
+
+
+def _vector_ops(func: Func) -> int:
+    """Vector instructions per tile: the loop's ops that are neither DMA nor synchronization."""
+    return sum(1 for op in func.loop().region if not op.opname.startswith(("dma.", "sync.")))
+
+
+def _api_ok(func: Func) -> bool:
+    """Every vector op of ``func`` takes its dtype in the A2 API (the kernel renderer's check)."""
+    from .kernel.variant import VariantRenderer
+
+    try:
+        for op in func.walk():
+            VariantRenderer.check_dtype(None, op)
+    except CompileError:
+        return False
+    return True
+
+
+def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core: dict, tiles: dict) -> list:
+    """SCALAR mode with vector-scalar instructions: for each tensor input i that can be read as a
+    Scalar in every dtype, the op lowered with input i a Scalar (read once per core with GetValue;
+    hoist-scalars then uses Adds/Muls/Maxs/Mins/CompareScalar where the result is the same, and
+    hoist-invariants keeps one resident Duplicate where there is no scalar form, e.g. Div). The
+    twin of static key a has tiling key ``twin_key(a, i)`` (after every mode's keys) and runs the
+    FLAT path: its other inputs have the output's shape. ``cheaper``: it takes fewer vector
+    instructions per tile than the tensor form plus the splat of the size-1 input, so the host
+    picks it; a twin that is not cheaper (i32 comparisons with a scalar take a longer exact
+    chain) is still compiled into the class, but the host never selects it."""
+    from .host_broadcast import twin_key
+
+    first = op.func(op.dtypes[0])
+    n = len(first.params)
+    attr_keys = len({v.key for v in variants})
+    out: list[Variant] = []
+    for i, p in enumerate(first.params):
+        per_dtype = {dt: op._def.scalar_twin(dt, i) for dt in op.dtypes}
+        if any(f is None for f in per_dtype.values()):
+            continue
+        found: list[Variant] = []
+        for dt, func in per_dtype.items():
+            ub = tgt.ub_usable_bytes - ub_reserve(func)
+            module = Module([func])
+            try:
+                PassManager(elementwise_pipeline(ub)).run(module)
+            except CompileError:  # a pass cannot take the Scalar form: the tensor form stands in
+                module = Module([v.func for v in variants if v.dtype == dt])
+            for f in module.funcs:
+                a = f.attributes["tiling_key"]
+                key = twin_key(a, i, attr_keys, n)
+                base = next(v for v in variants if v.dtype == dt and v.key == a)
+                cheaper = f is not base.func and _vector_ops(f) < _vector_ops(base.func) + 1
+                if not _api_ok(f):  # e.g. an i8 scalar splatted by Duplicate: keep the tensor form
+                    f, cheaper = base.func, False  # (never selected: every dtype needs the point)
+                v = Variant(key, f, dt, {**base.bind, SCALAR_INPUT: TWIN_PREFIX + p.value.name})
+                v.ub_budget = ub
+                v.cheaper = cheaper
+                granule[(dt, key)] = f.attributes["split"]["granule"]
+                min_per_core[(dt, key)] = f.attributes["split"]["min_per_core"]
+                tiles[(dt, key)] = f.loop().attrs["tile"]
+                found.append(v)
+        out += found
+    return out
 
 
 def golden_files(op, plan: HostPlan) -> dict[str, str]:

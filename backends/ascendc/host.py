@@ -95,7 +95,7 @@ def tiling_header(plan: HostPlan, header: str) -> str:
         ctype = "float" if kind == "float" else "int64_t"
         w.line(f"TILING_DATA_FIELD_DEF({ctype}, {field_name(name)});", f"attribute {name}")
     if plan.broadcast:
-        for ctype, name, why in host_broadcast.tiling_fields(len(plan.func0.params)):
+        for ctype, name, why in host_broadcast.tiling_fields(len(plan.func0.params), len(plan.func0.outputs)):
             w.line(host_broadcast.field_line(ctype, name), why)
     w.line("END_TILING_DATA_DEF;")
     w.line()
@@ -216,7 +216,7 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
             w.line("uint64_t rowCap;", "longest row of the RESIDENT modes")
             w.line(f"uint64_t block[{len(plan.func0.params)}];", "RESIDENT<i>: elements of a block of rows")
     with w.block("constexpr SplitSpec SPLITS[] =", "};"):
-        for v in plan.variants:
+        for v in plan.variants + getattr(plan, "scalar_twins", []):  # broadcast: SCALAR twins the host picks
             k = (v.dtype, v.key)
             extra = ""
             if plan.broadcast:

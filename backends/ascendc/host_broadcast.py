@@ -40,6 +40,21 @@ RESIDENT_TOTAL = 16384
 # once, is larger than the 910B's L2 (the seed's threshold, 128 MiB, measured on 910B4: -16% on its
 # C2 case), and would only evict the resident broadcast row and the outputs from L2.
 L2_BYPASS_BYTES = 128 << 20
+# Double buffering only where it pays (seed 003 section 4, its guard CanPipelineRows): its row
+# kernel double-buffers a block only when (PACK_ELEMS / inner) <= 16 with PACK_ELEMS = 16384, i.e.
+# rows of at least 964 elements. Its measurement: rows of 511 took 309 us with one slot and 371 us
+# with two (the flag pairs cost more than the overlap gains); rows of 1023 (its C2) gain from two.
+# The RESIDENT modes have the seed's layout (blocks of rows, the math row by row against the
+# resident row) and follow its guard; the other modes compute a whole tile per vector op, as FLAT
+# does, and keep two slots.
+SEED_PACK_ELEMS = 16384
+PIPELINE_MAX_PACK = 16
+
+
+def twin_key(attr_key: int, index: int, attr_keys: int, n_inputs: int) -> int:
+    """Tiling key of the SCALAR-mode twin that reads input ``index`` as a Scalar (compile.py's
+    ``_scalar_twins``): after the keys of every mode (``attr + attr_keys * mode``)."""
+    return attr_keys * (len(MODES) + n_inputs) + index * attr_keys + attr_key
 
 
 def resident_bytes(n_tensors: int) -> int:
@@ -58,8 +73,53 @@ def ub_reserve(func) -> int:
     return n * resident_bytes(n)
 
 
-def tiling_fields(n_inputs: int) -> list[tuple[str, str, str]]:
+def output_inputs(func) -> list[int]:
+    """Per output of ``func`` (tensor or tile level): a mask of the inputs its value is computed
+    from (bit i: parameter i). numpy gives an output the broadcast shape of its own operands."""
+    params = {id(p.value): i for i, p in enumerate(func.params)}
+    memo: dict[int, int] = {}
+
+    def deps(v) -> int:
+        if id(v) in params:
+            return 1 << params[id(v)]
+        if v.owner is None:
+            return 0
+        if id(v) not in memo:
+            memo[id(v)] = 0
+            mask = 0
+            for o in v.owner.operands:
+                mask |= deps(o)
+            memo[id(v)] = mask
+        return memo[id(v)]
+
+    tensors = sum(1 << i for i, p in enumerate(func.params) if not isinstance(p.value.type, ScalarType))
+    if func.returns:
+        return [deps(v) & tensors for v in func.returns]
+    stores = {op.attrs["output"]: op for op in func.walk() if op.opname == "dma.store"}
+    return [deps(stores[o.name].operands[0]) & tensors if o.name in stores else 0 for o in func.outputs]
+
+
+def output_masks(plan) -> list[list[int]]:
+    """[attribute key][output]: the inputs each output is computed from (0: no tensor input; it
+    keeps the shape of all inputs). From the tensor-form variants of the first dtype."""
+    from .kernel.broadcast import SCALAR_INPUT, TENSOR_CHOICE
+
+    table: dict[int, list[int]] = {}
+    for v in plan.variants:
+        if v.dtype == plan.dtypes[0] and v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) == TENSOR_CHOICE:
+            table.setdefault(v.key, output_inputs(v.func))
+    n_out = len(plan.func0.outputs)
+    return [table.get(k, [0] * n_out) for k in range(max(table, default=0) + 1)]
+
+
+def tiling_fields(n_inputs: int, n_outputs: int = 1) -> list[tuple[str, str, str]]:
     return [
+        ("uint32_t", "bcOutSmall", "bit o: output o is smaller than the broadcast shape (its own operands')"),
+        (
+            f"int64_t@{n_outputs * MAX_DIMS}",
+            "bcOutStrides",
+            "per output and merged axis (outputs of bcOutSmall): element stride, 0 = broadcast",
+        ),
         ("uint32_t", "bcRank", "merged broadcast axes (row modes)"),
         ("uint32_t", "bcL2Bypass", "bit i: input i streams past L2 (CACHE_MODE_DISABLE)"),
         ("uint64_t", "bcInner", "elements of the last merged axis: one row"),
@@ -67,6 +127,11 @@ def tiling_fields(n_inputs: int) -> list[tuple[str, str, str]]:
         ("uint64_t", "bcChunks", "chunks per row"),
         ("uint64_t", "bcPitch", "UB elements between packed rows (32-byte multiple)"),
         ("uint64_t", "bcPackRows", "rows per tile"),
+        (
+            "uint32_t",
+            "bcSlots",
+            "ping-pong slots: 2, or 1 for short rows in a RESIDENT mode (seed 003's guard)",
+        ),
         (f"uint64_t@{MAX_DIMS}", "bcDims", "merged output dims"),
         (
             f"int64_t@{n_inputs * MAX_DIMS}",
@@ -103,6 +168,14 @@ def emit_tables(w: CodeWriter, plan) -> None:
     w.line(
         f"constexpr uint64_t BC_L2_BYPASS_BYTES = {L2_BYPASS_BYTES}ULL;",
         "a moving input this large bypasses L2 (seed 003: 128 MiB)",
+    )
+    w.line(
+        f"constexpr uint64_t BC_SEED_PACK_ELEMS = {SEED_PACK_ELEMS};",
+        "seed 003's block, for its double-buffering guard",
+    )
+    w.line(
+        f"constexpr uint64_t BC_PIPELINE_MAX_PACK = {PIPELINE_MAX_PACK};",
+        "more rows per seed block: one slot (double buffering loses on short rows)",
     )
     modes = ", ".join(f"MODE_{m} = {i}" for i, m in enumerate(MODES))
     w.line(f"enum BcMode : uint64_t {{ {modes}, MODE_RESIDENT0 = {len(MODES)} }};", "+ i: input i resident")
@@ -156,6 +229,74 @@ def emit_tables(w: CodeWriter, plan) -> None:
                 w.line("return false;")
         w.line("out.SetDimNum(0);")
         w.line("for (size_t d = 0; d < rank; ++d) out.AppendDim(dims[d]);")
+        w.line("return true;")
+    w.line()
+    masks = output_masks(plan)
+    n_out = len(plan.func0.outputs)
+    w.line(comment="Per attribute key and output: bit i, the output is computed from input i (0: from no")
+    w.line(comment="tensor input). numpy gives each output the broadcast shape of its own operands.")
+    names = ", ".join(f'"{o.name}"' for o in plan.func0.outputs)
+    w.line(f"constexpr const char* OUTPUT_NAMES[{n_out}] = {{{names}}};")
+    rows = ", ".join("{" + ", ".join(f"0x{m:x}u" for m in ms) + "}" for ms in masks)
+    w.line(f"constexpr uint32_t BC_OUT_INPUTS[{len(masks)}][{n_out}] = {{{rows}}};")
+    w.line(comment="Output o's shape: the broadcast of the inputs in `mask` (every input when 0).")
+    with w.block("bool OutputShape(const gert::Shape* const* shapes, uint32_t mask, gert::Shape& out)"):
+        w.line("const gert::Shape* own[BC_INPUTS] = {};")
+        w.line(
+            "for (size_t i = 0; i < BC_INPUTS; ++i) own[i] = mask == 0 || ((mask >> i) & 1) ? shapes[i] : nullptr;"
+        )
+        w.line("return BroadcastShape(own, out);")
+    w.line()
+    w.line(
+        comment="Outputs smaller than the broadcast of all inputs (numpy: of their own operands): their strides"
+    )
+    w.line(
+        comment="over the merged axes (0 where broadcast) and the mode GENERAL, whose stores write each of their"
+    )
+    w.line(
+        comment="elements once (kernel StoreOwn). `small`: the mask of such outputs. An output with elements"
+    )
+    w.line(
+        comment="when the inputs broadcast to an empty shape is refused (the kernel iterates over that shape)."
+    )
+    with w.block(
+        f"bool SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, "
+        f"{plan.op_type}TilingData& tiling, uint32_t& small)"
+    ):
+        w.line(f"int64_t strides[{n_out} * BC_DIMS] = {{}};")
+        w.line("small = 0;")
+        w.line(f"const uint32_t rank = tiling.get_bcRank();")
+        with w.block(f"for (size_t o = 0; o < {n_out} && key < {len(masks)}; ++o)"):
+            w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
+            w.line("gert::Shape own;")
+            w.line("if (mask == 0 || !OutputShape(shapes, mask, own)) continue;")
+            with w.block("if (all.GetShapeSize() == 0 && own.GetShapeSize() > 0)"):
+                w.line("char a[160], b[160];")
+                w.line("ShapeText(own, a, sizeof(a));")
+                w.line("ShapeText(all, b, sizeof(b));")
+                w.line(
+                    'OP_LOGE(OP_TYPE, "output %s has shape %s (the broadcast of its own operands) but the inputs '
+                    'broadcast to the empty shape %s: not supported", OUTPUT_NAMES[o], a, b);'
+                )
+                w.line("return false;")
+            w.line("if (all.GetShapeSize() == 0) continue;")
+            w.line(
+                "if (own.GetShapeSize() == all.GetShapeSize()) continue;",
+                "the same elements (leading size-1 axes aside): the same layout",
+            )
+            w.line("small |= 1u << o;")
+            w.line("int64_t acc = 1;")
+            with w.block("for (uint32_t a = rank; a-- > 0;)"):
+                w.line("bool moving = false;")
+                with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                    w.line(
+                        "if (((mask >> i) & 1) && shapes[i] != nullptr && tiling.get_bcStrides()[i * BC_DIMS + a] != 0) "
+                        "moving = true;"
+                    )
+                w.line("strides[o * BC_DIMS + a] = moving ? acc : 0;")
+                w.line("if (moving) acc *= static_cast<int64_t>(tiling.get_bcDims()[a]);")
+        w.line("tiling.set_bcOutSmall(small);")
+        w.line("tiling.set_bcOutStrides(strides);")
         w.line("return true;")
     w.line()
     w.line(comment="Merged axes, strides, each input's kind and the mode (see host_broadcast.py).")
@@ -282,6 +423,11 @@ def emit_tables(w: CodeWriter, plan) -> None:
         w.line("tiling.set_bcChunks(chunks);")
         w.line("tiling.set_bcPitch(pitch);")
         w.line("tiling.set_bcPackRows(pack);")
+        w.line(comment="Seed 003's guard: short rows in a RESIDENT mode run with one slot.")
+        w.line(
+            "const bool shortRows = mode >= MODE_RESIDENT0 && BC_SEED_PACK_ELEMS / inner > BC_PIPELINE_MAX_PACK;"
+        )
+        w.line("tiling.set_bcSlots(shortRows ? 1 : 2);")
         w.line("return rows * chunks;")
 
 
@@ -301,6 +447,30 @@ def emit_analysis(w: CodeWriter, plan) -> None:
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
+    w.line("uint32_t small = 0;")
+    w.line("if (!SmallOutputs(bcShapes, outShape, tilingKey, tiling, small)) return ge::GRAPH_FAILED;")
+    w.line("if (small != 0) mode = MODE_GENERAL;", "stores by the odometer")
+    if getattr(plan, "scalar_twins", None):
+        n = len(plan.func0.params)
+        w.line(
+            comment="SCALAR with one size-1 input i: its twin kernel (if SPLITS lists one for this dtype) reads"
+        )
+        w.line(comment="it as a Scalar and uses the vector-scalar instructions on the FLAT path.")
+        with w.block("if (mode == MODE_SCALAR)"):
+            w.line("size_t one = BC_INPUTS, count = 0;")
+            with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+                with w.block("if (bcShapes[i] != nullptr && tiling.get_bcKind()[i] == BC_ONE)"):
+                    w.line("one = i;")
+                    w.line("++count;")
+            with w.block("if (count == 1)"):
+                w.line(
+                    f"const uint64_t twin = ATTR_KEYS * (MODE_RESIDENT0 + {n}) + one * ATTR_KEYS + tilingKey;",
+                    "host_broadcast.twin_key",
+                )
+                with w.block("for (const SplitSpec& s : SPLITS)"):
+                    with w.block("if (s.dtype == dtype && s.key == twin)"):
+                        w.line("tilingKey = twin;", "SetTilingKey adds ATTR_KEYS * MODE_FLAT = 0")
+                        w.line("mode = MODE_FLAT;")
 
 
 def emit_split(w: CodeWriter, plan) -> None:
@@ -308,6 +478,7 @@ def emit_split(w: CodeWriter, plan) -> None:
     w.line("const uint64_t totalLength = static_cast<uint64_t>(outShape.GetShapeSize());")
     w.line("uint64_t units = (totalLength + split->granule - 1) / split->granule;", "32-byte blocks")
     w.line("uint64_t unitElems = split->granule;")
+    w.line("tiling.set_bcSlots(2);", "FLAT, SCALAR: double buffered; the row modes decide in RowGeometry")
     with w.block("if (mode != MODE_FLAT && mode != MODE_SCALAR)"):
         w.line("units = RowGeometry(mode, *split, tiling);")
         w.line("unitElems = tiling.get_bcChunks() == 1 ? tiling.get_bcInner() : tiling.get_bcChunk();")
@@ -330,9 +501,9 @@ def emit_split(w: CodeWriter, plan) -> None:
 
 
 def emit_infer(w: CodeWriter, plan) -> None:
-    """InferShape: every output has the broadcast shape of the tensor inputs (the same check, and
-    message, as TilingFunc)."""
-    w.line(comment="Every output has the broadcast shape of the tensor inputs (numpy rules).")
+    """InferShape: each output has the broadcast shape of the tensor inputs it is computed from
+    with the call's static attributes (numpy's; the same check, and message, as TilingFunc)."""
+    w.line(comment="Each output has the broadcast shape of its own operands (numpy rules).")
     with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
         w.line("const gert::Shape* shapes[optiling::BC_INPUTS] = {};")
         for k, p in enumerate(plan.func0.params):
@@ -346,8 +517,23 @@ def emit_infer(w: CodeWriter, plan) -> None:
         w.line("if (!optiling::BroadcastShape(shapes, out)) return GRAPH_FAILED;")
         from .host import output_count
 
+        w.line("(void)out;")
+        from .host import _static
+
+        if _static(plan):  # the static attributes choose what each output is computed from
+            w.line("uint64_t key = 0;")
+            w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+            w.line("if (!optiling::TilingKeyOf(attrs, key)) return GRAPH_FAILED;")
+            w.line(
+                "if (key >= sizeof(optiling::BC_OUT_INPUTS) / sizeof(optiling::BC_OUT_INPUTS[0])) key = 0;"
+            )
+        else:
+            w.line("const uint64_t key = 0;")
         with w.block(f"for (size_t i = 0; i < {output_count(plan)}; ++i)"):
             w.line("gert::Shape* o = context->GetOutputShape(i);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, o);")
-            w.line("*o = out;")
+            w.line(
+                "if (!optiling::OutputShape(shapes, optiling::BC_OUT_INPUTS[key][i], *o)) return GRAPH_FAILED;"
+            )
         w.line("return GRAPH_SUCCESS;")

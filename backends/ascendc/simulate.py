@@ -110,8 +110,18 @@ def simulate(
         inputs = {k: (a.reshape(1) if a is not None and a.ndim == 0 else a) for k, a in inputs.items()}
     from dsl.shapes import output_shape
 
+    own = [tuple(shape)] * len(func.outputs)
+    if op.broadcast and not zero_d:  # numpy: each output has the broadcast shape of its own operands
+        from .host_broadcast import output_inputs
+
+        for k, mask in enumerate(output_inputs(func)):
+            mine = [inputs.get(p.value.name) for i, p in enumerate(func.params) if (mask >> i) & 1]
+            mine = [a.shape for a in mine if a is not None]
+            if mine:
+                own[k] = tuple(np.broadcast_shapes(*mine))
     outputs = [
-        (output_shape(op._def.inputs, inputs, o.type) or tuple(shape), o.type.dtype.np) for o in func.outputs
+        (output_shape(op._def.inputs, inputs, o.type) or own[k], o.type.dtype.np)
+        for k, o in enumerate(func.outputs)
     ]
     if project is None:
         project = generated_project(op, target)

@@ -1466,7 +1466,11 @@ def _first_difference(a, b, call) -> str:
     fa, fb = a.astype(np.float64), b.astype(np.float64)
     differ = ~((fa == fb) & (np.signbit(fa) == np.signbit(fb)) | (np.isnan(fa) & np.isnan(fb)))
     i = int(np.flatnonzero(differ)[0])
-    inputs = ", ".join(f"{np.asarray(c).ravel()[min(i, np.size(c) - 1)]!r}" for c in call if c is not None)
+    inputs = ", ".join(
+        f"{np.asarray(c).ravel()[min(i, np.size(c) - 1)]!r}" if np.size(c) else "(empty)"
+        for c in call
+        if c is not None
+    )
     return f"element {i}: {a.ravel()[i]!r} vs {b.ravel()[i]!r} (inputs there: {inputs})"
 
 

@@ -22,6 +22,9 @@ from backends.ascendc.targets import get_target
 
 ROOT = Path(__file__).resolve().parents[2]
 MODES = {"FLAT": 0, "SCALAR": 1, "ROW": 2, "COL": 3, "GENERAL": 4, "RESIDENT0": 5, "RESIDENT1": 6}
+# SCALAR twins (two inputs, one static key): input i read as a Scalar, vector-scalar instructions
+MODES.update(SCALAR_X1=7, SCALAR_X2=8)
+TWIN_DTYPES = ("f16", "f32", "bf16")  # greater's twin is cheaper (i8/u8/i32 keep the splat)
 NP = {
     "f16": np.float16,
     "f32": np.float32,
@@ -91,6 +94,8 @@ def test_greater_every_mode(sa, sb, mode, tname):
     rng = np.random.default_rng(len(sa) * 31 + len(sb))
     a, b = _values(rng, sa, NP[tname]), _values(rng, sb, NP[tname])
     y, res = _run(greater, (a, b), cores=8)
+    if mode == "SCALAR" and tname in TWIN_DTYPES and a.size != b.size:
+        mode = "SCALAR_X1" if a.size == 1 else "SCALAR_X2"
     assert _mode(res, greater) == mode
     assert y.shape == np.broadcast_shapes(sa, sb) and y.dtype == np.bool_
     np.testing.assert_array_equal(y, a > b)
@@ -157,6 +162,59 @@ def test_greater_resident_every_dtype(tname):
         y, res = _run(greater, (a, b), cores=(1, 8, target_cores)[(k + len(tname)) % 3])
         assert _mode(res, greater) == mode
         np.testing.assert_array_equal(y, a > b, err_msg=f"{tname} {sa} > {sb}")
+
+
+@pytest.mark.parametrize(
+    "tname, mirror, cores",
+    [("i32", False, 40), ("f16", True, 8), ("i8", False, 1)],
+    ids=["C2", "mirror", "i8"],
+)
+def test_rows_longer_than_the_resident_cap(tname, mirror, cores):
+    """[64, 50000] vs [50000]: the row (195 KiB as i32) is far over the 4 KiB resident cap and over
+    a tile, so each row is cut into tile-sized chunks (mode GENERAL, bcChunks > 1) and the
+    broadcast row's chunk is read next to each chunk of the moving input."""
+    rng = np.random.default_rng(50000)
+    big, row = _values(rng, (64, 50000), NP[tname]), _values(rng, (50000,), NP[tname])
+    args = (row, big) if mirror else (big, row)
+    y, res = _run(greater, args, cores=cores)
+    assert _mode(res, greater) == "GENERAL" and res.block_dim == cores
+    np.testing.assert_array_equal(y, args[0] > args[1])
+    c, size = res.counters, np.dtype(NP[tname]).itemsize
+    assert c["MTE3"]["bytes_out"] == 64 * 50000  # every output byte written once
+    assert c["MTE2"]["bytes_in"] == 2 * 64 * 50000 * size  # each chunk and its row chunk, once
+
+
+def _always_two_slots(project: Path, out: Path) -> Path:
+    """A copy of ``project`` whose host never takes the one-slot guard."""
+    shutil.copytree(project, out)
+    host = out / "op_host" / "greater.cpp"
+    text, n = re.subn(r"BC_PIPELINE_MAX_PACK =\s*16;", "BC_PIPELINE_MAX_PACK = 1000000;", host.read_text())
+    assert n == 1
+    host.write_text(text)
+    return out
+
+
+@pytest.mark.parametrize(
+    "inner, slots, tname", [(511, 1, "i32"), (300, 1, "f16"), (1023, 2, "i32"), (2000, 2, "i8")]
+)
+def test_double_buffering_guard(tmp_path, inner, slots, tname):
+    """Seed 003's guard: a RESIDENT mode runs rows shorter than 964 elements (more than 16 per
+    16384-element block) with one ping-pong slot, longer rows with two. One slot pre-issues and
+    drains one slot's reverse flags per core (two fewer SetFlags per core used for greater), and the
+    results are exact either way."""
+    project = greater.compile(out_dir=tmp_path / "base")
+    two = _always_two_slots(project, tmp_path / "two")
+    rng = np.random.default_rng(inner)
+    a, b = _values(rng, (600, inner), NP[tname]), _values(rng, (inner,), NP[tname])  # blocks per core
+    cores = 8
+    counts = []
+    for proj in (project, two):
+        y, res = simulate(greater, (a, b), {}, cores=cores, project=proj, strict=True)
+        assert _mode(res, greater) == "RESIDENT1"
+        np.testing.assert_array_equal(y, a > b)
+        counts.append(sum(res.counters[p]["set_flags"] for p in ("V", "MTE2", "MTE3")))
+    # greater pre-issues two reverse flags per slot (V -> MTE2 and MTE3 -> V or MTE3 -> MTE2)
+    assert counts[1] - counts[0] == (0 if slots == 2 else 2 * res.block_dim) and res.block_dim > 1
 
 
 # -- other operators: float math, a pinned i8 mask, two broadcast inputs -------------------------
@@ -300,15 +358,24 @@ def _live_flag_lines(lines, env):
 
 @pytest.mark.parametrize(
     "sa, sb, mode",
-    [((64, 1023), (1023,), "RESIDENT1"), ((64, 100), (100,), "ROW"), ((30, 1, 200), (4, 1), "GENERAL")],
-    ids=["RESIDENT", "ROW", "GENERAL"],
+    [
+        ((64, 1023), (1023,), "RESIDENT1"),
+        ((200, 300), (300,), "RESIDENT1"),  # short rows: one slot (seed 003's guard), 6 blocks
+        ((64, 100), (100,), "ROW"),
+        ((30, 1, 200), (4, 1), "GENERAL"),
+        ((30000,), (1,), "SCALAR_X2"),  # the SCALAR twin: x2 read as a Scalar, 3 tiles on one core
+    ],
+    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL", "SCALAR-twin"],
 )
 def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     project = greater.compile(out_dir=tmp_path / "base")
     kernel = project / "op_kernel" / "greater.cpp"
     lines = kernel.read_text().splitlines()
     flags = {f"IS_{n}": False for n in ("HALF", "FLOAT", "BF16", "INT8T", "INT32", "UINT8T")}
-    env = dict(flags, IS_FLOAT=True, MODE=MODES[mode], **MODES)
+    twin = mode.startswith("SCALAR_")  # a twin runs the FLAT path of its own class instance
+    env = dict(flags, IS_FLOAT=True, MODE=MODES["FLAT" if twin else mode], **MODES)
+    env.update(BcScalar__TENSOR=0, BcScalar__SCALAR_X1=1, BcScalar__SCALAR_X2=2)
+    env.update(BC_SCALAR={"SCALAR_X1": 1, "SCALAR_X2": 2}.get(mode, 0))
     env.update(RES_INPUT=MODES[mode] - 5 if mode.startswith("RESIDENT") else -1)
     env.update(ROWWISE=mode.startswith("RESIDENT"))
     live = _live_flag_lines(lines, env)

@@ -37,6 +37,8 @@ from .merge import Stmt
 from .naming import camel
 
 MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")  # then RESIDENT<i>: 5 + input index
+# compile.py's hidden static attribute of the SCALAR twins (an input read as a Scalar)
+SCALAR_INPUT, TENSOR_CHOICE, TWIN_PREFIX = "bc_scalar", "tensor", "scalar_"
 FLAT_MODES = "MODE == BcMode::FLAT || MODE == BcMode::SCALAR"
 _FLAG = re.compile(r"(SetFlag|WaitFlag)<HardEvent::([A-Z0-9]+)_([A-Z0-9]+)>\(")
 
@@ -55,13 +57,23 @@ def is_broadcast(variants) -> bool:
     return any(v.func.attributes.get("broadcast") for v in variants)
 
 
-def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
+def rewrite_body(
+    body: list[Stmt], inputs: list[str], outputs: list[str] | None = None, buffer_of: dict | None = None
+) -> list[Stmt]:
     """The tile body with its copies turned into Load/Store calls, a Fill after each input's
     first MTE2 -> V wait, and the flags and copy-outs guarded to run once per block of rows in
     the RESIDENT modes (``first_`` and ``last_`` are always true in the others)."""
     index = {camel(n): i for i, n in enumerate(inputs)}
+    out_index = {camel(n): o for o, n in enumerate(outputs or [])}
+    buf = (buffer_of or {}).get  # views of one buffer alias (bcast seed 104: v0 = w, f32)
     out: list[Stmt] = []
     pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
+    # An input copied out unchanged before its Fill (``o = x``, bcast seed 38): Fill (V) writes
+    # the view the store (MTE3) reads, so the store moves after the Fill between two PIPE_ALL
+    # barriers (the Fill is done before it reads; it is done before any later V op or the next
+    # tile's Fill writes the slot), and MTE3 flags set after it move with it. Rare (an output
+    # that is an input unchanged): no event id is taken from the body's.
+    deferred: list[Stmt] = []
     for s in body:
         m = _LOAD.fullmatch(s.code)
         if m and m.group(2) in index:
@@ -70,13 +82,23 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             pending.append((view, gm, index[gm]))
             continue
         m = _STORE.fullmatch(s.code)
+        if m and any(buf(view, view) == buf(m.group(2), m.group(2)) for view, _, _ in pending):
+            o = out_index.get(m.group(1), 0)
+            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
+            note = "after the Fill of the input it copies out"
+            deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "V -> MTE3: the Fill is done"))
+            deferred.append(Stmt(code, note, s.dsl, s.weight))
+            deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "MTE3 -> V: the copy out is done"))
+            continue
         if m:
-            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t);"
+            o = out_index.get(m.group(1), 0)
+            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
             out.append(Stmt(code, s.note, s.dsl, s.weight))
             continue
         m = _COPY_OUT.fullmatch(s.code)
         if m:
-            code = f"if (last_) CopyOut({m.group(1)}, {m.group(2)}Block, {m.group(3)});"
+            o = out_index.get(m.group(1)[: -len("Gm_")], 0)
+            code = f"if (last_) CopyOut({m.group(1)}, {m.group(2)}Block, {m.group(3)}, {o});"
             out.append(Stmt(code, s.note, s.dsl, s.weight))
             continue
         f = _FLAG.match(s.code)
@@ -84,6 +106,15 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
             fn, src, dst = f.groups()
             first = src == "MTE2" if fn == "SetFlag" else dst != "MTE3"
             s = Stmt(f"if ({'first_' if first else 'last_'}) {s.code}", s.note, s.dsl, s.weight)
+            if deferred and src == "MTE3" and fn == "SetFlag":
+                deferred.append(s)
+                continue
+            if deferred and src == "MTE3":  # waits for an earlier tile's set, unless its set is deferred
+                twin = f.group(0).replace("WaitFlag", "SetFlag") + s.code.split(f.group(0), 1)[1]
+                if any(d.code.endswith(twin) for d in deferred):
+                    raise AssertionError(
+                        "an MTE3 wait in the tile of its set, before the Fill of an input copied out"
+                    )
         out.append(s)
         if pending and _MTE2_V_WAIT.match(s.code):
             for view, gm, i in pending:
@@ -91,6 +122,19 @@ def rewrite_body(body: list[Stmt], inputs: list[str]) -> list[Stmt]:
                     Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
                 )
             pending = []
+            out.extend(deferred)
+            deferred = []
+    if deferred:  # inputs only copied out: filled (after every pipe) before their copies out
+        out.append(Stmt("PipeBarrier<PIPE_ALL>();", "the slot's earlier readers are done"))
+        found = (re.search(r"Store\(\w+, (\w+)Block,", s.code) for s in deferred)
+        stored = {buf(m.group(1), m.group(1)) for m in found if m}
+        for view, gm, i in pending:
+            if buf(view, view) in stored:
+                out.append(
+                    Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
+                )
+        pending = [p for p in pending if buf(p[0], p[0]) not in stored]
+        out.extend(deferred)
     for view, gm, i in pending:  # an input only copied out again: its values must come by DMA
         out.append(Stmt(f"NeedsDma({i});"))
     return out
@@ -136,6 +180,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
     with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
         line("tiling_ = &tiling;")
+        line("slots_ = static_cast<int32_t>(tiling.bcSlots);", "2, or 1 where double buffering does not pay")
         line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
         line(
             "const uint64_t first = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);"
@@ -190,8 +235,10 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("clen_ = inner_ - col0_ < tiling_->bcChunk ? inner_ - col0_ : tiling_->bcChunk;")
             line("return static_cast<uint32_t>(clen_);")
     w.line()
-    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows.")
+    line(comment="The ping-pong slot (buffer half and event id): per tile, or per block of rows; always 0")
+    line(comment="when the host chose one slot (blocks of many short rows).")
     with w.block("__aicore__ inline int32_t SlotOf(uint64_t t) const"):
+        line("if (slots_ == 1) return 0;")
         line("if constexpr (ROWWISE) return static_cast<int32_t>((t / pack_) & 1);")
         line("return static_cast<int32_t>(t & 1);")
     w.line()
@@ -353,16 +400,21 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
         with w.block("else"):
             line("Duplicate(dst, value, static_cast<int32_t>(count));")
     w.line()
-    line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy.")
+    line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
+    line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
     line("template <typename U>")
     with w.block(
         "__aicore__ inline void Store(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
-        "const DataCopyExtParams& copy, uint64_t t)"
+        "const DataCopyExtParams& copy, uint64_t t, uint32_t o)"
     ):
         with w.block(f"if constexpr ({FLAT_MODES})"):
+            line("(void)o;")
             line("DataCopyPad(gm[offset_ + t * TILE], tile, copy);")
         with w.block("else"):
             line("(void)copy;")
+            with w.block("if ((tiling_->bcOutSmall >> o) & 1)"):
+                line("StoreOwn(gm, tile, o);")
+                line("return;")
             line("const uint32_t bytes = static_cast<uint32_t>(clen_ * sizeof(U));")
             line(
                 "const uint32_t srcGap = rows_ > 1 ? static_cast<uint32_t>((pitch_ * sizeof(U) - (bytes + 31) / 32 * 32) / 32) : 0;"
@@ -373,15 +425,42 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             line("const DataCopyExtParams rows{static_cast<uint16_t>(rows_), bytes, srcGap, dstGap, 0};")
             line("DataCopyPad(gm[r0_ * inner_ + col0_], tile, rows);")
     w.line()
+    line(comment="Output o smaller than the broadcast shape (numpy: the broadcast of its own operands): the")
+    line(comment="tile's rows whose coordinate is 0 on every axis it is broadcast on, one copy per row (one")
+    line(
+        comment="element when it is broadcast along the row); bcOutStrides: its element strides, 0 = broadcast."
+    )
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void StoreOwn(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, uint32_t o)"
+    ):
+        line("const int64_t* stride = &tiling_->bcOutStrides[o * 8];")
+        line("const uint32_t rank = tiling_->bcRank;")
+        line("const bool along = stride[rank - 1] != 0;", "it has the row's elements")
+        line("if (!along && col0_ != 0) return;", "one value per row: the first chunk has it")
+        line(
+            "const DataCopyExtParams copy{1, static_cast<uint32_t>((along ? clen_ : 1) * sizeof(U)), 0, 0, 0};"
+        )
+        with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+            line("uint64_t row = r0_ + r, offset = along ? col0_ : 0;")
+            line("bool mine = true;")
+            with w.block("for (uint32_t a = rank - 1; a-- > 0;)"):
+                line("const uint64_t dim = tiling_->bcDims[a];")
+                line("const uint64_t c = row % dim;")
+                line("row /= dim;")
+                line("mine = mine && (stride[a] != 0 || c == 0);")
+                line("offset += c * static_cast<uint64_t>(stride[a]);")
+            line("if (mine) DataCopyPad(gm[offset], tile[r * pitch_], copy);")
+    w.line()
     line(comment="One output tile to GM: MTE3 waits for V to finish the tile, then copies it out.")
     line("template <typename U>")
     with w.block(
         "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
-        "const DataCopyExtParams& copy, uint64_t t, int32_t id)"
+        "const DataCopyExtParams& copy, uint64_t t, int32_t id, uint32_t o)"
     ):
         line("SetFlag<HardEvent::V_MTE3>(id);", "V -> MTE3: the tile is computed")
         line("WaitFlag<HardEvent::V_MTE3>(id);")
-        line("Store(gm, tile, copy, t);")
+        line("Store(gm, tile, copy, t, o);")
     w.line()
     line(comment="An input the body only copies out again cannot be splatted or replicated by V.")
     with w.block("__aicore__ inline void NeedsDma(uint32_t i) const"):
@@ -397,6 +476,8 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
         line("return U{};")
     w.line()
     with w.block("__aicore__ inline TBuf<TPosition::VECIN>& RowBuf(uint32_t i)"):
+        if len(inputs) == 1:
+            line("(void)i;", "one tensor input (bcast seed 1: -Werror=unused-parameter)")
         for idx, name, _ in inputs[:-1]:
             line(f"if (i == {idx}) return {camel(name)}RowBuf_;")
         line(f"return {camel(inputs[-1][1])}RowBuf_;")
@@ -404,9 +485,19 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
     line(comment="Once per core: size-1 inputs read, broadcast rows made resident, L2 hints for big streams.")
     with w.block("__aicore__ inline void InitBroadcast()"):
         for idx, name, c in inputs:
-            line(f"if (tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = {camel(name)}Gm_.GetValue(0);")
+            used = f"((GM_INPUTS >> {idx}) & 1)"
             line(
-                f"if ((tiling_->bcL2Bypass >> {idx}) & 1) {camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
+                f"if ({used} && MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = "
+                f"{camel(name)}Gm_.GetValue(0);",
+                (
+                    "FLAT: a SCALAR twin reads it as a Scalar; a variant that does not read it has no GM address"
+                    if idx == inputs[0][0]
+                    else None
+                ),
+            )
+            line(
+                f"if ({used} && ((tiling_->bcL2Bypass >> {idx}) & 1)) "
+                f"{camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
             )
         with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE)"):
@@ -417,7 +508,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                     "RESIDENT<i>: only input i's row" if idx == inputs[0][0] else None,
                 )
             for idx, name, c in inputs:
-                with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
+                with w.block(
+                    f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
+                ):
                     line(
                         f"Duplicate({camel(name)}RowBuf_.Get<int16_t>(), static_cast<int16_t>(0), "
                         "static_cast<int32_t>(ROW_BYTES / 2));",
@@ -427,7 +520,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
             with w.block("if (resident)"):
                 line("PipeBarrier<PIPE_ALL>();")
                 for idx, name, c in inputs:
-                    with w.block(f"if (tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"):
+                    with w.block(
+                        f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
+                    ):
                         line(
                             f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
                         )
@@ -447,15 +542,21 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
     for _, name, c in inputs:
         w.line(f"{c} {camel(name)}One_{{}};")
     w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
-    for m in ("inner_", "pitch_", "pack_", "r0_", "rows_", "rowIn_", "col0_", "clen_"):
-        w.line(f"uint64_t {m} = 0;")
+    w.line("int32_t slots_ = 2;", "ping-pong slots in use (the host's bcSlots)")
+    w.line("uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;", "row modes: row length, UB pitch, rows per tile")
+    w.line(
+        "uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0, clen_ = 0;",
+        "the tile's rows, the row in its block, its columns",
+    )
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 
 
 def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs: list[int]) -> None:
     """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode."""
-    keys = [v for v in variants if v.dtype == first_dtype]
+    every = [v for v in variants if v.dtype == first_dtype]
+    keys = [v for v in every if v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) == TENSOR_CHOICE]
+    twins = [v for v in every if v not in keys]
     attr_keys = len({v.key for v in keys})
     k = 0
     modes = list(enumerate(MODES)) + [(len(MODES) + i, f"RESIDENT{i}") for i in resident_inputs]
@@ -467,6 +568,12 @@ def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs
             w.line(f"Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});")
             w.level -= 1
             k += 1
+    for v in twins:  # SCALAR with one size-1 input, read as a Scalar: the FLAT path
+        head = f"}} else if (TILING_KEY_IS({v.key}))"
+        w.line(head + " {", f"SCALAR: input '{v.bind[SCALAR_INPUT][len(TWIN_PREFIX):]}' read as a Scalar")
+        w.level += 1
+        w.line(f"Run<{', '.join(targs_of(v) + ['BcMode::FLAT'])}>({call_args});")
+        w.level -= 1
     w.line("}")
 
 

@@ -106,6 +106,11 @@ class Dim:
     spell: tuple  # C++ condition that holds for each value, e.g. "IS_HALF", "AMSGRAD", "!AMSGRAD"
 
 
+# Space._candidates per (points, dims): the kernel writer builds many Space objects over the
+# same variants (one per section), and the cubes of 6 dtypes x 3 values are costly to list.
+_CANDIDATES: dict = {}
+
+
 @dataclass
 class Space:
     """The variants as points of a product space over template parameters."""
@@ -131,7 +136,7 @@ class Space:
         """Every cube (one value subset per dim) with the points it holds, in a fixed order; the
         same for every condition of this space, so computed once per set of points."""
         key = (tuple(self.points), tuple(self.dims))
-        cached = self.__dict__.get("_candidates_cache")
+        cached = self.__dict__.get("_candidates_cache") or _CANDIDATES.get(key)
         if cached is not None and cached[0] == key:
             return cached[1], cached[2]
         choices = []
@@ -147,7 +152,9 @@ class Space:
             if members:
                 constrained = sum(1 for k, s in enumerate(combo) if s != choices[k][1])
                 cubes.append((combo, frozenset(members), constrained))
-        self.__dict__["_candidates_cache"] = (key, choices, cubes)
+        self.__dict__["_candidates_cache"] = _CANDIDATES[key] = (key, choices, cubes)
+        if len(_CANDIDATES) > 64:  # a few spaces per compiled op
+            _CANDIDATES.pop(next(iter(_CANDIDATES)))
         return choices, cubes
 
     def _cover(self, inside: frozenset, outside: frozenset) -> list[tuple]:

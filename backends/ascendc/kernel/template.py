@@ -33,8 +33,38 @@ def dtype_flag(dt: DType) -> str:
     return _FLAG.get(c, "IS_" + re.sub(r"[^A-Za-z0-9]", "", c).upper())
 
 
+# C++ names of the generated kernel a static attribute's template parameter (its name upper-cased)
+# or enum (its name in PascalCase) must not take (bcast seeds 2, 4, 7: a Literal attribute 'mode'
+# became MODE, which the broadcast kernel's own BcMode MODE redeclared). Such a name, or one with
+# the prefix (suffix) the renaming adds, gets it: ``mode`` -> ``ATTR_MODE``; ``bc_mode`` -> ``BcModeAttr``.
+INTERNAL_PARAMS = frozenset(
+    "T E MODE TILE GRANULE BLOCK ROWCAP ROWWISE RES_INPUT BUF_MASKS IDLE_ELEMS ROW_BYTES LANES PHASES "
+    "PER_ROW COUNT_ALIGN CHUNK_ALIGN FOLD_LANES MAX_ROW_STEP UB_RESERVED ASSERT".split()
+)
+INTERNAL_PREFIXES = ("ATTR_", "BC_", "IS_", "DTYPE_", "K_")
+INTERNAL_TYPES = frozenset(
+    "BcMode BcScalar ReduceKind HardEvent RoundMode CacheMode TPosition TPipe TBuf TQue LocalTensor "
+    "GlobalTensor DataCopyExtParams DataCopyPadExtParams DataCopyParams IsSameType PipeBarrier SetFlag "
+    "WaitFlag Duplicate DataCopy DataCopyPad CopyOut Elems Fill FoldNum Init InitBroadcast Load LoadColumns "
+    "LoadRows Loaded NeedsDma OneValue Process ProcessChunk ProcessStep ProcessTile ReduceChunk RoundUp "
+    "RowBuf RowGap RowOffset Run ScratchLen SetCoreRows SetCoreSlice SetTile Slot SlotBlock SlotOf Splat "
+    "Store".split()
+)
+
+
+def _hidden(attr: AttrDecl) -> bool:
+    from .broadcast import SCALAR_INPUT  # compile.py's own attribute: users cannot take its name
+
+    return attr.name == SCALAR_INPUT
+
+
 def enum_name(attr: AttrDecl) -> str:
-    return pascal(attr.name)
+    name = pascal(attr.name)
+    if _hidden(attr):
+        return name
+    if name in INTERNAL_TYPES or name.startswith("Kernel") or name.endswith("Attr"):
+        return name + "Attr"
+    return name
 
 
 def enum_value(choice: str) -> str:
@@ -43,7 +73,12 @@ def enum_value(choice: str) -> str:
 
 
 def template_param(attr: AttrDecl) -> str:
-    return attr.name.upper()
+    name = attr.name.upper()
+    if _hidden(attr):
+        return name
+    if name in INTERNAL_PARAMS or name.startswith(INTERNAL_PREFIXES):
+        return "ATTR_" + name
+    return name
 
 
 @dataclass
@@ -323,7 +358,9 @@ def emit_kernel(
     codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
     if bc.is_broadcast(variants):
         for code in codes.values():
-            code.body = bc.rewrite_body(code.body, sig.inputs)
+            code.body = bc.rewrite_body(
+                code.body, sig.inputs, sig.outputs, {n: view.buffer for n, view in code.views.items()}
+            )
     space = build_space(variants, dtypes, static_attrs)
     plan = KernelPlan(
         op_name,
@@ -827,10 +864,17 @@ class KernelText:
             return slots
         if not self.slots_declared:
             self.slots_declared = True
-            self.e.w.line(
-                "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
-                "one tile: flags for one slot",
-            )
+            if self.bcast and self.bcast_inputs():  # the host may choose one slot (host_broadcast.py)
+                self.e.w.line(
+                    "const int32_t slotsUsed = tiles_ < static_cast<uint64_t>(slots_) ? static_cast<int32_t>(tiles_) "
+                    ": slots_;",
+                    "one tile, or one slot: flags for one slot",
+                )
+            else:
+                self.e.w.line(
+                    "const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;",
+                    "one tile: flags for one slot",
+                )
         return "slotsUsed"
 
     def tile(self) -> None:
@@ -1025,6 +1069,13 @@ class KernelText:
             w.line(
                 f"static constexpr uint32_t BLOCK = {blocks} : TILE;",
                 "elements of a block of rows (RESIDENT modes)",
+            )
+            used = self.per_variant(
+                lambda c: f"0x{sum(1 << i for i, n, _ in self.bcast_inputs() if n in c.gm):x}u"
+            )
+            w.line(
+                f"static constexpr uint32_t GM_INPUTS = {self.e.value_expr(used)};",
+                "bit i: this variant reads input i (InitBroadcast reads no other)",
             )
             bc.members(w, plan.op_type, self.bcast_inputs(), resident_bytes(len(self.bcast_inputs())))
 

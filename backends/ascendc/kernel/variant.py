@@ -369,6 +369,7 @@ class VariantRenderer:
         pattern = re.compile(rf"\b{re.escape(old)}(?!\w)")
         code.scalars = {k: pattern.sub(new, text) for k, text in code.scalars.items()}
         code.init = [dataclasses.replace(s, code=pattern.sub(new, s.code)) for s in code.init]
+        code.resident = [dataclasses.replace(s, code=pattern.sub(new, s.code)) for s in code.resident]
 
     def view(self, v) -> str:
         return self.code.view_of[id(v)]
