@@ -35,12 +35,14 @@ def load(root: Path, stem: str):
 
 
 def shape(func) -> dict:
-    """Tile, B/element, vector ops and barriers per tile of one final tile-level function."""
+    """Tile, B/element, vector ops and barriers per tile of one final tile-level function. A row
+    kernel's B/element counts its row buffers only (bytes per column of one row of a step; the
+    resident columns and the per-row values are not per element)."""
     body = list(func.loop().region)
     bufs = func.attributes.get("buffers", {})
     return {
         "tile": func.loop().attrs.get("tile", "rows"),
-        "bpe": sum(b["bytes"] * b["slots"] for b in bufs.values()),
+        "bpe": sum(b["bytes"] * b["slots"] for b in bufs.values() if b.get("kind", "row") == "row"),
         "ops": sum(1 for op in body if not op.opname.startswith(("dma.", "sync."))),
         "barriers": sum(1 for op in body if op.opname == "sync.barrier"),
     }
