@@ -189,18 +189,18 @@ def lower(
         )
         host = row_host_source(plan, header, tgt.ub_bytes - tgt.ub_usable_bytes)
         files = project_files(plan, kernel, host, row_tiling_header(plan, header))
-    elif twins:
+    elif plan.scalar_twins:
         if any(a.name == SCALAR_INPUT for a in op._def.attrs):
             raise CompileError(
                 f"attribute name '{SCALAR_INPUT}' is reserved for broadcast operators", first.loc
             )
         for v in variants:
             v.bind[SCALAR_INPUT] = TENSOR_CHOICE
-        choices = (TENSOR_CHOICE,) + tuple(dict.fromkeys(v.bind[SCALAR_INPUT] for v in twins))
+        choices = (TENSOR_CHOICE,) + tuple(dict.fromkeys(v.bind[SCALAR_INPUT] for v in plan.scalar_twins))
         kernel = emit_kernel(
             name,
             camel,
-            variants + twins,
+            variants + plan.scalar_twins,
             sig,
             header,
             op.dtypes,

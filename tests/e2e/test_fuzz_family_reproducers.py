@@ -281,12 +281,10 @@ def test_rows_compare_with_a_constant(write_module):
     check(mod.rcmp, (x,), np.where(x > np.float32(0.5), x, -x))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="row kernel (kernel/rows.py, chunk_rows.py): max/min reductions drop NaN; the "
-    "reference (np.max/np.min) propagates it (rows seed 5: dsl.max(v / v) with a zero in v)",
-)
 def test_rows_max_reduction_of_a_nan(write_module):
+    """rows seed 5: dsl.max(v / v) with a zero in v is NaN for that row (np.max propagates NaN;
+    the emulator's count-form ReduceMax had skipped it, unlike its WholeReduceMax and the
+    documented reduce instruction). Min and the column-chunked path too."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, f32
@@ -300,6 +298,20 @@ def test_rows_max_reduction_of_a_nan(write_module):
     v[0, 5] = 0.0
     with np.errstate(invalid="ignore"):
         check(mod.rnan, (v,), np.array([[np.nan], [1.0]], np.float32))
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,))
+        def rnanmin(v: Tensor[..., "C"]):
+            m = dsl.min(v / v, axis=-1, keepdims=True)
+            return m
+        """)
+    v = np.ones((3, 70000), np.float32)  # rows past UB: the column-chunked twin
+    v[0, 5] = 0.0
+    v[2, 69999] = 0.0
+    with np.errstate(invalid="ignore"):
+        check(mod.rnanmin, (v,), np.array([[np.nan], [1.0], [np.nan]], np.float32))
 
 
 def test_bcast_size1_input_the_variant_does_not_read(write_module):

@@ -62,23 +62,7 @@ ROW_EXAMPLES = (
 )
 
 
-# Open (issue 11): greater's SCALAR-mode twins (one per input, issue 8) that are never cheaper
-# (i32/i8/u8) are still emitted as code of their own, so their Init scalar loads and the i32
-# exact-compare chain repeat per twin.
-REPEATING = {"greater"}
-
-
-@pytest.mark.parametrize(
-    "stem",
-    [
-        (
-            pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="never-picked SCALAR twins repeat"))
-            if s in REPEATING
-            else s
-        )
-        for s in EXAMPLES
-    ],
-)
+@pytest.mark.parametrize("stem", EXAMPLES)
 def test_generated_sources_do_not_repeat_themselves(projects, stem):
     """Issue 11: no run of 6 or more lines repeats (the same lines, or the same shape with other
     names and numbers) anywhere in the generated op_kernel/ or op_host/ source."""

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 
+from .api import ctype
 from .merge import Stmt
 from .naming import camel
 
@@ -166,9 +167,9 @@ def enum_lines(n_inputs: int) -> list[str]:
     ]
 
 
-def gm_stmt(name: str, ctype: str, index: int | None) -> Stmt:
+def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
     size = f"tiling.bcSize[{index}]" if index is not None else "tiling.totalLength"
-    return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype}*){camel(name)}, {size});")
+    return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){camel(name)}, {size});")
 
 
 def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
@@ -552,11 +553,20 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
     w.line("bool last_ = true;", "... its last row")
 
 
-def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs: list[int]) -> None:
-    """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode."""
+def dispatch(
+    w, variants, first_dtype, call_args: str, targs_of, resident_inputs: list[int], dtype_macro: str
+) -> None:
+    """The entry: one ``TILING_KEY_IS`` per static-attribute key and mode, then the SCALAR twins.
+    A twin the compiler kept for some element types only (where it is cheaper than the splat) runs
+    under an ``if constexpr`` on the binary's element type; for the others the host never selects
+    its key, so the branch is empty and no class is instantiated for it."""
     every = [v for v in variants if v.dtype == first_dtype]
     keys = [v for v in every if v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) == TENSOR_CHOICE]
-    twins = [v for v in every if v not in keys]
+    dtypes = list(dict.fromkeys(v.dtype for v in variants))
+    twins: dict[int, list] = {}
+    for v in variants:
+        if v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) != TENSOR_CHOICE:
+            twins.setdefault(v.key, []).append(v)
     attr_keys = len({v.key for v in keys})
     k = 0
     modes = list(enumerate(MODES)) + [(len(MODES) + i, f"RESIDENT{i}") for i in resident_inputs]
@@ -568,11 +578,18 @@ def dispatch(w, variants, first_dtype, call_args: str, targs_of, resident_inputs
             w.line(f"Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});")
             w.level -= 1
             k += 1
-    for v in twins:  # SCALAR with one size-1 input, read as a Scalar: the FLAT path
-        head = f"}} else if (TILING_KEY_IS({v.key}))"
+    for key, group in twins.items():  # SCALAR with one size-1 input, read as a Scalar: the FLAT path
+        v = group[0]
+        head = f"}} else if (TILING_KEY_IS({key}))"
         w.line(head + " {", f"SCALAR: input '{v.bind[SCALAR_INPUT][len(TWIN_PREFIX):]}' read as a Scalar")
         w.level += 1
-        w.line(f"Run<{', '.join(targs_of(v) + ['BcMode::FLAT'])}>({call_args});")
+        run = f"Run<{', '.join(targs_of(v) + ['BcMode::FLAT'])}>({call_args});"
+        if len(group) == len(dtypes):
+            w.line(run)
+        else:
+            types = " || ".join(f"IsSameType<{dtype_macro}, {ctype(t.dtype)}>::value" for t in group)
+            with w.block(f"if constexpr ({types})"):  # where it is cheaper than the splat
+                w.line(run)
         w.level -= 1
     w.line("}")
 

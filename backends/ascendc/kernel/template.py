@@ -139,19 +139,22 @@ def agree_view_types(renderers: list[VariantRenderer]) -> dict[str, str]:
 
 
 def agree_scalar_types(renderers: list[VariantRenderer]) -> None:
-    """A scalar member is T, or one concrete type, in every variant: where variants hold values
-    of different types under one name (an f32 Scalar read as i32 by an i32 op), each type gets
-    its own member (``s_`` -> ``sF32_``, ``sI32_``)."""
+    """A scalar member is T, or one concrete type, in every variant. Where variants hold values of
+    different types under one name, a type some variant holds other than its element type (an f32
+    value in the bf16 variant) gets a member of its own (``s_`` -> ``sF32_``) used by every variant
+    that holds that type; the variants that hold their own element type share the T member ``s_``
+    (so the i8 and u8 variants' code is one text)."""
     seen: dict[str, set] = {}
     for r in renderers:
         for m, dt in r.code.scalar_members.items():
-            seen.setdefault(m, set()).add((dt, r.v.dtype))
+            seen.setdefault(m, set()).add((ctype(dt), ctype(r.v.dtype)))
     for m, pairs in seen.items():
-        if len({ctype(dt) for dt, _ in pairs}) == 1 or all(dt == t for dt, t in pairs):
+        if len({c for c, _ in pairs}) == 1 or all(c == t for c, t in pairs):
             continue
+        own = {c for c, t in pairs if c != t}  # held by a variant of another element type
         for r in renderers:
             dt = r.code.scalar_members.get(m)
-            if dt is not None:
+            if dt is not None and ctype(dt) in own:
                 r.rename_scalar(m, m[:-1] + _TYPE_WORD.get(ctype(dt), "X") + "_")
 
 
@@ -1037,11 +1040,11 @@ class KernelText:
         seen: dict[str, set] = {}
         for code in plan.codes.values():
             for m, dt in code.scalar_members.items():
-                seen.setdefault(m, set()).add((dt, code.variant.dtype))
+                seen.setdefault(m, set()).add((ctype(dt), ctype(code.variant.dtype)))
         for m, pairs in seen.items():
-            concrete = {ctype(dt) for dt, _ in pairs}
+            concrete = {c for c, _ in pairs}
             c = concrete.pop() if len(concrete) == 1 else "T"
-            assert c != "T" or all(dt == t for dt, t in pairs), (m, pairs)
+            assert c != "T" or all(c == t for c, t in pairs), (m, pairs)
             w.line(f"{c} {m} = 0;")
         w.line("uint64_t offset_ = 0;")
         w.line("uint64_t count_ = 0;")
@@ -1120,7 +1123,7 @@ class KernelText:
 
             if self.bcast:
                 resident = [i for i, _, _ in self.bcast_inputs()] if self.bcast_inputs() else []
-                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of, resident)
+                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of, resident, plan.dtype_macro)
                 return
             for k, v in enumerate(keys):
                 targs = targs_of(v)

@@ -23,11 +23,14 @@ template <typename T> inline T reduce_all(ReduceType t, const T* x, uint32_t n, 
     const uint32_t lanes = 256 / sizeof(T);
     if (n == 0) return T(0);
     if (t != ReduceType::SUM) {
+        // A NaN wins: the value is NaN and the index the first NaN's (asc-devkit docs/zh/api:
+        // reg/reduce_compute/asc_reduce_max.md, Reg矢量计算/归约计算/Reduce.md; the Memory-API
+        // page is silent, and WholeReduceMax here propagates NaN too).
         uint32_t best = 0;
         for (uint32_t i = 1; i < n; i++) {
             C a = C(x[i]), b = C(x[best]);
-            if (a != a) continue;
-            if (b != b || (t == ReduceType::MAX ? a > b : a < b)) best = i;
+            if (b != b) break;
+            if (a != a || (t == ReduceType::MAX ? a > b : a < b)) best = i;
         }
         if (index) *index = best;
         return x[best];
