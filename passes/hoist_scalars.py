@@ -103,6 +103,9 @@ def hoist(func: Func) -> None:
     outside.extend(loads.values())
 
     inner: list[Op] = []
+    shape = _tile_shape(func)
+    if _feeds_per_row_value(loop.region, shape):
+        shape = shape.with_last(1)
     widened: dict[int, Value] = {}  # scalar values the scalar unit cannot compute, now tiles
     constant: set[int] = set()  # scalars computed from constants only
     legalized: set[int] = set()  # ops _legalize_widened rewrote
@@ -122,9 +125,7 @@ def hoist(func: Func) -> None:
             if not any(isinstance(v.type, TensorType) for v in op.operands):
                 k = next(k for k, v in enumerate(op.operands) if v.type.dtype != bool_)  # not where's cond
                 s = op.operands[k]
-                dup = Op(
-                    "vec.dup", [s], TensorType(s.type.dtype, _tile_shape(func)), namer.fresh(), {}, op.loc
-                )
+                dup = Op("vec.dup", [s], TensorType(s.type.dtype, shape), namer.fresh(), {}, op.loc)
                 inner.append(dup)
                 op.operands = op.operands[:k] + [dup.result] + op.operands[k + 1 :]
             _retype(op)
@@ -182,6 +183,44 @@ def _tile_shape(func: Func) -> Shape:
     """The shape of a tile: the flat range, or in a row function the row ([..., C])."""
     shapes = [p.value.type.shape for p in func.params if isinstance(p.value.type, TensorType)]
     return max(shapes, key=lambda s: (not s.unshaped, s.ellipsis, len(s.dims)), default=Shape.star())
+
+
+def _feeds_per_row_value(region: list[Op], row: Shape) -> bool:
+    """Whether scalar math the scalar unit lacks, widened to the row, would turn a per-row value
+    ([..., 1]) of a row function into a row: then it is widened to one value per row instead (a
+    per-row output would be stored as a row: rows seed 70). Otherwise it is widened to the row, so
+    the row ops read it as a tile (per-row values read as scalars need V_S flags: rows seed 6).
+    Replays the retyping of ``hoist`` on the types alone."""
+    if row.unshaped:
+        return False
+    constant: set[int] = set()
+    widened: dict[int, TensorType] = {}  # value -> its type once widened to the row
+    for op in region:
+        if op.result is None:
+            continue
+        if any(id(v) in widened for v in op.operands):
+            types = [widened.get(id(v), v.type) for v in op.operands]
+            try:
+                if op.opname == "cast":
+                    new = types[0].with_dtype(op.result.type.dtype)
+                elif op.spec.infer is None:
+                    continue
+                else:
+                    new = op.spec.infer(types, op.attrs)
+            except Exception:  # noqa: BLE001 - the verifier reports it; keep the row widening
+                return False
+            old = op.result.type
+            if new == old:
+                continue
+            if isinstance(old, TensorType) and not old.shape.unshaped and old.shape.dims[-1:] == (1,):
+                return True
+            widened[id(op.result)] = new
+        elif _is_scalar(op.result) and all(_is_scalar(v) for v in op.operands):
+            if not _on_scalar_unit(op, constant):
+                widened[id(op.result)] = TensorType(op.result.type.dtype, row)
+            elif all(id(v) in constant for v in op.operands) and op.opname != "attr":
+                constant.add(id(op.result))
+    return False
 
 
 def _scalar_op(name: str, operands, outside: list[Op], namer: Namer, loc, attrs=None) -> Op:

@@ -435,16 +435,10 @@ def test_rows_seed_26_mask_of_columns_or_per_row_values_selects_rows(write_modul
             check(mod.rz26, (h, v, lr), (v1.astype(dt), v2.astype(dt)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="hoist-scalars widens scalar math the scalar unit lacks (exp, round) to a whole row in a "
-    "row operator, so max(x) * exp(s) is a row and the per-row output's store fails the verifier "
-    "(a VerifyError); widening to [..., 1] instead needs per-row Compare/Select in the row kernel "
-    "(kernel/rows.py reads a per-row compare as rows: rows seed 33), so it is open",
-)
 def test_rows_seed_70_scalar_math_widened_per_row(write_module):
     """Scalar math the scalar unit lacks (sqrt, exp, round) combined with a per-row value must
-    stay per-row (rows seed 70)."""
+    stay per-row (rows seed 70: it was widened to a whole row, so max(x) * exp(s) was a row and
+    the per-row output's store failed the verifier). hoist-scalars now widens it to [..., 1]."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, Scalar, f16, f32

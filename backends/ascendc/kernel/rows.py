@@ -75,7 +75,7 @@ class RowCode(VariantCode):
 
 
 ROW_LOCALS = frozenset(
-    """s first rows r n nPerRow nAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
+    """s first rows r n nPerRow nAligned nPerRowAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part FoldNum PHASES
     ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
@@ -358,8 +358,8 @@ class RowVariantRenderer(VariantRenderer):
         if count is None:
             if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
                 count = "cols_"
-            elif name in ("cmp", "where"):
-                count = "nAligned"
+            elif name in ("cmp", "where"):  # whole repeats: per-row buffers are sized for them
+                count = "nPerRowAligned" if rkind == PERROW else "nAligned"
             else:
                 count = "nPerRow" if rkind == PERROW else "n"
         d = f"{dst}[r * pitch_]" if per_row else dst
@@ -947,6 +947,11 @@ class RowKernelText(KernelText):
                     "nAligned",
                     "const int32_t nAligned = static_cast<int32_t>(RoundUp(rows * pitch_, COUNT_ALIGN));",
                     "whole repeats",
+                ),
+                (
+                    "nPerRowAligned",
+                    "const int32_t nPerRowAligned = static_cast<int32_t>(RoundUp(rows * PER_ROW, COUNT_ALIGN));",
+                    "per-row values, whole repeats",
                 ),
             ):
                 if re.search(rf"\b{word}\b", text):
