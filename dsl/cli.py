@@ -321,6 +321,22 @@ def run_memory_bytes(op, dtype, values, shapes: list[tuple[int, ...]]) -> int:
     return total + 6 * 8 * n
 
 
+def declared_shape(d, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of input ``d`` when one --shape is given for every tensor input: an input with
+    named dims takes the trailing dims of ``shape`` its declaration names (``Tensor["C"]`` of
+    --shape 8,1024 is [1024]; a literal 1 stays 1); others take ``shape`` as it is."""
+    dims = d.spec.dims
+    if not dims:
+        return shape
+    if len(shape) < len(dims):
+        raise UsageError(
+            f"--shape {','.join(map(str, shape))} has {len(shape)} dims; input '{d.name}' is declared with "
+            f"{len(dims)} ({', '.join(map(str, dims))}): give a longer --shape or one --shape per tensor input"
+        )
+    tail = tuple(1 if x == 1 else n for x, n in zip(dims, shape[len(shape) - len(dims) :]))
+    return (shape[: len(shape) - len(dims)] if d.spec.ellipsis else ()) + tail
+
+
 def random_call(args, default_shape: str):
     """(op, dtype, attrs, arrays, notes): the operator a run/profile command names, with random
     inputs, and what was drawn for each input."""
@@ -343,6 +359,8 @@ def random_call(args, default_shape: str):
         raise UsageError(
             f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)}), got {len(shapes)}"
         )
+    if len(shapes) == 1 and len(tensors) > 1:
+        shapes = [declared_shape(d, shapes[0]) for d in tensors]
     need = run_memory_bytes(op, dtype, values, shapes)
     limit, why = memory_limit(args)
     if limit is not None and need > limit:

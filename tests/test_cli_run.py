@@ -269,3 +269,30 @@ def test_sizes_parse_and_print():
         "70.0 TiB",
     ]
     assert format_size(10**29) == "8.67e+10 EiB"
+
+
+ROWS = """
+@dsl.op(dtypes=(f32,))
+def scale_rows(x: Tensor["R", "C"], g: Tensor["C"], p: Tensor["R", 1]):
+    y = x * g + p
+    return y
+"""
+
+
+def test_one_shape_fits_each_declaration(tmp_path, capsys):
+    """One --shape for every tensor input: an input with named dims takes the trailing dims its
+    declaration names (Tensor["C"] of 3,40 is [40], Tensor["R", 1] is [3, 1]); a shape shorter than a declaration is a
+    usage error that names the input."""  # (it was: "input 'g' must have 1 dims [C]")
+    path = write(tmp_path, "scale_rows.py", ROWS)
+    code, out, err = run(["run", path, "--shape", "3,40"], capsys)
+    assert code == 0, err
+    assert "scale_rows[f32] matches the reference" in out
+    from dsl.cli import declared_shape
+
+    x, g, p = load_operators(path)["scale_rows"]._def.inputs
+    assert [declared_shape(d, (3, 40)) for d in (x, g, p)] == [(3, 40), (40,), (3, 1)]
+    ln = load_operators(ROOT / "examples" / "layer_norm.py")["layer_norm"]._def.inputs
+    assert [declared_shape(d, (4, 5, 100)) for d in ln] == [(4, 5, 100), (100,), (100,)]
+    code, out, err = run(["run", path, "--shape", "40"], capsys)
+    assert code == 2
+    assert "--shape 40 has 1 dims; input 'x' is declared with 2 (R, C)" in err
