@@ -228,6 +228,52 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
         host_broadcast.emit_tables(w, plan)
 
 
+def runtime_attrs(w: CodeWriter, plan: HostPlan) -> None:
+    """TilingFunc's tail: the run-time attributes into the tiling data (all present), the block dim."""
+    runtime = [(i, a) for i, a in enumerate(plan.attr_decls) if not a.static]
+    for i, a in runtime:
+        ctype = "float" if a.kind == "float" else "int64_t"
+        w.line(f"const {ctype}* {field_name(a.name)} = attrs->GetAttrPointer<{ctype}>({i});")
+    if runtime:
+        missing = " || ".join(f"{field_name(a.name)} == nullptr" for _, a in runtime)
+        names = ", ".join(a.name for _, a in runtime)
+        w.line(
+            f'OP_CHECK_IF({missing}, OP_LOGE(OP_TYPE, "attribute missing (one of {names})"), '
+            "return ge::GRAPH_FAILED);"
+        )
+    for _, a in runtime:
+        w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
+    w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
+
+
+def input_checks(w: CodeWriter) -> None:
+    """The head of TilingFunc's loop over INPUTS: input i present (or optional and not needed by
+    the tiling key), its dtype T or its pinned dtype; leaves ``in`` and ``inShape``."""
+    w.line("const InputSpec& in = INPUTS[i];")
+    w.line(
+        "const gert::StorageShape* s = in.optional ? context->GetOptionalInputShape(i) : "
+        "context->GetRequiredInputShape(i);"
+    )
+    with w.block("if (s == nullptr)"):
+        w.line("const bool needed = !in.optional || ((in.neededByKeys >> tilingKey) & 1) != 0;")
+        w.line(
+            'OP_CHECK_IF(needed, OP_LOGE(OP_TYPE, "input %s is missing (the attributes need it)", '
+            "in.name), return ge::GRAPH_FAILED);"
+        )
+        w.line("continue;")
+    w.line(
+        "const gert::CompileTimeTensorDesc* desc = in.optional ? context->GetOptionalInputDesc(i) : "
+        "context->GetRequiredInputDesc(i);"
+    )
+    w.line("OP_CHECK_NULL_WITH_CONTEXT(context, desc);")
+    w.line("const ge::DataType want = in.pinned == ge::DT_UNDEFINED ? dtype : in.pinned;")
+    w.line(
+        'OP_CHECK_IF(desc->GetDataType() != want, OP_LOGE(OP_TYPE, "input %s has dtype %d, expected %d", '
+        "in.name, static_cast<int>(desc->GetDataType()), static_cast<int>(want)), return ge::GRAPH_FAILED);"
+    )
+    w.line("const gert::Shape& inShape = s->GetStorageShape();")
+
+
 def emit_static_attrs(w: CodeWriter, plan: HostPlan) -> None:
     """The static-attribute table and TilingKeyOf (the key is their mixed-radix index)."""
     statics = _static(plan)
@@ -319,29 +365,7 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         if broadcast:
             w.line("(void)shape;")
         with w.block("for (size_t i = 0; i < sizeof(INPUTS) / sizeof(INPUTS[0]); ++i)"):
-            w.line("const InputSpec& in = INPUTS[i];")
-            w.line(
-                "const gert::StorageShape* s = in.optional ? context->GetOptionalInputShape(i) : "
-                "context->GetRequiredInputShape(i);"
-            )
-            with w.block("if (s == nullptr)"):
-                w.line("const bool needed = !in.optional || ((in.neededByKeys >> tilingKey) & 1) != 0;")
-                w.line(
-                    'OP_CHECK_IF(needed, OP_LOGE(OP_TYPE, "input %s is missing (the attributes need it)", '
-                    "in.name), return ge::GRAPH_FAILED);"
-                )
-                w.line("continue;")
-            w.line(
-                "const gert::CompileTimeTensorDesc* desc = in.optional ? context->GetOptionalInputDesc(i) : "
-                "context->GetRequiredInputDesc(i);"
-            )
-            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, desc);")
-            w.line("const ge::DataType want = in.pinned == ge::DT_UNDEFINED ? dtype : in.pinned;")
-            w.line(
-                'OP_CHECK_IF(desc->GetDataType() != want, OP_LOGE(OP_TYPE, "input %s has dtype %d, expected %d", '
-                "in.name, static_cast<int>(desc->GetDataType()), static_cast<int>(want)), return ge::GRAPH_FAILED);"
-            )
-            w.line("const gert::Shape& inShape = s->GetStorageShape();")
+            input_checks(w)
             w.line(
                 'OP_CHECK_IF(in.scalar && inShape.GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input %s must '
                 'have shape [1]", in.name), return ge::GRAPH_FAILED);'
@@ -381,20 +405,7 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             w.line("tiling.set_smallBlocks(blocks / usedCores);")
             w.line("tiling.set_tailCores(static_cast<uint32_t>(blocks % usedCores));")
             w.line("tiling.set_usedCores(static_cast<uint32_t>(usedCores));")
-        runtime = [(i, a) for i, a in enumerate(plan.attr_decls) if not a.static]
-        for i, a in runtime:
-            ctype = "float" if a.kind == "float" else "int64_t"
-            w.line(f"const {ctype}* {field_name(a.name)} = attrs->GetAttrPointer<{ctype}>({i});")
-        if runtime:
-            missing = " || ".join(f"{field_name(a.name)} == nullptr" for _, a in runtime)
-            names = ", ".join(a.name for _, a in runtime)
-            w.line(
-                f'OP_CHECK_IF({missing}, OP_LOGE(OP_TYPE, "attribute missing (one of {names})"), '
-                "return ge::GRAPH_FAILED);"
-            )
-        for _, a in runtime:
-            w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
-        w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
+        runtime_attrs(w, plan)
         if broadcast:
             w.line(
                 "context->SetTilingKey(tilingKey + ATTR_KEYS * mode);",
@@ -420,7 +431,7 @@ def emit_infer(w: CodeWriter, plan: HostPlan) -> None:
         host_broadcast.emit_infer(w, plan)
     else:
         _emit_infer_shape(w, plan, func0, shape_index)
-    _emit_infer_dtype(w, plan, func0, t_index)
+    emit_infer_dtype(w, plan, func0, t_index)
 
 
 def _emit_infer_shape(w: CodeWriter, plan: HostPlan, func0, shape_index) -> None:
@@ -435,7 +446,7 @@ def _emit_infer_shape(w: CodeWriter, plan: HostPlan, func0, shape_index) -> None
         w.line("return GRAPH_SUCCESS;")
 
 
-def _emit_infer_dtype(w: CodeWriter, plan: HostPlan, func0, t_index) -> None:
+def emit_infer_dtype(w: CodeWriter, plan: HostPlan, func0, t_index) -> None:
     w.line()
     kinds = [_output_type(plan, k) for k in range(len(func0.outputs))]
     w.line(comment="Outputs have the inputs' element type T, a type the op fixes (bool, i8, ...), or one")

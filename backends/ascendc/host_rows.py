@@ -16,20 +16,21 @@ shape at run time, so one binary serves every shape. TilingFunc
 
 from __future__ import annotations
 
-from dsl.dtypes import DType
 from passes.rows import COL, PERROW, ROW, SCALAR
 
-from .cann import spelling
 from .host import (
     LOG_MACROS,
     HostPlan,
     _comment_header,
     _key_mask,
     _keys_reading,
+    emit_infer_dtype,
     emit_opdef,
     emit_static_attrs,
+    input_checks,
+    runtime_attrs,
+    w_escape,
 )
-from .host import w_escape
 from .kernel import field_name
 from .writer import CodeWriter
 
@@ -267,29 +268,7 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("uint64_t rows = 1;")
         w.line("for (size_t d = 0; d + 1 < rank; ++d) rows *= static_cast<uint64_t>(shape.GetDim(d));")
         with w.block("for (size_t i = 0; i < sizeof(INPUTS) / sizeof(INPUTS[0]); ++i)"):
-            w.line("const InputSpec& in = INPUTS[i];")
-            w.line(
-                "const gert::StorageShape* s = in.optional ? context->GetOptionalInputShape(i) : "
-                "context->GetRequiredInputShape(i);"
-            )
-            with w.block("if (s == nullptr)"):
-                w.line("const bool needed = !in.optional || ((in.neededByKeys >> tilingKey) & 1) != 0;")
-                w.line(
-                    'OP_CHECK_IF(needed, OP_LOGE(OP_TYPE, "input %s is missing (the attributes need it)", '
-                    "in.name), return ge::GRAPH_FAILED);"
-                )
-                w.line("continue;")
-            w.line(
-                "const gert::CompileTimeTensorDesc* desc = in.optional ? context->GetOptionalInputDesc(i) : "
-                "context->GetRequiredInputDesc(i);"
-            )
-            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, desc);")
-            w.line("const ge::DataType want = in.pinned == ge::DT_UNDEFINED ? dtype : in.pinned;")
-            w.line(
-                'OP_CHECK_IF(desc->GetDataType() != want, OP_LOGE(OP_TYPE, "input %s has dtype %d, expected %d", '
-                "in.name, static_cast<int>(desc->GetDataType()), static_cast<int>(want)), return ge::GRAPH_FAILED);"
-            )
-            w.line("const gert::Shape& inShape = s->GetStorageShape();")
+            input_checks(w)
             w.line("bool ok = true;")
             with w.block("switch (in.kind)"):
                 w.line("case Kind::ROW: ok = inShape == shape; break;")
@@ -401,20 +380,7 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("uint64_t foldNum = cols;", "reductions fold the columns past it onto the front (seed 002)")
         w.line("if (cols > FOLD_LANES) for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;")
         w.line("tiling.set_foldNum(static_cast<uint32_t>(foldNum));")
-        runtime = [(i, a) for i, a in enumerate(plan.attr_decls) if not a.static]
-        for i, a in runtime:
-            ctype = "float" if a.kind == "float" else "int64_t"
-            w.line(f"const {ctype}* {field_name(a.name)} = attrs->GetAttrPointer<{ctype}>({i});")
-        if runtime:
-            missing = " || ".join(f"{field_name(a.name)} == nullptr" for _, a in runtime)
-            names = ", ".join(a.name for _, a in runtime)
-            w.line(
-                f'OP_CHECK_IF({missing}, OP_LOGE(OP_TYPE, "attribute missing (one of {names})"), '
-                "return ge::GRAPH_FAILED);"
-            )
-        for _, a in runtime:
-            w.line(f"tiling.set_{field_name(a.name)}(*{field_name(a.name)});")
-        w.line(f"context->{spelling('set_block_dim', plan.cann)}(static_cast<uint32_t>(usedCores));")
+        runtime_attrs(w, plan)
         w.line("context->SetTilingKey(tilingKey);")
         w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
@@ -427,8 +393,6 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
 
 
 def emit_row_infer(w: CodeWriter, plan: HostPlan) -> None:
-    from .host import _output_type
-
     _, outs = _kinds(plan)
     rin = row_input(plan)
     t_index = plan.t_input()
@@ -450,31 +414,7 @@ def emit_row_infer(w: CodeWriter, plan: HostPlan) -> None:
                 w.line("if (forms[i] == 1) out->SetDim(last, 1);")
                 w.line("if (forms[i] == 2) out->SetDimNum(last);")
         w.line("return GRAPH_SUCCESS;")
-    w.line()
-    kinds = [_output_type(plan, k) for k in range(len(plan.func0.outputs))]
-    w.line(comment="Outputs have the inputs' element type T, a type the op fixes (bool, i8, ...), or one")
-    w.line(comment="that follows T.")
-    with w.block("static graphStatus InferDataType(gert::InferDataTypeContext* context)"):
-        if t_index is not None and any(not isinstance(k, DType) for k in kinds):
-            w.line(f"const DataType dtype = context->GetRequiredInputDataType({t_index});")
-        types = []
-        for k, kind in enumerate(kinds):
-            if isinstance(kind, DType):
-                types.append(kind.ge)
-            elif t_index is None:
-                types.append("DT_UNDEFINED")
-            elif kind is None:
-                types.append("dtype")
-            else:
-                name = f"{plan.func0.outputs[k].name}Type"
-                w.line(f"DataType {name} = DT_UNDEFINED;")
-                for t, out in kind:
-                    w.line(f"if (dtype == {t.ge}) {name} = {out.ge};")
-                types.append(name)
-        w.line(f"const DataType outputs[] = {{{', '.join(types)}}};")
-        with w.block(f"for (size_t i = 0; i < {len(kinds)}; ++i)"):
-            w.line("if (context->SetOutputDataType(i, outputs[i]) != GRAPH_SUCCESS) return GRAPH_FAILED;")
-        w.line("return GRAPH_SUCCESS;")
+    emit_infer_dtype(w, plan, plan.func0, t_index)
 
 
 WELFORD_LANE_BYTES = 3 * 4  # kernel/rows.py: welfordBuf_ holds 3 f32 lanes per column of a chunk
