@@ -79,7 +79,9 @@ def _comment_header(w: CodeWriter, header: str) -> None:
         w.line(comment=line)
 
 
-def tiling_header(plan: HostPlan, header: str) -> str:
+def tiling_header(plan: HostPlan, header: str, fields=None) -> str:
+    """The tiling-data header: ``fields`` (default: the flat path's), the run-time attributes and,
+    for a broadcast op, its shape fields."""
     guard = f"{plan.op_name.upper()}_TILING_H"
     w = CodeWriter()
     _comment_header(w, header)
@@ -89,7 +91,7 @@ def tiling_header(plan: HostPlan, header: str) -> str:
     w.line()
     w.line("namespace optiling {")
     w.line(f"BEGIN_TILING_DATA_DEF({plan.op_type}TilingData)")
-    for ctype, name, why in TILING_FIELDS:
+    for ctype, name, why in TILING_FIELDS if fields is None else fields:
         w.line(f"TILING_DATA_FIELD_DEF({ctype}, {name});", why)
     for name, kind in plan.sig.attrs:
         ctype = "float" if kind == "float" else "int64_t"
@@ -135,7 +137,9 @@ LOG_MACROS = r"""#if defined(__has_include)
 #endif"""
 
 
-def host_source(plan: HostPlan, header: str) -> str:
+def host_source(plan: HostPlan, header: str, tables=None, tiling_func=None, infer=None) -> str:
+    """op_host/<op>.cpp: the tables, TilingFunc, the shape/dtype inference and the OpDef. The row
+    path passes its own tables, TilingFunc and shape inference (each called with the writer)."""
     w = CodeWriter()
     _comment_header(w, header)
     w.line("#include <cstdint>")
@@ -151,14 +155,14 @@ def host_source(plan: HostPlan, header: str) -> str:
     w.line()
     w.line("namespace optiling {")
     w.line("namespace {")
-    emit_tables(w, plan)
+    (tables or (lambda w: emit_tables(w, plan)))(w)
     w.line("}  // namespace")
     w.line()
-    emit_tiling_func(w, plan)
+    (tiling_func or (lambda w: emit_tiling_func(w, plan)))(w)
     w.line("}  // namespace optiling")
     w.line()
     w.line("namespace ge {")
-    emit_infer(w, plan)
+    (infer or (lambda w: emit_infer(w, plan)))(w)
     w.line("}  // namespace ge")
     w.line()
     w.line("namespace ops {")

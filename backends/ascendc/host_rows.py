@@ -19,16 +19,16 @@ from __future__ import annotations
 from passes.rows import COL, PERROW, ROW, SCALAR
 
 from .host import (
-    LOG_MACROS,
     HostPlan,
-    _comment_header,
     _key_mask,
     _keys_reading,
     emit_infer_dtype,
     emit_opdef,
     emit_static_attrs,
+    host_source,
     input_checks,
     runtime_attrs,
+    tiling_header,
     w_escape,
 )
 from .kernel import field_name
@@ -56,58 +56,17 @@ MAX_BLOCK_COUNT = 4095  # DataCopyExtParams.blockCount
 
 
 def row_tiling_header(plan: HostPlan, header: str) -> str:
-    guard = f"{plan.op_name.upper()}_TILING_H"
-    w = CodeWriter()
-    _comment_header(w, header)
-    w.line(f"#ifndef {guard}")
-    w.line(f"#define {guard}")
-    w.line('#include "register/tilingdata_base.h"')
-    w.line()
-    w.line("namespace optiling {")
-    w.line(f"BEGIN_TILING_DATA_DEF({plan.op_type}TilingData)")
-    for ctype, name, why in ROW_TILING_FIELDS:
-        w.line(f"TILING_DATA_FIELD_DEF({ctype}, {name});", why)
-    for name, kind in plan.sig.attrs:
-        ctype = "float" if kind == "float" else "int64_t"
-        w.line(f"TILING_DATA_FIELD_DEF({ctype}, {field_name(name)});", f"attribute {name}")
-    w.line("END_TILING_DATA_DEF;")
-    w.line()
-    w.line(f"REGISTER_TILING_DATA_CLASS({plan.op_type}, {plan.op_type}TilingData)")
-    w.line("}  // namespace optiling")
-    w.line(f"#endif  // {guard}")
-    return w.text()
+    return tiling_header(plan, header, ROW_TILING_FIELDS)
 
 
 def row_host_source(plan: HostPlan, header: str, ub_reserved: int) -> str:
-    w = CodeWriter()
-    _comment_header(w, header)
-    w.line("#include <cstdint>")
-    w.line("#include <cstdio>")
-    w.line("#include <cstring>")
-    w.line()
-    w.line(f'#include "{plan.op_name}_tiling.h"')
-    w.line('#include "register/op_def_registry.h"')
-    w.line('#include "tiling/platform/platform_ascendc.h"')
-    w.line()
-    for line in LOG_MACROS.splitlines():
-        w.lines.append(line)
-    w.line()
-    w.line("namespace optiling {")
-    w.line("namespace {")
-    emit_row_tables(w, plan, ub_reserved)
-    w.line("}  // namespace")
-    w.line()
-    emit_row_tiling_func(w, plan)
-    w.line("}  // namespace optiling")
-    w.line()
-    w.line("namespace ge {")
-    emit_row_infer(w, plan)
-    w.line("}  // namespace ge")
-    w.line()
-    w.line("namespace ops {")
-    emit_opdef(w, plan)
-    w.line("}  // namespace ops")
-    return w.text()
+    return host_source(
+        plan,
+        header,
+        tables=lambda w: emit_row_tables(w, plan, ub_reserved),
+        tiling_func=lambda w: emit_row_tiling_func(w, plan),
+        infer=lambda w: emit_row_infer(w, plan),
+    )
 
 
 def _kinds(plan: HostPlan) -> tuple[list[str], list[tuple[str, bool]]]:
