@@ -35,7 +35,7 @@ from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from .merge import Block, Stmt, blocks, merge
 from .naming import RESERVED, camel
-from .template import KernelText, _bytes, variant_id
+from .template import KernelText, _bytes, every_binding, variant_id
 from .variant import (
     SYNC_WEIGHT,
     Signature,
@@ -267,32 +267,20 @@ class RowVariantRenderer(VariantRenderer):
             or (op.opname == "welford.var" and not op.attrs.get("blocks"))
         )
 
-    def render_op(self, op: Op) -> Stmt:
-        name = op.opname
-        if name.startswith("sync."):
-            return self.sync(op)
-        loc = where(op)
-        if name == "dma.load":
-            dt = op.result.type.dtype
-            view = self.view(op.result)
-            c = self.ctype_text(dt, view)
-            gm = camel(op.operands[0].name) + "Gm_"
-            if self.kind(op.result) == PERROW:
-                return Stmt(f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});", dsl=loc)
-            if self.kind(op.result) == COL:  # a chunked twin copies each chunk of a column in
-                return Stmt(f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});", dsl=loc)
-            return Stmt(f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)});", dsl=loc)
-        if name == "dma.store":
-            v, out = op.operands[0], op.attrs["output"]
-            gm = camel(out) + "Gm_"
-            view = self.stored_view(v, out)
-            c = self.ctype_text(v.type.dtype, view)
-            if self.kind(v) == PERROW:
-                return Stmt(f"DataCopyPad({gm}[first], {view}, PerRowOut<{c}>(rows));", dsl=loc)
-            return Stmt(f"DataCopyPad({gm}[gmAt], {view}, RowsOut<{c}>(rows));", dsl=loc)
-        if not isinstance(op.result.type, TensorType):
-            raise _fail(op, f"scalar op '{name}' inside the step loop")
-        return self.vector(op, loc=loc)
+    LOOP = "step"
+
+    def load_call(self, op: Op, view: str, gm: str, c: str) -> str:
+        kind = self.kind(op.result)
+        if kind == PERROW:
+            return f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});"
+        if kind == COL:  # a chunked twin copies each chunk of a column in
+            return f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});"
+        return f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)});"
+
+    def store_call(self, v, view: str, gm: str, c: str) -> str:
+        if self.kind(v) == PERROW:
+            return f"DataCopyPad({gm}[first], {view}, PerRowOut<{c}>(rows));"
+        return f"DataCopyPad({gm}[gmAt], {view}, RowsOut<{c}>(rows));"
 
     # -- vector statements ------------------------------------------------------------------------
 
@@ -573,15 +561,7 @@ class RowKernelText(KernelText):
 
     def class_comment(self) -> list[str]:
         plan = self.plan
-        keys = ", ".join(
-            f"{v.key}: "
-            + (
-                ", ".join(f"{k}={str(x).lower() if isinstance(x, bool) else x}" for k, x in v.bind.items())
-                or "-"
-            )
-            for v in plan.variants
-            if v.dtype == plan.first_dtype
-        )
+        keys = self.key_list()
         return [
             f"{plan.op_type}: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core",
             "the rest) and processes them rowStep_ rows per step: one 2-D DataCopyPad per tensor moves the step's",
@@ -1085,16 +1065,7 @@ class RowKernelText(KernelText):
         anonymous: dict[tuple, str] = {}
         for name in order:
             used = bound[name]
-            ranked = sorted(
-                {b for b in used.values()}, key=lambda b: -sum(1 for x in used.values() if x == b)
-            )
-            full = {}
-            for vid in plan.codes:
-                full[vid] = (
-                    used[vid][1]
-                    if vid in used
-                    else next((b[1] for b in ranked if b[0] in present[vid]), None)
-                )
+            full = every_binding(used, plan.codes, present)
             decl = f"LocalTensor<{self.view_types[name]}> {name}"
             if None not in full.values():
                 key = (self.view_types[name], tuple(full[vid] for vid in plan.codes))

@@ -168,6 +168,18 @@ _TYPE_WORD = {
 }
 
 
+def every_binding(used: dict, variants, present: dict) -> dict:
+    """A view's binding in every variant: its own where the variant uses it (``used``: variant ->
+    (buffer, binding)), else the most common binding whose buffer the variant has (None if it
+    has none): the constexpr conditional then has the fewest arms. Ties go in first-use order,
+    so the text never depends on hash seeds."""
+    ranked = sorted(dict.fromkeys(used.values()), key=lambda b: -sum(1 for x in used.values() if x == b))
+    return {
+        vid: used[vid][1] if vid in used else next((b[1] for b in ranked if b[0] in present[vid]), None)
+        for vid in variants
+    }
+
+
 # -- buffers ----------------------------------------------------------------------------------
 
 
@@ -668,17 +680,21 @@ class KernelText:
                 w.line()
             self.members()
 
-    def class_comment(self) -> list[str]:
-        plan = self.plan
-        keys = ", ".join(
+    def key_list(self) -> str:
+        """'key: attr=value, ...' of every tiling key, for the class comment."""
+        return ", ".join(
             f"{v.key}: "
             + (
                 ", ".join(f"{k}={str(x).lower() if isinstance(x, bool) else x}" for k, x in v.bind.items())
                 or "-"
             )
-            for v in plan.variants
-            if v.dtype == plan.first_dtype
+            for v in self.plan.variants
+            if v.dtype == self.plan.first_dtype
         )
+
+    def class_comment(self) -> list[str]:
+        plan = self.plan
+        keys = self.key_list()
         slots = any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values())
         return [
             f"{plan.op_type}: the flat range is split into 32-byte blocks across cores and processed in "
@@ -991,15 +1007,7 @@ class KernelText:
             if not re.search(rf"\b{re.escape(name)}\b", text):
                 continue  # an output that is another output or an input: copied from that view
             used = bound[name]
-            ranked = sorted(
-                {b for b in used.values()}, key=lambda b: -sum(1 for x in used.values() if x == b)
-            )
-            full = {}
-            for vid in plan.codes:
-                if vid in used:
-                    full[vid] = used[vid][1]
-                else:
-                    full[vid] = next((b[1] for b in ranked if b[0] in present[vid]), None)
+            full = every_binding(used, plan.codes, present)
             decl = f"LocalTensor<{self.view_types[name]}> {name}"
             if None not in full.values():
                 w.line(f"{decl} = {self.e.value_expr(full)};")

@@ -584,25 +584,36 @@ class VariantRenderer:
         note = f"{src} -> {dst}: " + what.format(self.dma_names(bufs, pipe))
         return Stmt(f"{fn}<HardEvent::{event}>({ident});", note=note, dsl=where(op), weight=SYNC_WEIGHT)
 
+    LOOP = "tile"  # what one run of the loop body is called in errors
+
     def render_op(self, op: Op) -> Stmt:
         name = op.opname
         if name.startswith("sync."):
             return self.sync(op)
         loc = where(op)
         if name == "dma.load":
-            dt = op.result.type.dtype
             view = self.view(op.result)
-            c = self.ctype_text(dt, view)
-            gm = camel(op.operands[0].name) + "Gm_"
-            return Stmt(f"DataCopyPad({view}, {gm}[t * TILE], {copy_params(c)}, {pad_params(c)});", dsl=loc)
+            c = self.ctype_text(op.result.type.dtype, view)
+            return Stmt(self.load_call(op, view, camel(op.operands[0].name) + "Gm_", c), dsl=loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]
-            gm = camel(out) + "Gm_"
             view = self.stored_view(v, out)
             c = self.ctype_text(v.type.dtype, view)
-            return Stmt(f"DataCopyPad({gm}[t * TILE], {view}, {copy_params(c)});", dsl=loc)
+            return Stmt(self.store_call(v, view, camel(out) + "Gm_", c), dsl=loc)
         if not isinstance(op.result.type, TensorType):
-            raise _fail(op, f"scalar op '{name}' inside the tile loop")
+            raise _fail(op, f"scalar op '{name}' inside the {self.LOOP} loop")
+        return self.vector(op, loc=loc)
+
+    def load_call(self, op: Op, view: str, gm: str, c: str) -> str:
+        return f"DataCopyPad({view}, {gm}[t * TILE], {copy_params(c)}, {pad_params(c)});"
+
+    def store_call(self, v, view: str, gm: str, c: str) -> str:
+        return f"DataCopyPad({gm}[t * TILE], {view}, {copy_params(c)});"
+
+    def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
+        """A vector op over the tile's ``n`` elements (``count`` is the row renderer's: a tile op
+        always covers the whole tile)."""
+        name = op.opname
         self.check_dtype(op)
         dst = self.view(op.result)
         args = op.operands
