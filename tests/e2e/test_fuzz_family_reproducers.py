@@ -467,3 +467,33 @@ def test_rows_seed_6_per_row_value_with_a_column(write_module):
     d = f.max(-1, keepdims=True) - c
     expected = (v2, m.astype(np.float16), d.astype(np.float16))  # v2: bf16 with f16 is f32
     check(mod.rz6, (g, v), expected, {"alpha": -0.94})
+
+
+def test_io_names_the_kernel_uses_itself(write_module):
+    """Inputs named like the kernel's own parameters and locals (``tiling_`` became ``tiling``,
+    ``op``, ``gm``, ``n``) broke the C++ (a redeclared parameter); their GM parameters now take
+    the suffix Gm. Flat, row and broadcast (SCALAR twin) kernels."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f32
+
+        @dsl.op(dtypes=(f32,))
+        def nflat(tiling_: Tensor, gm: Tensor, op: Tensor, n: Scalar):
+            return tiling_ + gm * op + n
+
+        @dsl.op(dtypes=(f32,))
+        def nrows(tiling_: Tensor["C"], x: Tensor[..., "C"]):
+            return x * tiling_
+
+        @dsl.op(dtypes=(f32,), broadcast=True)
+        def nbcast(op: Tensor, tiling_: Tensor, s: Scalar):
+            return op * tiling_ + s
+        """)
+    x = np.linspace(-2, 2, 96, dtype=np.float32)
+    y, z = x[::-1].copy(), x * 0.5
+    s = np.array([1.5], np.float32)
+    check(mod.nflat, (x, y, z, s), x + y * z + s[0])
+    r = x.reshape(3, 32)
+    check(mod.nrows, (y[:32], r), r * y[:32])
+    check(mod.nbcast, (r, s, s), r * s[0] + s[0])
+    check(mod.nbcast, (r, y[:32], s), r * y[:32] + s[0])

@@ -35,7 +35,7 @@ import re
 
 from .api import ctype
 from .merge import Stmt
-from .naming import camel
+from .naming import camel, gm_param
 
 MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")  # then RESIDENT<i>: 5 + input index
 # compile.py's hidden static attribute of the SCALAR twins (an input read as a Scalar)
@@ -169,7 +169,7 @@ def enum_lines(n_inputs: int) -> list[str]:
 
 def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
     size = f"tiling.bcSize[{index}]" if index is not None else "tiling.totalLength"
-    return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){camel(name)}, {size});")
+    return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_param(name)}, {size});")
 
 
 def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:

@@ -26,6 +26,19 @@ def camel(name: str) -> str:
     return head[:1].lower() + head[1:] + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
+# Names in the kernel entry, Run and Init besides RESERVED: the bundled address array and the
+# tiling struct.
+_ENTRY_NAMES = RESERVED | {"gm", "tilingData"}
+
+
+def gm_param(name: str) -> str:
+    """The C++ parameter of input/output ``name`` (a GM address): its camelCase name, with the
+    suffix Gm where that is a name the kernel uses itself (``op`` -> ``opGm``, ``tiling_`` ->
+    ``tilingGm``)."""
+    c = camel(name)
+    return c + "Gm" if c in _ENTRY_NAMES else c
+
+
 def pascal(name: str) -> str:
     c = camel(name)
     return c[:1].upper() + c[1:]

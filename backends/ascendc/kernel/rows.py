@@ -34,7 +34,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from .merge import Block, Stmt, blocks, merge
-from .naming import RESERVED, camel
+from .naming import RESERVED, camel, gm_param
 from .template import KernelText, _bytes, every_binding, variant_id
 from .variant import (
     SYNC_WEIGHT,
@@ -617,7 +617,7 @@ class RowKernelText(KernelText):
                 continue
             c = self.gm_type(name)
             k = kinds[name]
-            ptr = f"(__gm__ {c}*){camel(name)}"
+            ptr = f"(__gm__ {c}*){gm_param(name)}"
             cols = "rowCols_" if code.chunked else "cols_"  # a chunked twin's cols_ is a chunk's
             if k == COL:
                 args = f"{ptr}, {cols}"

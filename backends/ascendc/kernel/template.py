@@ -22,7 +22,7 @@ from ..writer import CodeWriter
 from . import broadcast as bc
 from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
-from .naming import camel, pascal
+from .naming import camel, pascal, gm_param
 from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
 
 _FLAG = {"half": "IS_HALF", "float": "IS_FLOAT", "bfloat16_t": "IS_BF16", "int32_t": "IS_INT32"}
@@ -519,7 +519,7 @@ class KernelText:
         ]
 
     def gm_args(self) -> list[str]:
-        return [camel(n) for n in self.plan.sig.inputs + self.plan.sig.outputs]
+        return [gm_param(n) for n in self.plan.sig.inputs + self.plan.sig.outputs]
 
     # -- the file -------------------------------------------------------------------------------
 
@@ -762,7 +762,7 @@ class KernelText:
                 out.append(bc.gm_stmt(name, c, sig.inputs.index(name) if name in sig.inputs else None))
                 continue
             out.append(
-                Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {c}*){camel(name)} + offset_, count_);")
+                Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {c}*){gm_param(name)} + offset_, count_);")
             )
         return out
 

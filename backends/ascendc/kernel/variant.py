@@ -35,7 +35,7 @@ from .api import (
 from passes.rows import is_row_func
 
 from .merge import Stmt
-from .naming import RESERVED, NameTable, camel, expression_name, is_user_name
+from .naming import RESERVED, NameTable, camel, expression_name, is_user_name, gm_param
 
 # Op attributes that do not change what a value computes: its buffer, and where a column-chunked
 # twin runs it (passes/chunk_rows.py), so a value keeps its name in the full-load kernel and the twin.
@@ -460,7 +460,7 @@ class VariantRenderer:
         code = self.code
         if name == "scalar.load":
             p = op.operands[0]
-            read = f"LoadScalar<{self.ctype_text(p.type.dtype)}>({camel(p.name)})"
+            read = f"LoadScalar<{self.ctype_text(p.type.dtype)}>({gm_param(p.name)})"
             if p.name in self.facts.scalar_widened and p.type.dtype.is_float:
                 only_widened = all(
                     u.opname == "cast" and u.result.type.dtype == f32
