@@ -140,7 +140,7 @@ def plan(func: Func) -> None:
     perrow_widths = [v.type.dtype.bytes for b in buffers if b.kind == PERROW for v in b.values]
     align = BLOCK // min(row_widths, default=4)
     per_row = BLOCK // min(perrow_widths, default=4)
-    compares = any(op.opname in ("cmp", "where") for op in loop.region)
+    compares = any(op.opname in ("cmp", "where") for op in func.walk())  # resident columns too
     narrowest = min([v.type.dtype.bytes for b in buffers for v in b.values] or [4])
     func.attributes["buffers"] = {
         b.name: {"bytes": b.bytes, "slots": b.slots, "kind": b.kind} for b in buffers

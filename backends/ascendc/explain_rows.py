@@ -27,7 +27,13 @@ def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int) -> int:
     row, perrow = (rp["row"], rp["perrow_bytes"]) if slots == 2 else (rp["row1"], rp["perrow_bytes1"])
     slot = _round_up(step * pitch, rp["count_align"])
     per_row = _round_up(step * rp["perrow"], rp["count_align"])
-    return pitch * rp["col"] + scratch + rp.get("extra", 0) + slot * row + per_row * perrow
+    return (
+        _round_up(pitch, rp["count_align"]) * rp["col"]
+        + scratch
+        + rp.get("extra", 0)
+        + slot * row
+        + per_row * perrow
+    )
 
 
 CHUNK_ALIGN = 64
@@ -55,7 +61,7 @@ def row_step(rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_CO
     (the same arithmetic as the generated TilingFunc's UbBytes)."""
     pitch = _round_up(max(cols, 1), rp["align"])
     scratch = _round_up(2 * ((cols + 63) // 64), 8) * 4 if rp["scratch"] else 0
-    fixed = pitch * rp["col"] + scratch
+    fixed = _round_up(pitch, rp["count_align"]) * rp["col"] + scratch  # column buffers: colLen_
     for slots, row, perrow in ((2, rp["row"], rp["perrow_bytes"]), (1, rp["row1"], rp["perrow_bytes1"])):
         step = min(rows_per_core, MAX_BLOCK_COUNT)
         while step > 0:

@@ -179,7 +179,7 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);")
         w.line("const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);")
         w.line(
-            "return pitch * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] + "
+            "return RoundUp(pitch, p.countAlign) * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] + "
             "perRowSlot * p.perRowBytes[slots - 1];"
         )
 

@@ -345,6 +345,18 @@ def test_open_fuzz_seed(family, seed, why, tmp_path, request):
 FIXED_SEEDS = [
     (
         "rows",
+        158,
+        "a column compare in Init took count C (not whole 256-byte repeats); now RoundUp(C, COUNT_ALIGN), "
+        "column buffers colLen_ long",
+    ),
+    (
+        "rows",
+        168,
+        "an f32 column copied in was spread over pitch_ lanes past its last written block (uninitialised UB); "
+        "copied-in columns are zero-filled first",
+    ),
+    (
+        "rows",
         73,
         "column-chunked kernel used a TBuf before InitBuffer; passes since the row-kernel changes of wt-rowfast",
     ),

@@ -39,7 +39,7 @@ def row_step(rp: dict, cols: int, rows_per_core: int, usable: int) -> tuple[int,
     """(slots, rowStep) of one variant's plan coefficients at run-time C; (0, 0): nothing fits."""
     pitch = round_up(cols, rp["align"])
     scratch = round_up(2 * math.ceil(cols / 64), 8) * 4 if rp["scratch"] else 0
-    fixed = pitch * rp["col"] + scratch
+    fixed = round_up(pitch, rp["count_align"]) * rp["col"] + scratch  # column buffers: colLen_
     for slots, row, perrow in ((2, rp["row"], rp["perrow_bytes"]), (1, rp["row1"], rp["perrow_bytes1"])):
         per = pitch * row + rp["perrow"] * perrow
         step = min(rows_per_core, 4095, (usable - fixed) // per if usable > fixed else 0)

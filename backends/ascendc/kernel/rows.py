@@ -187,7 +187,10 @@ class RowVariantRenderer(VariantRenderer):
             if any(id(v) in written for v in op.operands):
                 code.resident.append(Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1))
                 written.clear()
-            code.resident.append(self.vector(op, count="cols_", loc=where(op)))
+            count = "cols_"
+            if op.opname in ("cmp", "where"):  # Compare/Select take whole repeats (colLen_ holds them)
+                count = "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))"
+            code.resident.append(self.vector(op, count=count, loc=where(op)))
             written.add(id(op.result))
 
     # -- the step -------------------------------------------------------------------------------
@@ -592,10 +595,11 @@ class RowKernelText(KernelText):
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
         self.e.section(self.per_variant(self.zero_stmts))
-        if any(self.computed_columns(c) for c in self.codes()):
-            body.line("PipeBarrier<PIPE_V>();", "the zero-filled columns before Init computes them")
         if self.has_columns():
+            body.line("PipeBarrier<PIPE_ALL>();", "the zero-filled columns before MTE2 copies them in")
             body.line("LoadColumns();")
+        elif any(self.computed_columns(c) for c in self.codes()):
+            body.line("PipeBarrier<PIPE_V>();", "the zero-filled columns before Init computes them")
         body.line("PipeBarrier<PIPE_ALL>();", "once per core: Init's copies and math before the first step")
         self.e.w = w
         text = "\n".join(line.split("//", 1)[0] for line in body.lines)
@@ -635,7 +639,7 @@ class RowKernelText(KernelText):
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
             slots = " * slots_" if info["slots"] > 1 else ""  # 2, or 1 when a ping-pong step does not fit
-            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "pitch_"}[info["kind"]]
+            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
             out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});"))
         if code.rows.get("scratch"):
             out.append(
@@ -673,12 +677,10 @@ class RowKernelText(KernelText):
     def zero_stmts(self, code: RowCode) -> list[Stmt]:
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         out = []
-        computed = self.computed_columns(code)
         for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
-            if info["kind"] == COL and b not in computed:
-                continue  # a copied-in column: MTE2 writes it after Init
-            # a column Init computes covers cols_ lanes; spreading it copies whole 32-byte blocks
-            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "pitch_"}[info["kind"]]
+            # a column covers cols_ lanes (copied in: up to its 32-byte block); spreading it over
+            # rows copies pitch_ lanes, a 32-byte multiple of the narrowest row type (rows seed 168)
+            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
             slots = " * slots_" if info["slots"] > 1 else ""
             held = [v for v in code.views.values() if v.buffer == b]
             count = f"{length}{slots} * {self.width_text(held, info['bytes'], code.variant.dtype)} / 2"
@@ -757,6 +759,7 @@ class RowKernelText(KernelText):
                 "slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);", "elements of one slot of a row buffer"
             )
             w.line("perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);", "... of a per-row buffer")
+            w.line("colLen_ = RoundUp(pitch_, COUNT_ALIGN);", "... of a column buffer")
             if self.has_chunked():
                 with w.block("if constexpr (COLUMN_CHUNKS)"):
                     w.line(comment="one row at a time, PHASES passes over its chunks; buffers hold one chunk")
@@ -1368,6 +1371,7 @@ class RowKernelText(KernelText):
             "uint32_t slots_ = 2;",
             "uint32_t slotLen_ = 0;",
             "uint32_t perRowLen_ = 0;",
+            "uint32_t colLen_ = 0;",
         ):
             w.line(decl)
         if self.has_chunked():
