@@ -11,21 +11,14 @@ import re
 import shutil
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 from backends.ascendc.simulate import simulate
+from dsl.dtypes import dtype_from_name
 from backends.ascendc.targets import get_target
 
-NP = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "bf16": ml_dtypes.bfloat16,
-    "i8": np.int8,
-    "i32": np.int32,
-    "u8": np.uint8,
-}
+NP = {t: dtype_from_name(t).np.type for t in ("f16", "f32", "bf16", "i8", "i32", "u8")}
 SCALAR, TWIN_X, TWIN_S = 1, 7, 8  # tiling keys: SCALAR (splat), twins with x / with s a Scalar
 
 ARITH = """

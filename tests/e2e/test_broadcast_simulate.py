@@ -11,11 +11,11 @@ import shutil
 import sys
 from pathlib import Path
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 import dsl
+from dsl.dtypes import dtype_from_name
 from backends.ascendc.simulate import generated_project, simulate
 from backends.ascendc.sim import simulate_project
 from backends.ascendc.targets import get_target
@@ -24,15 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MODES = {"FLAT": 0, "SCALAR": 1, "ROW": 2, "COL": 3, "GENERAL": 4, "RESIDENT0": 5, "RESIDENT1": 6}
 # SCALAR twins (two inputs, one static key): input i read as a Scalar, vector-scalar instructions
 MODES.update(SCALAR_X1=7, SCALAR_X2=8)
-TWIN_DTYPES = ("f16", "f32", "bf16")  # greater's twin is cheaper (i8/u8/i32 keep the splat)
-NP = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "bf16": ml_dtypes.bfloat16,
-    "i8": np.int8,
-    "i32": np.int32,
-    "u8": np.uint8,
-}
+TWIN_DTYPES = ("f16", "f32", "bf16")  # dtypes checked to take greater's twin (i32 keeps the splat)
+NP = {t: dtype_from_name(t).np.type for t in ("f16", "f32", "bf16", "i8", "i32", "u8")}
 
 
 def _load(name: str):
