@@ -815,8 +815,8 @@ class Lowerer:
                 )
             dtype = ref.dtype
         x = self.value(self.expr(args[0]), args[0])
-        if x.type.dtype == dtype:
-            return x
+        if x.type.dtype == dtype and not (dtype.is_float and dtype.bits == 16):
+            return x  # f32, integer and bool values are exact in their type
         return self.emit("cast", [x], node, {"from": x.type.dtype}, x.type.with_dtype(dtype))
 
     def reduction(self, name: str, node: ast.Call):

@@ -98,6 +98,9 @@ def simplify(func: Func) -> bool:
         if op.opname == "cast" and _is_exact_round_trip(op):
             func.replace_all_uses(op.result, op.operands[0].owner.operands[0])
             changed = True
+        elif op.opname == "cast" and _is_identity_cast(op):
+            func.replace_all_uses(op.result, op.operands[0])
+            changed = True
     for op in func.body:
         if op.opname == "neg" and op.operands[0].owner is not None and op.operands[0].owner.opname == "neg":
             inner = op.operands[0].owner.operands[0]
@@ -125,18 +128,41 @@ def _key(op: Op):
     return (op.opname, tuple(id(v) for v in op.operands), attrs, str(op.result.type))
 
 
+# Producers whose f16/bf16 result is rounded to its type: an input, a GM load, a cast (every cast
+# to f16/bf16 rounds). An arithmetic op typed f16/bf16 in tensor-level IR holds its f32 result
+# (DESIGN s2) until a cast or a store rounds it, so it is not among them.
+_ROUNDED_PRODUCERS = {"cast", "dma.load"}
+
+
+def holds_rounded(v) -> bool:
+    """``v`` holds a value already representable in its own (16-bit float) type."""
+    o = v.owner
+    return o is None or o.opname in _ROUNDED_PRODUCERS or bool(o.attrs.get("rounds"))
+
+
 def _is_exact_round_trip(op: Op) -> bool:
-    """cast(cast(x: T -> wider) -> T) is x when the first cast is exact (float widening)."""
+    """cast(cast(x: T -> wider) -> T) is x when the first cast is exact (float widening) and x
+    already holds a T value; ``cast(s, bf16)`` of a bf16 sum that holds its f32 result rounds."""
     inner = op.operands[0].owner
     if inner is None or inner.opname != "cast":
         return False
-    src, mid, dst = inner.operands[0].type.dtype, inner.result.type.dtype, op.result.type.dtype
+    x = inner.operands[0]
+    src, mid, dst = x.type.dtype, inner.result.type.dtype, op.result.type.dtype
     return (
         src == dst
         and src.is_float
         and mid.is_float
         and mid.bits > src.bits
-        and inner.operands[0].type == op.result.type
+        and x.type == op.result.type
+        and holds_rounded(x)
+    )
+
+
+def _is_identity_cast(op: Op) -> bool:
+    """cast(x: T -> T) of a value that already holds a T value changes no bit."""
+    x = op.operands[0]
+    return x.type == op.result.type and (
+        not x.type.dtype.is_float or x.type.dtype.bits != 16 or holds_rounded(x)
     )
 
 

@@ -22,7 +22,11 @@ use. Scalar operands other than constants stay in f32 (they are read as f32 memb
              %b32 = cast %b {from = f16} : tensor<*, f32>
              %s = add %a32, %b32 : tensor<*, f32>
              %y = cast %s {from = f32} : tensor<*, f16>
-    after:   %y = add %a, %b : tensor<*, f16>
+    after:   %y = add %a, %b {rounds = true} : tensor<*, f16>
+
+``rounds`` says the op's f16 result is rounded to f16 (in tensor-level IR an f16-typed sum holds
+its f32 value until a cast or a store rounds it, DESIGN s2): the interpreter rounds it, and
+canonicalize may fold a round trip through f32 of it.
 """
 
 from __future__ import annotations
@@ -80,7 +84,8 @@ def narrow(func: Func) -> None:
         halves = [_half_operand(v, namer, new) for v in o.operands]
         if any(h is None for h in halves) or not any(isinstance(h.type, TensorType) for h in halves):
             continue
-        native = Op(o.opname, halves, op.result.type, namer.fresh(), dict(o.attrs), o.loc)
+        attrs = dict(o.attrs, rounds=True)  # the f16 instruction rounds its result (the interpreter too)
+        native = Op(o.opname, halves, op.result.type, namer.fresh(), attrs, o.loc)
         body[-1:] = new + [native]
         native.result.name = op.result.name  # the rounded value keeps its (user) name
         func.replace_all_uses(op.result, native.result)
