@@ -664,8 +664,10 @@ class Oracle:
 
     def cast(self, a, dt: str):
         a = self.value(a)
-        if a.dt == dt:
+        if a.dt == dt and dt not in ("f16", "bf16"):
             return a
+        # DESIGN 2: an f16/bf16 value holds its f32 result until a cast rounds it, even a cast to
+        # its own type (rounding an input or an already rounded value again changes nothing)
         out = Val(a.kind, dt, None)
         if self.values:
             out.arr = cast_np(a.arr, a.dt, dt)
@@ -1039,7 +1041,7 @@ class Gen:
         k = self.pick(
             ["bin"] * 6
             + ["maxmin", "neg", "abs", "relu", "round", "sq", "where", "where", "cast", "cast"]
-            + ["cast", "ifexp", "div", "cmpcast"]
+            + ["cast", "ifexp", "div", "cmpcast", "tcast", "tcast"]
             + (["math", "math"] if self.inexact else [])
             + (["opt"] if any(d.optional for d in self.prog.inputs) else [])
             + (["red"] * 3 if self.family == "rows" else [])
@@ -1074,6 +1076,17 @@ class Gen:
             return Un(fn, a)
         if k == "where":
             return Where(self.condition(depth - 1), a, self.expr(depth - 1))
+        if k == "tcast":
+            # an explicit rounding of a computed value to T (DESIGN 2): dsl.cast(v, x.dtype) or the
+            # round trip dsl.cast(dsl.cast(v, f32), x.dtype), x an input of type T
+            like = [
+                d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional and not d.pinned
+            ]
+            if not like:
+                return Cast(a, self.pick(FLOATS))
+            if self.chance(0.5):
+                a = Cast(a, "f32")
+            return Cast(a, None, self.pick(like))
         if k in ("cast", "cmpcast"):
             if k == "cmpcast":
                 a = self.condition(depth - 1)
