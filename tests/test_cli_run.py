@@ -230,8 +230,9 @@ def test_profile_ratio_includes_the_launch_overhead():
     tiny = _profile(3.32, 0.0000026, 0.0000026)
     assert tiny.ratio == pytest.approx(3.32 / 3.0000026)
     lines = str(tiny).splitlines()
-    assert "(predicted/bound 1.11)" in lines[3] and "bound 3.00 us = launch 3.00 us + copies" in lines[3]
-    assert lines[4] == (
+    assert lines[0] == "launch-bound: the launch overhead is 90% of the predicted 3.32 us"
+    assert "(predicted/bound 1.11)" in lines[1] and "; bound 3.00 us = launch + copies" in lines[1]
+    assert lines[2] == (
         "  (the 3.00 us launch overhead is most of the bound: the data moves in 0.00 us at HBM bandwidth; "
         "profile a larger --shape to judge the kernel itself)"
     )
