@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import copy
 import math
+import numbers
 import dataclasses
 from dataclasses import dataclass, field
 
@@ -112,7 +113,7 @@ def check_ranges(src: Source, inputs: list[InputDecl], ranges) -> dict[str, tupl
         if decls[name].spec.dtype is not None and decls[name].spec.dtype.kind == "bool":
             raise src.error(node, f"@dsl.op(ranges=...): input '{name}' is bool_; it is drawn as 0/1")
         ok = isinstance(bounds, (tuple, list)) and len(bounds) == 2
-        ok = ok and all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+        ok = ok and all(isinstance(b, numbers.Real) and not isinstance(b, bool) for b in bounds)
         if not ok or not all(math.isfinite(b) for b in bounds) or bounds[0] >= bounds[1]:
             raise src.error(
                 node,

@@ -185,7 +185,9 @@ def test_plain_python_shows_the_dsl_error_without_frontend_frames(tmp_path):
         "        ^",
         "dsl.errors.DslError: attribute '.foo' is not available; the only attribute is x.dtype",
     ]
-    assert len(lines) < 12, res.stderr
+    assert (
+        len(lines) <= 10
+    ), res.stderr  # Traceback, the @dsl.op line, the raise in dsl/operator.py, the error
     assert "frontend" not in res.stderr and "lower.py" not in res.stderr
 
 
