@@ -155,6 +155,27 @@ def check_file_option(option: str, value: str) -> Path:
     return path
 
 
+def check_backend_options(args) -> None:
+    """--target, --cann and --vector-path together: a release that lacks the target, or RegBase on
+    a MemBase-only target, is bad usage (exit 2); RegBase on ascend950 is not implemented (exit 1)."""
+    from backends.ascendc.cann import OLDEST_RELEASE, check_cann
+
+    try:
+        args.cann = check_cann(args.target, args.cann)
+    except ArgumentError:
+        oldest = OLDEST_RELEASE[args.target]
+        raise UsageError(
+            f"--cann {args.cann} does not support --target {args.target} (CANN {args.cann} has no "
+            f"{args.target} implementation); use --cann {oldest} or later"
+        ) from None
+    if args.vector_path == "regbase" and args.target != "ascend950":
+        raise UsageError(f"--vector-path regbase is for --target ascend950; {args.target} is MemBase only")
+    if args.vector_path == "regbase":
+        raise CliError(
+            "--vector-path regbase needs RegBase kernels, not implemented yet (use auto or membase)"
+        )
+
+
 # -- commands ----------------------------------------------------------------------------------------
 
 
@@ -204,6 +225,7 @@ def cmd_compile(args) -> int:
     from .loader import load_operators, pick_operator
     from .operator import InvalidOperator
 
+    check_backend_options(args)
     out = check_dir_option("-o", args.out)
     dump_dir = check_dir_option("--dump-ir", args.dump_ir) if args.dump_ir else None
     ops = load_operators(args.file)
@@ -218,7 +240,13 @@ def cmd_compile(args) -> int:
             continue
         try:
             compiled = lower(
-                op, args.target, dump=dump, dump_dir=dump_dir, verify_each=args.verify_each, cann=args.cann
+                op,
+                args.target,
+                dump=dump,
+                dump_dir=dump_dir,
+                verify_each=args.verify_each,
+                cann=args.cann,
+                vector_path=args.vector_path,
             )
         except CompileError as e:  # report it and go on with the file's other operators
             print(format_error(e), file=sys.stderr)
@@ -321,28 +349,14 @@ def run_memory_bytes(op, dtype, values, shapes: list[tuple[int, ...]]) -> int:
     return total + 6 * 8 * n
 
 
-def declared_shape(d, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape of input ``d`` when one --shape is given for every tensor input: an input with
-    named dims takes the trailing dims of ``shape`` its declaration names (``Tensor["C"]`` of
-    --shape 8,1024 is [1024]; a literal 1 stays 1); others take ``shape`` as it is."""
-    dims = d.spec.dims
-    if not dims:
-        return shape
-    if len(shape) < len(dims):
-        raise UsageError(
-            f"--shape {','.join(map(str, shape))} has {len(shape)} dims; input '{d.name}' is declared with "
-            f"{len(dims)} ({', '.join(map(str, dims))}): give a longer --shape or one --shape per tensor input"
-        )
-    tail = tuple(1 if x == 1 else n for x, n in zip(dims, shape[len(shape) - len(dims) :]))
-    return (shape[: len(shape) - len(dims)] if d.spec.ellipsis else ()) + tail
-
-
 def random_call(args, default_shape: str):
     """(op, dtype, attrs, arrays, notes): the operator a run/profile command names, with random
     inputs, and what was drawn for each input."""
     import numpy as np
 
-    from backends.ascendc.verify import draw_inputs
+    check_backend_options(args)
+
+    from backends.ascendc.verify import draw_inputs, input_shapes
 
     from .dtypes import dtype_from_name
     from .loader import load_operators, pick_operator
@@ -353,14 +367,10 @@ def random_call(args, default_shape: str):
     if dtype not in op.dtypes:
         raise ArgumentError(f"{op.name} is not generated for {dtype}")
     values = op.check_attrs(attrs)
-    tensors = [d for d in op._def.inputs if not d.is_scalar]
-    shapes = args.shape or [shape_arg(default_shape)]
-    if len(shapes) not in (1, len(tensors)):
-        raise UsageError(
-            f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)}), got {len(shapes)}"
-        )
-    if len(shapes) == 1 and len(tensors) > 1:
-        shapes = [declared_shape(d, shapes[0]) for d in tensors]
+    try:
+        shapes = input_shapes(op, args.shape or [shape_arg(default_shape)])
+    except ArgumentError as e:  # the --shape options do not fit the inputs: bad usage
+        raise UsageError(str(e)) from None
     need = run_memory_bytes(op, dtype, values, shapes)
     limit, why = memory_limit(args)
     if limit is not None and need > limit:
@@ -377,10 +387,15 @@ def random_call(args, default_shape: str):
 
 
 def inputs_line(notes: dict[str, str], seed: int) -> str:
+    from backends.ascendc.verify import DECLARED
+
     groups: dict[str, list[str]] = {}
     for name, text in notes.items():
         groups.setdefault(text, []).append(name)
-    return f"inputs (seed {seed}): " + "; ".join(f"{', '.join(n)}: {t}" for t, n in groups.items())
+    line = f"inputs (seed {seed}): " + "; ".join(f"{', '.join(n)}: {t}" for t, n in groups.items())
+    if any(text.endswith(DECLARED) for text in notes.values()):
+        line += "\n(declared: the range the operator's @dsl.op(ranges=...) gives; --range NAME=LO,HI overrides it)"
+    return line
 
 
 def cmd_run(args) -> int:
@@ -393,7 +408,9 @@ def cmd_run(args) -> int:
     op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_RUN_SHAPE)
     print(inputs_line(notes, args.seed))
     ref = op.reference(*arrays, **attrs)
-    outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
+    outs, result = simulate(
+        op, arrays, attrs, target=args.target, cores=args.cores, vector_path=args.vector_path, cann=args.cann
+    )
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = outs if isinstance(outs, tuple) else (outs,)
     tols = output_tolerances(op, dtype, **attrs)  # exact unless an approximated op is on the path
@@ -444,8 +461,10 @@ def cmd_profile(args) -> int:
         sku=args.sku,
         l2=args.l2,
         project=args.project,
+        vector_path=args.vector_path,
+        cann=args.cann,
     )
-    print(report)
+    print(report.describe(verbose=args.verbose))
     if trace is not None:
         try:
             print(f"trace written to {report.save_trace(trace)}")
@@ -477,8 +496,9 @@ bound, default 1G), DSLC_MAX_MEMORY (memory limit of run/profile, default half t
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from backends.ascendc.cann import CANN_RELEASES
     from backends.ascendc.perf.constants import SKUS
-    from backends.ascendc.targets import TARGETS
+    from backends.ascendc.targets import TARGETS, VECTOR_PATHS
 
     targets = sorted(TARGETS)
     fmt = argparse.RawDescriptionHelpFormatter
@@ -495,6 +515,21 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help, epilog=EPILOG, formatter_class=fmt)
         sp.set_defaults(parser=sp)
         return sp
+
+    def backend_args(sp) -> None:  # compile, run, profile
+        sp.add_argument(
+            "--vector-path",
+            default="auto",
+            choices=VECTOR_PATHS,
+            help="the vector API the kernels use: membase (LocalTensor), regbase (ascend950 only; not "
+            "implemented yet) or auto, the select-vector-path rule (membase today) (default: auto)",
+        )
+        sp.add_argument(
+            "--cann",
+            choices=CANN_RELEASES,
+            help="the CANN release whose API spellings to emit where releases differ (default: the oldest "
+            "that supports the target: 8.5 for ascend910b, 9.0 for ascend950)",
+        )
 
     def op_args(sp, what: str) -> None:
         sp.add_argument("file", help="a Python file with @dsl.op operators")
@@ -541,13 +576,7 @@ def build_parser() -> argparse.ArgumentParser:
         "-o", "--out", default="build", metavar="OUT", help="write OUT/<op>/ per operator (default: build)"
     )
     comp.add_argument("--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)")
-    comp.add_argument(
-        "--cann",
-        default="8.5",
-        choices=("8.5", "9.0"),
-        help="the CANN release whose API spellings to emit where releases differ: 8.5's are accepted by "
-        "9.x too, 9.0 avoids the ones 9.x deprecates (default: 8.5)",
-    )
+    backend_args(comp)
     comp.add_argument("--dump-ir", metavar="DIR", help="write the final IR of each dtype to DIR/<op>.<T>.ir")
     comp.add_argument(
         "--print-ir-after-all", action="store_true", help="print the IR after every pass to stderr"
@@ -574,6 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)"
         )
+        backend_args(sp)
         sp.add_argument(
             "--cores",
             type=positive_int,
@@ -606,6 +636,11 @@ def build_parser() -> argparse.ArgumentParser:
     prof = subparser("profile", "the performance model's report (and a Perfetto trace)")
     random_run_args(prof, "profile", DEFAULT_PROFILE_SHAPE)
     prof.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON to FILE")
+    prof.add_argument(
+        "--verbose",
+        action="store_true",
+        help="also print the HBM roofline and every model constant with its source",
+    )
     prof.add_argument(
         "--sku",
         choices=sorted(SKUS),

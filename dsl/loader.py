@@ -27,7 +27,7 @@ def load_operators(path: str | Path) -> dict[str, Operator | InvalidOperator]:
     sys.modules[mod_name] = module
     sys.path.insert(0, str(path.parent.resolve()))
     try:
-        with collect_invalid():
+        with collect_invalid() as made:
             spec.loader.exec_module(module)
     except DslError:
         raise
@@ -39,13 +39,49 @@ def load_operators(path: str | Path) -> dict[str, Operator | InvalidOperator]:
         raise ArgumentError(f"importing {path} failed: {type(e).__name__}: {e}") from None
     finally:
         sys.path.pop(0)
-    ops = {}
-    for v in vars(module).values():
+    here = path.resolve()
+    defined = [(o, f, explicit) for o, f, explicit in made if _defined_in(f, here)]
+    check_unique_names(defined)
+    ops = {o.name: o for o, _, _ in defined}
+    for v in vars(module).values():  # operators the file imports from elsewhere
         if isinstance(v, (Operator, InvalidOperator)) and v.name not in ops:
             ops[v.name] = v
     if not ops:
         raise ArgumentError(f"{path} defines no @dsl.op operator")
     return ops
+
+
+def _defined_in(fn, path: Path) -> bool:
+    try:
+        return Path(fn.__code__.co_filename).resolve() == path
+    except (AttributeError, OSError):
+        return False
+
+
+def _name_location(fn, explicit: bool) -> tuple[str, int, int, str | None]:
+    from frontend import name_location
+    from frontend.source import read_source
+
+    try:
+        return name_location(read_source(fn), explicit)
+    except DslError:  # no source to point into: the def line
+        return fn.__code__.co_filename, fn.__code__.co_firstlineno, 1, None
+
+
+def check_unique_names(defined: list) -> None:
+    """A DslError at the second of two operators of a file with one name (one would silently
+    replace the other), naming the line of the first."""
+    first: dict[str, tuple] = {}
+    for op, fn, explicit in defined:
+        where = _name_location(fn, explicit)
+        if op.name in first:
+            line = first[op.name][1]
+            raise DslError(
+                f"operator name '{op.name}' is already used by the operator at line {line}; the operators "
+                "of a file need different names (rename the function or pass @dsl.op(name=...))",
+                *where,
+            )
+        first[op.name] = where
 
 
 def pick_operator(ops: dict[str, Operator | InvalidOperator], name: str | None, path) -> Operator:

@@ -42,6 +42,10 @@ RESERVED_NAMES: dict[str, str] = {
 # OpDef attribute names the framework reserves (asc-devkit OpDef/Attr.md).
 RESERVED_ATTR_NAMES = frozenset({"options", "src", "op_type", "soc_version", "name", "type", "dtype"})
 
+# Keyword arguments of op.compile/simulate/profile (DESIGN section 2): an input or attribute of
+# one of these names could not be passed by keyword.
+API_KEYWORDS = ("target", "cores", "project", "dtype", "vector_path", "sku", "l2", "cann")
+
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)*$")
 
 
@@ -51,7 +55,13 @@ def reserved_reason(name: str) -> str | None:
 
 
 def param_name_problem(name: str, what: str) -> str | None:
-    """The message for an input/output/attribute name that would break the generated C++."""
+    """The message for an input/output/attribute name that would break the generated C++, or (an
+    input or attribute) a keyword argument of the Operator API."""
+    if what in ("input", "attribute") and name in API_KEYWORDS:
+        return (
+            f"{what} name '{name}' is reserved: it is a keyword argument of op.simulate/op.profile/"
+            f"op.compile (reserved names: {', '.join(API_KEYWORDS)}); rename it"
+        )
     why = reserved_reason(name)
     if why is not None:
         return f"{what} '{name}' is reserved ({why}) and would break the generated C++; rename it"

@@ -24,14 +24,18 @@ def _as_dtype(d) -> DType:
 class Operator:
     """A compiled-on-demand operator. See DESIGN.md for the contract of each method."""
 
-    def __init__(self, fn, dtypes, broadcast: bool, name: str | None):
+    def __init__(self, fn, dtypes, broadcast: bool, name: str | None, ranges=None):
         from frontend import build_definition
 
         self._fn = fn
         self.name: str = name or fn.__name__
         self.dtypes: tuple[DType, ...] = tuple(dtypes)
         self.broadcast = broadcast
-        self._def = build_definition(fn, self.dtypes, broadcast, self.name, explicit_name=name is not None)
+        self._def = build_definition(
+            fn, self.dtypes, broadcast, self.name, explicit_name=name is not None, ranges=ranges
+        )
+        # input name -> (lo, hi): what random inputs (dslc run, golden.py) are drawn from
+        self.ranges: dict[str, tuple[float, float]] = dict(self._def.ranges)
         self.inputs: list[str] = [d.name for d in self._def.inputs]
         self.attrs: dict[str, Any] = {a.name: a.default for a in self._def.attrs}
         self.outputs: list[str] = [o.name for o in self._def.func(self.dtypes[0]).outputs]
@@ -195,21 +199,50 @@ class Operator:
 
     # -- backend ------------------------------------------------------------------------------
 
-    def compile(self, target: str = "ascend910b", out_dir="build"):
-        """Write the CANN custom-operator project; returns its path (``out_dir/<name>``)."""
+    def compile(self, target: str = "ascend910b", out_dir="build", vector_path: str = "auto", cann=None):
+        """Write the CANN custom-operator project; returns its path (``out_dir/<name>``).
+        ``vector_path``: auto, membase or regbase; ``cann``: the release whose spellings to emit
+        (default: the oldest that supports the target)."""
         from backends.ascendc.compile import compile_op
 
-        return compile_op(self, target=target, out_dir=out_dir)
+        return compile_op(self, target=target, out_dir=out_dir, vector_path=vector_path, cann=cann)
 
-    def simulate(self, *arrays, target: str = "ascend910b", cores=None, project=None, **attrs):
+    def simulate(
+        self,
+        *arrays,
+        target: str = "ascend910b",
+        cores=None,
+        project=None,
+        vector_path="auto",
+        cann=None,
+        **attrs,
+    ):
         """Outputs of the generated host tiling + kernel run on the CPU emulator."""
         from backends.ascendc.simulate import simulate
 
-        outs, _ = simulate(self, arrays, attrs, target=target, cores=cores, project=project)
+        outs, _ = simulate(
+            self,
+            arrays,
+            attrs,
+            target=target,
+            cores=cores,
+            project=project,
+            vector_path=vector_path,
+            cann=cann,
+        )
         return outs
 
     def profile(
-        self, *arrays, target: str = "ascend910b", cores=None, sku=None, l2="warm", project=None, **attrs
+        self,
+        *arrays,
+        target: str = "ascend910b",
+        cores=None,
+        sku=None,
+        l2="warm",
+        project=None,
+        vector_path="auto",
+        cann=None,
+        **attrs,
     ):
         """A modelled performance report (predicted and roofline time, DMA, bytes, UB, syncs) of
         the generated kernel on these inputs; ``.save_trace(path)`` writes a Perfetto trace.
@@ -220,7 +253,18 @@ class Operator:
         wrote (and a user may have edited), as ``simulate(project=...)`` runs them."""
         from backends.ascendc.profile import profile
 
-        return profile(self, arrays, attrs, target=target, cores=cores, sku=sku, l2=l2, project=project)
+        return profile(
+            self,
+            arrays,
+            attrs,
+            target=target,
+            cores=cores,
+            sku=sku,
+            l2=l2,
+            project=project,
+            vector_path=vector_path,
+            cann=cann,
+        )
 
 
 class InvalidOperator:
@@ -240,22 +284,28 @@ class InvalidOperator:
         return f"<dsl.InvalidOperator {self.name}: {self.error.msg}>"
 
 
-_COLLECT_INVALID = contextvars.ContextVar("dslc_collect_invalid", default=False)
+_COLLECT_INVALID = contextvars.ContextVar("dslc_collect_invalid", default=None)
 
 
 @contextlib.contextmanager
 def collect_invalid():
     """While active, ``@dsl.op`` returns an ``InvalidOperator`` for a rejected function instead of
-    raising, so one bad operator does not hide the others of a file (used by ``dsl.loader``)."""
-    token = _COLLECT_INVALID.set(True)
+    raising, so one bad operator does not hide the others of a file (used by ``dsl.loader``). The
+    context yields the list of every operator decorated meanwhile, as (operator, function,
+    whether ``name=`` was given), valid or not, even one a later definition of the same Python
+    name replaced."""
+    made: list = []
+    token = _COLLECT_INVALID.set(made)
     try:
-        yield
+        yield made
     finally:
         _COLLECT_INVALID.reset(token)
 
 
-def op(fn=None, *, dtypes=(ALL_DTYPES[2],), broadcast: bool = False, name: str | None = None):
-    """Decorator: ``@dsl.op(dtypes=(f16, f32), broadcast=False, name=None)``."""
+def op(fn=None, *, dtypes=(ALL_DTYPES[2],), broadcast: bool = False, name: str | None = None, ranges=None):
+    """Decorator: ``@dsl.op(dtypes=(f16, f32), broadcast=False, name=None, ranges=None)``;
+    ``ranges={"v": (0, 2)}`` declares where random inputs of ``dslc run`` and the project's golden
+    script are drawn from (``Operator.ranges``)."""
 
     def wrap(f):
         if name is not None and not isinstance(name, str):
@@ -263,12 +313,17 @@ def op(fn=None, *, dtypes=(ALL_DTYPES[2],), broadcast: bool = False, name: str |
             raise DslError(
                 f"@dsl.op(name={name!r}): the name must be a string", code.co_filename, code.co_firstlineno, 1
             )
+        made = _COLLECT_INVALID.get()
         try:
-            return Operator(f, _check_dtypes(f, dtypes), bool(broadcast), name)
+            result = Operator(f, _check_dtypes(f, dtypes), bool(broadcast), name, ranges)
         except DslError as e:
-            if not _COLLECT_INVALID.get():
-                raise
-            return InvalidOperator(name if isinstance(name, str) else f.__name__, e)
+            if made is None:  # the user's line, without the frontend's frames in the traceback
+                e.__cause__, e.__suppress_context__ = None, True
+                raise e.with_traceback(None)
+            result = InvalidOperator(name if isinstance(name, str) else f.__name__, e)
+        if made is not None:
+            made.append((result, f, name is not None))
+        return result
 
     if fn is not None:
         return wrap(fn)

@@ -18,9 +18,25 @@ Run ``python examples/apply_adam_w.py`` to evaluate the reference interpreter on
 import dsl
 from dsl import Tensor, Scalar, f16, bf16, f32, i8, i32, u8, bool_  # noqa: F401 (as in DESIGN.md)
 
-# Kept byte-for-byte as in DESIGN.md section 2.
+# Where `dslc run` and the project's golden script draw random inputs from: an optimizer state
+# (v >= 0, betas and their powers in (0, 1), a small positive lr and epsilon), so the sqrt and the
+# divisions stay in their domain. beta2_power * beta2 stays below 1 even after bf16 rounding.
+ADAM_W_RANGES = {
+    "v": (0, 2),
+    "max_grad_norm": (0, 2),
+    "beta1_power": (0.1, 0.9),
+    "beta2_power": (0.1, 0.9),
+    "lr": (1e-4, 1e-2),
+    "weight_decay": (0, 0.1),
+    "beta1": (0.8, 0.95),
+    "beta2": (0.9, 0.99),
+    "epsilon": (1e-4, 1e-3),
+}
+
+
+# As in DESIGN.md section 2, plus the ranges= declaration.
 # fmt: off
-@dsl.op(dtypes=(f16, f32, bf16))
+@dsl.op(dtypes=(f16, f32, bf16), ranges=ADAM_W_RANGES)
 def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
                  beta1_power: Scalar, beta2_power: Scalar, lr: Scalar,
                  weight_decay: Scalar, beta1: Scalar, beta2: Scalar, epsilon: Scalar,

@@ -19,7 +19,7 @@ import dsl
 from dsl import Tensor, Scalar, f16, bf16, f32
 
 
-@dsl.op(dtypes=(f16, f32, bf16))
+@dsl.op(dtypes=(f16, f32, bf16), ranges={"scale": (0.01, 0.1)})  # a quantization step, > 0
 def fake_quant(
     x: Tensor,
     scale: Scalar[f32],

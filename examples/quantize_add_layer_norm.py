@@ -34,7 +34,8 @@ import dsl
 from dsl import Tensor, Scalar, f16, bf16, f32, i8
 
 
-@dsl.op(dtypes=(f16, f32, bf16))
+# scales are quantization steps (> 0): dividing by them stays finite
+@dsl.op(dtypes=(f16, f32, bf16), ranges={"scales": (0.01, 0.1), "scale": (0.01, 0.1)})
 def quantize_add_layer_norm(
     x1: Tensor[..., "C"],
     x2: Tensor[..., "C"],

@@ -19,7 +19,7 @@ import dsl
 from dsl import Tensor, Scalar, f16, bf16, f32
 
 
-@dsl.op(dtypes=(f16, f32, bf16))
+@dsl.op(dtypes=(f16, f32, bf16), ranges={"ms": (0, 2), "lr": (1e-4, 1e-2)})  # ms: a mean square, >= 0
 def rms_prop(
     var: Tensor,
     ms: Tensor,

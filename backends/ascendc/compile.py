@@ -18,13 +18,14 @@ from .golden_script import GOLDEN_PY
 from .host import HostPlan, host_source, tiling_header
 from .host_broadcast import ub_reserve
 from .host_rows import row_host_source, row_input, row_plan_of, row_tiling_header
-from .cann import DEFAULT_CANN
+from .cann import check_cann
 from .formatted import black_format
 from .kernel import Signature, Variant, emit_kernel
 from .kernel.rows import twin_passes
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
 from .targets import get_target
+from .targets import vector_path as vector_path_of
 from .verify import PassNumericCheck
 
 MAX_STATIC_KEYS = 64  # the host marks optional inputs per key in a 64-bit mask
@@ -52,10 +53,15 @@ def lower(
     dump_dir: Path | None = None,
     verify_each: bool = False,
     warn_builtin: bool = True,
-    cann: str = DEFAULT_CANN,
+    cann: str | None = None,
+    vector_path: str = "auto",
 ) -> Compiled:
-    """Run the pipeline for every dtype and emit the project's sources (in memory)."""
+    """Run the pipeline for every dtype and emit the project's sources (in memory). ``cann``: the
+    release whose spellings to emit (default: the oldest that supports the target);
+    ``vector_path``: auto, membase or regbase (``targets.vector_path``)."""
     tgt = get_target(target)
+    cann = check_cann(tgt.name, cann)
+    vector_path_of(tgt, vector_path)
     # On ascend950 the MemBase (LocalTensor) API runs through vector-function emulation, so the
     # same kernels are valid there (ascendc-api.md section 7); the RegBase path comes later.
     name = op.name

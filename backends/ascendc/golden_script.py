@@ -6,8 +6,11 @@ built operator on the inputs, and compares its outputs under dslc's precision st
 
 GOLDEN_PY = '''"""Golden data for {op_type}, from dslc's reference interpreter (needs `pip install dslc`).
 
-    python golden/golden.py gen --shape 4096 [--dtype f16] [--attr k=v] [--seed 0] -o data
-        writes data/input_<name>.bin, data/golden_<name>.bin and data/meta.json
+    python golden/golden.py gen --shape 4096 [--shape R,C per input] [--dtype f16] [--attr k=v]
+                                [--seed 0] -o data
+        writes data/input_<name>.bin, data/golden_<name>.bin and data/meta.json; one --shape for
+        all tensor inputs (an input with named dims, such as Tensor["C"], takes the trailing dims
+        it declares) or one per tensor input, as for `dslc run`
     python golden/golden.py compare data
         compares data/output_<name>.bin (written by your NPU run, raw little-endian) with the
         golden under dslc's precision standard; exit status 0 when every output matches
@@ -46,8 +49,15 @@ def parse_value(text):
     return parse_scalar_text(text)
 
 
-def gen(args):
-    from backends.ascendc.verify import random_inputs
+def shape_arg(text):
+    parts = text.split(",")
+    if not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected sizes separated by commas, such as 4096 or 32,128, got '{{text}}'")
+    return tuple(int(p) for p in parts)
+
+
+def gen(args, parser):
+    from backends.ascendc.verify import input_shapes, random_inputs
     from dsl.dtypes import dtype_from_name
 
     op = load_op()
@@ -55,8 +65,11 @@ def gen(args):
     attrs = dict(kv.split("=", 1) for kv in args.attr or [])
     attrs = {{k: parse_value(v) for k, v in attrs.items()}}
     values = op.check_attrs(attrs)
-    shape = tuple(int(x) for x in args.shape.split(","))
-    arrays = random_inputs(op, dtype, values, [shape], np.random.default_rng(args.seed))
+    try:
+        shapes = input_shapes(op, args.shape or [(4096,)])
+    except ValueError as e:  # the --shape options do not fit the inputs
+        parser.error(str(e))
+    arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
     ref = op.reference(*arrays, **attrs)
     refs = ref if isinstance(ref, tuple) else (ref,)
     out = pathlib.Path(args.out)
@@ -116,7 +129,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
     g = sub.add_parser("gen")
-    g.add_argument("--shape", default="4096")
+    g.add_argument(
+        "--shape",
+        action="append",
+        type=shape_arg,
+        help="one for all tensor inputs, or one per tensor input (default: 4096)",
+    )
     g.add_argument("--dtype")
     g.add_argument("--attr", action="append")
     g.add_argument("--seed", type=int, default=0)
@@ -130,10 +148,16 @@ def main():
         help="another f32 relative tolerance for outputs with approximated math (exact ones stay exact)",
     )
     args = p.parse_args()
-    if args.cmd == "gen":
-        gen(args)
-        return 0
-    return compare(args)
+    from dsl.errors import ArgumentError, DslError
+
+    try:
+        if args.cmd == "gen":
+            gen(args, g)
+            return 0
+        return compare(args)
+    except (ArgumentError, DslError) as e:  # a shape, dtype or attribute the operator does not take
+        print(f"golden.py: error: {{e}}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -61,21 +61,60 @@ class Profile:
     def slowest_core(self) -> dict:
         return max(self.per_core, key=lambda c: c["finish_us"], default={})
 
+    @property
+    def busiest_pipe(self) -> str | None:
+        """The pipe the slowest core keeps busiest: what limits the kernel when the cores do."""
+        slow = self.slowest_core
+        return max(PIPES, key=lambda p: slow[p]) if slow else None
+
+    @property
+    def limit(self) -> str:
+        """What the predicted time is mostly made of: ``launch``, ``HBM`` (the HBM traffic after
+        the L2 plan outlasts the cores) or the busiest pipe of the slowest core (``MTE2``...)."""
+        core = self.slowest_core.get("finish_us", 0.0)
+        if self.launch_us >= max(core, self.hbm_floor_us):
+            return "launch"
+        if self.hbm_floor_us > core:
+            return "HBM"
+        return self.busiest_pipe or "launch"
+
+    def verdict(self) -> str:
+        """One line: what bounds the kernel, e.g. ``MTE2-bound: MTE2 is busy 93% of the slowest
+        core's 41.20 us (block 3)``."""
+        slow = self.slowest_core
+        core = slow.get("finish_us", 0.0)
+        pipe = self.busiest_pipe
+        pct = f"{100 * slow[pipe] / core:.0f}%" if pipe and core else ""
+        busy = (
+            f"; the slowest core (block {slow['core']}) keeps {pipe} busy {pct} of its {core:.2f} us"
+            if pct
+            else ""
+        )
+        limit = self.limit
+        if limit == "launch":
+            share = 100 * self.launch_us / self.predicted_us if self.predicted_us else 100
+            return f"launch-bound: the launch overhead is {share:.0f}% of the predicted {self.predicted_us:.2f} us{busy}"
+        if limit == "HBM":
+            return (
+                f"HBM-bound: the HBM traffic after the L2 plan takes {self.hbm_floor_us:.2f} us, longer than "
+                f"the slowest core's {core:.2f} us{busy}"
+            )
+        return (
+            f"{limit}-bound: {limit} is busy {pct} of the slowest core's {core:.2f} us (block {slow['core']})"
+        )
+
     def __str__(self) -> str:
+        return self.describe()
+
+    def describe(self, verbose: bool = False) -> str:
+        """The report ``dslc profile`` prints: the verdict first, then the time against the one
+        bound, the launch numbers and the L2 plan; ``verbose`` adds the HBM roofline and every model
+        constant with its source."""
         r = self._run
         sku = r.sku if r else None
         slow = self.slowest_core
-        head = "dslc performance MODEL: a discrete-event replay of the emulator's instruction trace with the constants below"
-        lines = [head + " (not a measurement)"]
-        if sku:
-            lines.append(
-                f"  SKU {sku.name} ({sku.target}): {sku.aiv_cores} AIV @ {sku.clock_hz / 1e9:.2f} GHz, HBM "
-                f"{sku.hbm_bw / 1e12:.2f} TB/s, L2 {sku.l2_bytes >> 20} MiB"
-            )
-        lines.append(
-            f"  tiling key {self.tiling_key}, block dim {self.block_dim}, UB peak {self.ub_peak_bytes} B"
-        )
         core = slow.get("finish_us", 0.0)
+        lines = [self.verdict()]
         lines.append(
             f"  predicted {self.predicted_us:.2f} us = launch {self.launch_us:.2f} us + "
             + (
@@ -83,31 +122,42 @@ class Profile:
                 if core >= self.hbm_floor_us
                 else f"HBM traffic {self.hbm_floor_us:.2f} us"
             )
-        )
-        lines.append(
-            f"  HBM roofline {self.roofline_us:.2f} us (all GM bytes at HBM bandwidth); bound {self.bound_us:.2f} us = "
-            f"launch {self.launch_us:.2f} us + copies at full bandwidth after the L2 plan {self.floor_us:.2f} us "
-            f"(predicted/bound {self.ratio:.2f})"
+            + f"; bound {self.bound_us:.2f} us = launch + copies at full bandwidth after the L2 plan "
+            f"{self.floor_us:.2f} us (predicted/bound {self.ratio:.2f})"
         )
         if self.roofline_us < LAUNCH_DOMINATES * self.launch_us:
             lines.append(
                 f"  (the {self.launch_us:.2f} us launch overhead is most of the bound: the data moves in "
                 f"{self.roofline_us:.2f} us at HBM bandwidth; profile a larger --shape to judge the kernel itself)"
             )
-        if self.l2:
-            lines.append(f"  L2: {self.l2['summary']}")
         if slow:
             busy = ", ".join(f"{p} {slow[p]:.2f}" for p in PIPES)
             lines.append(
                 f"  slowest core (block {slow['core']}): busy us {busy}; {slow['vector_ops']} vector ops, "
                 f"{slow['barriers']} PipeBarriers, flag waits {slow['wait_us']:.2f} us"
             )
-        lines.append(f"  DMA copies {self.dma}, bytes {self.bytes}, flags set+wait {self.sync_count}")
+        dma = ", ".join(f"{p} {n}" for p, n in self.dma.items())
+        moved = ", ".join(f"{k} {v}" for k, v in self.bytes.items())
         lines.append(
-            "  model constants (backends/ascendc/perf/constants.py; pc = shared/reference/perf-constants.md):"
+            f"  tiling key {self.tiling_key}, block dim {self.block_dim}, UB peak {self.ub_peak_bytes} B; "
+            f"DMA copies {dma or 'none'}; bytes {moved or 'none'}; flags set+wait {self.sync_count}"
         )
-        for name, value in self.constants.items():
-            lines.append(f"    {name} = {value:g}: {self.sources.get(name, '')}")
+        if self.l2:
+            lines.append(f"  L2: {self.l2['summary']}")
+        model = "a MODEL: a discrete-event replay of the emulator's instruction trace, not a measurement"
+        if sku:
+            model += (
+                f"; SKU {sku.name} ({sku.target}): {sku.aiv_cores} AIV @ {sku.clock_hz / 1e9:.2f} GHz, HBM "
+                f"{sku.hbm_bw / 1e12:.2f} TB/s, L2 {sku.l2_bytes >> 20} MiB"
+            )
+        lines.append(f"  {model}" + ("" if verbose else " (--verbose: its constants)"))
+        if verbose:
+            lines.append(f"  HBM roofline {self.roofline_us:.2f} us (all GM bytes at HBM bandwidth)")
+            lines.append(
+                "  model constants (backends/ascendc/perf/constants.py; pc = shared/reference/perf-constants.md):"
+            )
+            for name, value in self.constants.items():
+                lines.append(f"    {name} = {value:g}: {self.sources.get(name, '')}")
         return "\n".join(lines)
 
     def timeline(self, max_events: int | None = None) -> dict:
@@ -221,6 +271,9 @@ def report(result, target: str, sku: str | None = None, l2: str = "warm") -> Pro
 
 def _check(target: str, sku: str | None, l2: str):
     """The SKU, after checking the arguments before anything is simulated."""
+    from .targets import get_target
+
+    get_target(target)
     check_l2_state(l2)
     return get_sku(sku, target)
 
@@ -234,6 +287,8 @@ def profile(
     sku: str | None = None,
     l2: str = "warm",
     project=None,
+    vector_path: str = "auto",
+    cann: str | None = None,
 ):
     """``op.profile``: simulate the generated kernel (or the sources of ``project``) with its
     instruction trace, then model it. ``cores`` is the core count the platform reports (default:
@@ -242,7 +297,17 @@ def profile(
 
     the_sku = _check(target, sku, l2)
     cores = cores or the_sku.aiv_cores
-    _, result = simulate(op, arrays, attrs, target=target, cores=cores, project=project, trace=True)
+    _, result = simulate(
+        op,
+        arrays,
+        attrs,
+        target=target,
+        cores=cores,
+        project=project,
+        trace=True,
+        vector_path=vector_path,
+        cann=cann,
+    )
     return report(result, target, the_sku.name, l2)
 
 

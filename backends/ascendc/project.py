@@ -227,7 +227,9 @@ against an installed CANN (`ASCEND_HOME_PATH`).
 ## Checking on an NPU
 
 `golden/golden.py gen --shape 4096 --dtype f16 -o data` writes random inputs and the reference
-outputs of dslc's interpreter (it loads the DSL source copied to `golden/`); run the built
+outputs of dslc's interpreter (it loads the DSL source copied to `golden/`; one `--shape` for all
+tensor inputs, where an input with named dims takes the trailing dims it declares, or one per
+tensor input, as for `dslc run`); run the built
 operator on `data/input_*.bin`, write its outputs as `data/output_<name>.bin`, then
 `golden/golden.py compare data` checks them under dslc's precision standard.
 

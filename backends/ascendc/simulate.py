@@ -15,18 +15,23 @@ from .cache import cache_dir, enforce_limit, touch
 from .compile import lower
 from .project import write_project
 from .sim import simulate_project
+from .cann import check_cann
 from .targets import get_target
+from .targets import vector_path as vector_path_of
 
 
-def generated_project(op, target: str) -> Path:
-    """The project for (op, target): content-addressed in the cache, so repeated runs and
-    processes share one copy per distinct source and the cache does not grow per call."""
+def generated_project(op, target: str, cann: str | None = None, vector_path: str = "auto") -> Path:
+    """The project for (op, target, cann, vector path): content-addressed in the cache, so
+    repeated runs and processes share one copy per distinct source and the cache does not grow
+    per call."""
     cache = op.__dict__.setdefault("_projects", {})
-    path = cache.get(target)
+    key = (target, cann, vector_path)
+    path = cache.get(key)
     if path is not None and path.exists():
         touch(path.parent)
         return path
-    compiled = lower(op, target, warn_builtin=False)  # a scratch copy, not a deliverable
+    # a scratch copy, not a deliverable
+    compiled = lower(op, target, warn_builtin=False, cann=cann, vector_path=vector_path)
     digest = hashlib.sha256(
         "\0".join(f"{k}\0{v}" for k, v in sorted(compiled.files.items())).encode()
     ).hexdigest()[:20]
@@ -37,7 +42,7 @@ def generated_project(op, target: str) -> Path:
     else:  # keeps a copy another process may have written first
         write_project(out, compiled.plan, compiled.files, {}, replace=False)
         enforce_limit(keep=(out,))
-    cache[target] = path
+    cache[key] = path
     return path
 
 
@@ -85,8 +90,12 @@ def simulate(
     project=None,
     strict: bool = False,
     trace: bool = False,
+    vector_path: str = "auto",
+    cann: str | None = None,
 ):
     tgt = get_target(target)
+    check_cann(tgt.name, cann)  # the options are checked before anything is compiled or run
+    vector_path_of(tgt, vector_path)
     T, inputs, values = op.bind(arrays, attrs)
     func = op.variant(T, values, inputs)
     check_attr_values(func, values)
@@ -124,7 +133,7 @@ def simulate(
         for k, o in enumerate(func.outputs)
     ]
     if project is None:
-        project = generated_project(op, target)
+        project = generated_project(op, target, cann, vector_path)
     else:
         project = Path(project)
         if not (project / "op_kernel" / f"{op.name}.cpp").is_file():

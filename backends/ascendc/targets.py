@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dsl.errors import ArgumentError, CompileError
+
 
 @dataclass(frozen=True)
 class Target:
@@ -77,8 +79,23 @@ TARGETS: dict[str, Target] = {
 
 
 def get_target(name: str) -> Target:
-    try:
-        return TARGETS[name]
-    except KeyError:
+    target = TARGETS.get(name) if isinstance(name, str) else None
+    if target is None:
         known = ", ".join(sorted(TARGETS))
-        raise ValueError(f"unknown target '{name}' (known targets: {known})") from None
+        raise ArgumentError(f"unknown target {name!r} (known targets: {known})")
+    return target
+
+
+VECTOR_PATHS = ("auto", "membase", "regbase")
+
+
+def vector_path(target: Target, path: str) -> str:
+    """The vector path ``path`` selects on ``target`` (DESIGN section 2: auto, membase, regbase).
+    Only MemBase kernels exist so far, so auto is membase on both targets."""
+    if not isinstance(path, str) or path not in VECTOR_PATHS:
+        raise ArgumentError(f"unknown vector_path {path!r} (known: {', '.join(VECTOR_PATHS)})")
+    if path == "regbase" and not target.regbase:
+        raise ArgumentError(f"vector_path='regbase' is for ascend950: {target.name} is MemBase only")
+    if path == "regbase":
+        raise CompileError("vector_path='regbase' needs RegBase kernels, not implemented yet")
+    return "membase"

@@ -25,6 +25,7 @@ PASS_CHECK_INTS = (0, 8)
 # and zero cases are exercised. Where an op's domain needs positives (sqrt, log, division), the
 # reference is NaN/inf too and the comparison is NaN-aware; narrow the range with ``ranges``.
 FLOAT_RANGE = (-2.0, 2.0)
+DECLARED = " (declared)"  # the note of an input drawn from the range @dsl.op(ranges=...) declares
 ZERO_EVERY = 16  # 1/16 of float elements set to exactly 0 when 0 lies in the range
 INT_RANGE = (-8, 8)  # signed integers: [-8, 8)
 UINT_RANGE = (0, 16)  # unsigned: [0, 16)
@@ -36,6 +37,34 @@ def _int_bounds(want, lo: float, hi: float) -> tuple[int, int]:
     a = max(math.ceil(lo), int(info.min))
     b = min(math.ceil(hi), int(info.max) + 1)
     return a, b
+
+
+def input_shapes(op, shapes: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """The shape of each tensor input (declaration order) from the ``--shape`` options of
+    ``dslc run`` and the project's golden script: one shape per tensor input, or one for all of
+    them, where an input with named dims takes the trailing dims it declares (``Tensor["C"]`` of
+    --shape 8,1024 is [1024]; a literal 1 stays 1) and others take it as it is."""
+    tensors = [d for d in op._def.inputs if not d.is_scalar]
+    if len(shapes) not in (1, len(tensors)):
+        raise ArgumentError(
+            f"give one --shape for all tensor inputs or one per tensor input ({len(tensors)}), got {len(shapes)}"
+        )
+    if len(shapes) == len(tensors):
+        return list(shapes)
+    return [_declared_shape(d, shapes[0]) for d in tensors]
+
+
+def _declared_shape(d, shape: tuple[int, ...]) -> tuple[int, ...]:
+    dims = d.spec.dims
+    if not dims:
+        return shape
+    if len(shape) < len(dims):
+        raise ArgumentError(
+            f"--shape {','.join(map(str, shape))} has {len(shape)} dims; input '{d.name}' is declared with "
+            f"{len(dims)} ({', '.join(map(str, dims))}): give a longer --shape or one --shape per tensor input"
+        )
+    tail = tuple(1 if x == 1 else n for x, n in zip(dims, shape[len(shape) - len(dims) :]))
+    return (shape[: len(shape) - len(dims)] if d.spec.ellipsis else ()) + tail
 
 
 def draw_inputs(
@@ -51,7 +80,8 @@ def draw_inputs(
     """Random inputs in declaration order for the variant ``values`` selects (an optional input
     that variant does not read is None), and what was drawn for each input (name -> text).
 
-    ``ranges`` maps an input name, or None for every numeric input, to a half-open [lo, hi):
+    ``ranges`` maps an input name, or None for every numeric input, to a half-open [lo, hi); the
+    ranges the op declares (``@dsl.op(ranges=...)``) apply to the inputs ``ranges`` does not name:
     floats are uniform in it, with 1/``ZERO_EVERY`` of the elements set to exactly 0 when 0 lies
     in it; integers are uniform over the integers in it. Without one, floats use ``float_range``
     and integers ``int_range`` (default: [-8, 8) signed, [0, 16) unsigned); bools are 0/1."""
@@ -60,6 +90,8 @@ def draw_inputs(
     for name in ranges:
         if name is not None and name not in names:
             raise ArgumentError(f"--range: {op.name} has no input '{name}' (inputs: {', '.join(op.inputs)})")
+    declared = {k: v for k, v in op._def.ranges.items() if k not in ranges}
+    ranges.update(declared)  # @dsl.op(ranges=...) holds unless the caller names the input
     variant = op.variant(dtype, values)
     used = {id(v) for o in variant.walk() for v in o.operands} | {id(v) for v in variant.returns}
     arrays, notes, k = [], {}, 0
@@ -85,7 +117,9 @@ def draw_inputs(
                 arr[rng.random(shape) < 1 / ZERO_EVERY] = 0.0
             arrays.append(arr.astype(want.np))
             share = f" with 1/{ZERO_EVERY} exact zeros" if zeros else ""
-            notes[d.name] = f"{want} uniform in [{lo:g}, {hi:g}){share}"
+            notes[d.name] = f"{want} uniform in [{lo:g}, {hi:g}){share}" + (
+                DECLARED if d.name in declared else ""
+            )
         else:
             default = int_range or (UINT_RANGE if want.kind == "uint" else INT_RANGE)
             a, b = _int_bounds(want, *(given if given is not None else default))
@@ -94,7 +128,7 @@ def draw_inputs(
                     f"--range: no {want} value lies in [{given[0]:g}, {given[1]:g}) for input '{d.name}'"
                 )
             arrays.append(rng.integers(a, b, shape).astype(want.np))
-            notes[d.name] = f"{want} integers in [{a}, {b - 1}]"
+            notes[d.name] = f"{want} integers in [{a}, {b - 1}]" + (DECLARED if d.name in declared else "")
     return arrays, notes
 
 

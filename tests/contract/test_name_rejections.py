@@ -36,6 +36,10 @@ def reserved(kind: str, name: str, why: str) -> str:
 
 
 ENTRY = "a parameter of every CANN kernel entry"
+API_RESERVED = (
+    "it is a keyword argument of op.simulate/op.profile/op.compile (reserved names: target, cores, "
+    "project, dtype, vector_path, sku, l2, cann); rename it"
+)
 # id, source, (line, column) of the name, message
 CASES = [
     (
@@ -84,9 +88,34 @@ CASES = [
     ),
     (
         "attribute-opdef-reserved",
+        op("scale(x: Tensor, *, options: float = 1.0)", "return x * options"),
+        (5, 25),
+        "attribute name 'options' is reserved by CANN's OpDef; rename it",
+    ),
+    # DESIGN section 2: the Operator API's keyword arguments are reserved for inputs and attributes
+    (
+        "input-api-target",
+        op("shift(x: Tensor, target: Tensor)", "return x + target"),
+        (5, 22),
+        f"input name 'target' is reserved: {API_RESERVED}",
+    ),
+    (
+        "attribute-api-dtype",
         op("scale(x: Tensor, *, dtype: float = 1.0)", "return x * dtype"),
         (5, 25),
-        "attribute name 'dtype' is reserved by CANN's OpDef; rename it",
+        f"attribute name 'dtype' is reserved: {API_RESERVED}",
+    ),
+    (
+        "attribute-api-vector-path",
+        op("pick(x: Tensor, *, vector_path: bool = False)", "return x * 2"),
+        (5, 24),
+        f"attribute name 'vector_path' is reserved: {API_RESERVED}",
+    ),
+    (
+        "input-api-cann",
+        op("scale(x: Tensor, cann: Scalar)", "return x * cann"),
+        (5, 22),
+        f"input name 'cann' is reserved: {API_RESERVED}",
     ),
     (
         "output-executor",

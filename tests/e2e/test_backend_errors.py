@@ -209,10 +209,12 @@ def test_cli_compile_explain_and_run(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0, out
     lines = out.splitlines()
-    assert lines[0].startswith("inputs (seed 0): var, m, v, ")  # what was drawn comes first
+    assert lines[0].startswith("inputs (seed 0): var, m, grad: ")  # what was drawn comes first
+    assert lines[1].startswith("(declared: ")  # AdamW's @dsl.op(ranges=...)
     # m_out and v_out have only exact ops on their path: bit-exact; var_out has sqrt
-    assert lines[1].startswith("var_out: max abs err ") and " (approx) -> ok" in lines[1], lines
-    assert lines[2:4] == [
+    assert lines[2].startswith("var_out: max abs err ") and " (approx) -> ok" in lines[2], lines
+    assert "NaN" not in out
+    assert lines[3:5] == [
         "m_out: max abs err 0, max rel err 0 (exact) -> ok",
         "v_out: max abs err 0, max rel err 0 (exact) -> ok",
     ]

@@ -76,3 +76,42 @@ def test_golden_gen_and_compare(tmp_path):
         [sys.executable, str(script), "compare", str(data), "--rtol", "0.5"], capture_output=True, text=True
     )
     assert fail.returncode == 1 and "(exact) -> MISMATCH" in fail.stdout, fail.stdout
+
+
+def test_golden_shapes_per_input_for_a_row_operator(tmp_path):
+    """golden.py takes --shape as `dslc run` does: one for all tensor inputs (Tensor["C"] takes the
+    trailing dim) or one per tensor input; a shape wrong for an input names that input."""
+    op = _load(ROOT / "examples" / "rms_norm.py").rms_norm
+    project = op.compile(out_dir=tmp_path / "build")
+    script = project / "golden" / "golden.py"
+
+    def golden(*args):
+        return subprocess.run([sys.executable, str(script), *map(str, args)], capture_output=True, text=True)
+
+    for shapes, data in (((["8,1024"]), tmp_path / "one"), ((["8,1024", "1024"]), tmp_path / "each")):
+        gen = golden("gen", *(a for s in shapes for a in ("--shape", s)), "-o", data)
+        assert gen.returncode == 0, gen.stderr
+        meta = json.loads((data / "meta.json").read_text())
+        assert [e["shape"] for e in meta["inputs"]] == [[8, 1024], [1024]]
+        arrays = [
+            np.fromfile(data / f"input_{e['name']}.bin", dtype=np.dtype(e["dtype"])).reshape(e["shape"])
+            for e in meta["inputs"]
+        ]
+        op.simulate(*arrays, project=project).tofile(data / "output_y.bin")  # stands in for the NPU run
+        ok = golden("compare", data)
+        assert ok.returncode == 0 and ok.stdout.endswith("-> ok\n"), ok.stdout + ok.stderr
+
+    bad = golden("gen", "--shape", "8,1024", "--shape", "8,1024", "-o", tmp_path / "bad")
+    assert bad.returncode == 1
+    assert bad.stderr == "golden.py: error: input 'gamma' must have 1 dims [C], got shape (8, 1024)\n"
+    bad = golden("gen", "--shape", "8,1024", "--shape", "1000", "-o", tmp_path / "bad")
+    assert (bad.returncode, bad.stderr) == (
+        1,
+        "golden.py: error: dim 'C' is 1024 in input 'x' but 1000 in input 'gamma'\n",
+    )
+    bad = golden("gen", "--shape", "8,1024", "--shape", "1024", "--shape", "4", "-o", tmp_path / "bad")
+    assert bad.returncode == 2
+    assert bad.stderr.endswith(
+        "golden.py gen: error: give one --shape for all tensor inputs or one per tensor input (2), got 3\n"
+    )
+    assert not (tmp_path / "bad").exists()

@@ -54,8 +54,9 @@ def test_profile_report_fields(axpy_profile, tmp_path):
     assert p.predicted_us > p.roofline_us > 0  # 8 of 48 cores cannot reach the chip's HBM bandwidth
     assert p.predicted_us >= p.bound_us > p.launch_us > 0 and p.ratio >= 1
     assert p.ub_peak_bytes > 0 and len(p.per_core) == 8
-    text = str(p)
+    text = p.describe(verbose=True)
     assert "MODEL" in text and "not a measurement" in text and "SKU 910B1" in text
+    assert "= 2e-06: " not in str(p)  # the constants only in the verbose report
     # every constant with its source
     for name, value in p.constants.items():
         assert f"{name} = {value:g}: " in text and p.sources[name]

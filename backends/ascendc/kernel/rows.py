@@ -31,6 +31,7 @@ from dsl.ir import Op, ScalarType, TensorType
 
 from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
+from ..cann import spelling
 from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from .merge import Block, Stmt, blocks, merge
@@ -385,7 +386,8 @@ class RowVariantRenderer(VariantRenderer):
             mode = CMP_MODES[op.attrs["pred"]]
             if ops[1] is None:  # a row against a scalar (a constant, a Scalar input)
                 s = self.scalar_for(args[1], args[0].type.dtype, ops[0])
-                call = f"CompareScalar({d}, {ops[0]}, {s}, CMPMODE::{mode}, {count});"
+                compare = spelling("compare_scalar", self.facts.cann)
+                call = f"{compare}({d}, {ops[0]}, {s}, CMPMODE::{mode}, {count});"
             else:
                 call = f"Compare({d}, {ops[0]}, {ops[1]}, CMPMODE::{mode}, {count});"
             return Stmt(call, note="bit mask", dsl=loc)

@@ -354,6 +354,7 @@ def emit_kernel(
     renderer = renderer or VariantRenderer
     text = text or KernelText
     facts = OpFacts.of(variants)
+    facts.cann = cann
     renderers = [renderer(v, sig, facts) for v in variants]
     for r in renderers:
         r.render_init()

@@ -34,6 +34,7 @@ from .api import (
 )
 from passes.rows import is_row_func
 
+from ..cann import DEFAULT_CANN, spelling
 from .merge import Stmt
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name, gm_param
 
@@ -122,6 +123,7 @@ class OpFacts:
     widened: set[str] = field(default_factory=set)  # inputs some variant widens to f32 tiles
     narrowed: set[str] = field(default_factory=set)  # outputs some variant narrows before storing
     scalar_widened: set[str] = field(default_factory=set)  # Scalar inputs some variant widens
+    cann: str = DEFAULT_CANN  # the release whose API spellings to emit
 
     @staticmethod
     def of(variants: list[Variant]) -> "OpFacts":
@@ -656,7 +658,9 @@ class VariantRenderer:
             s = self.scalar_for(args[1], args[0].type.dtype, a)
             mode = CMP_MODES[op.attrs["pred"]]
             return Stmt(
-                f"CompareScalar({dst}, {a}, {s}, CMPMODE::{mode}, nAligned);", note="bit mask", dsl=loc
+                f"{spelling('compare_scalar', self.facts.cann)}({dst}, {a}, {s}, CMPMODE::{mode}, nAligned);",
+                note="bit mask",
+                dsl=loc,
             )
         if name == "cmp":
             a, b = (self.use(x) for x in args)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from dsl.errors import ArgumentError
+
 MiB = 1 << 20
 GiB = 1 << 30
 
@@ -68,12 +70,12 @@ DEFAULT_SKU = {"ascend910b": "910B1", "ascend950": "950PR"}
 def get_sku(name: str | None, target: str) -> Sku:
     if name is None:
         return SKUS[DEFAULT_SKU[target]]
-    sku = SKUS.get(name) or SKUS.get(name.upper())
+    sku = (SKUS.get(name) or SKUS.get(name.upper())) if isinstance(name, str) else None
     if sku is None:
         known = ", ".join(SKUS)
-        raise ValueError(f"unknown SKU '{name}' (known: {known})")
+        raise ArgumentError(f"unknown SKU '{name}' (known: {known})")
     if sku.target != target:
-        raise ValueError(f"SKU {sku.name} runs {sku.target} kernels, not {target}")
+        raise ArgumentError(f"SKU {sku.name} runs {sku.target} kernels, not {target}")
     return sku
 
 
@@ -267,6 +269,6 @@ L2_STATES = ("warm", "cold", "flushed")
 
 
 def check_l2_state(l2: str) -> str:
-    if l2 not in L2_STATES:
-        raise ValueError(f"l2 must be one of {', '.join(L2_STATES)}, got {l2!r}")
+    if not isinstance(l2, str) or l2 not in L2_STATES:
+        raise ArgumentError(f"l2 must be one of {', '.join(L2_STATES)}, got {l2!r}")
     return l2

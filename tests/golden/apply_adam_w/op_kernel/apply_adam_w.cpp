@@ -66,7 +66,7 @@ public:
         varOutGm_.SetGlobalBuffer((__gm__ T*)varOut + offset_, count_);
         mOutGm_.SetGlobalBuffer((__gm__ T*)mOut + offset_, count_);
         vOutGm_.SetGlobalBuffer((__gm__ T*)vOut + offset_, count_);
-        // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
         beta1Power_ = ToF32(LoadScalar<T>(beta1Power));
         beta2Power_ = ToF32(LoadScalar<T>(beta2Power));
         lr_ = ToF32(LoadScalar<T>(lr));
@@ -74,23 +74,23 @@ public:
         beta1_ = ToF32(LoadScalar<T>(beta1));
         beta2_ = ToF32(LoadScalar<T>(beta2));
         epsilon_ = ToF32(LoadScalar<T>(epsilon));
-        // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+        // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         beta1MinusOne_ = beta1_ - 1.0f;
-        // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+        // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
         beta2MinusOne_ = beta2_ - 1.0f;
-        // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         lrTimesWeightDecay_ = lr_ * weightDecay_;
         oneMinusLrTimesWeightDecay_ = 1.0f - lrTimesWeightDecay_;
-        // apply_adam_w.py:33  b1p = beta1_power * beta1
+        // apply_adam_w.py:49  b1p = beta1_power * beta1
         b1p_ = beta1Power_ * beta1_;
-        // apply_adam_w.py:34  b2p = beta2_power * beta2
+        // apply_adam_w.py:50  b2p = beta2_power * beta2
         b2p_ = beta2Power_ * beta2_;
-        // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+        // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
         b2pMinusOne_ = b2p_ - 1.0f;
-        // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+        // apply_adam_w.py:56  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
         b1pMinusOne_ = b1p_ - 1.0f;
         lrOverB1pMinusOne_ = lr_ / b1pMinusOne_;
-        // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+        // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
         negB2pMinusOne_ = -b2pMinusOne_;
         pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T));
         if constexpr (!IS_FLOAT) {
@@ -120,7 +120,7 @@ public:
         const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;  // one tile: flags for one slot
         for (int32_t id = 0; id < slotsUsed; ++id) {
             // pre-issue every slot's reverse flags
-            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
             SetFlag<HardEvent::V_MTE2>(id);     // V -> MTE2: slot of grad read
         }
@@ -188,7 +188,7 @@ private:
         } else if constexpr (IS_FLOAT && AMSGRAD) {
             maxGradNormF32 = maxGradNormBuf_.Get<float>()[slot * TILE];
         }
-        // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
         WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
         DataCopyPad(var, varGm_[t * TILE], copyT, padT);
         if constexpr (IS_FLOAT) {
@@ -212,18 +212,18 @@ private:
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad read
         }
         if constexpr (!IS_FLOAT && MAXIMIZE) {
-            // apply_adam_w.py:29  gt = -grad if maximize else grad
+            // apply_adam_w.py:45  gt = -grad if maximize else grad
             PipeBarrier<PIPE_V>();
         }
         if constexpr (MAXIMIZE) {
             Muls(tmp5, gradF32, -1.0f, n);
         }
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             Cast(vF32, v, RoundMode::CAST_NONE, n);
         }
         if constexpr (!IS_FLOAT || MAXIMIZE) {
-            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!MAXIMIZE) {
@@ -239,11 +239,11 @@ private:
             Mul(tmp1, tmp0, tmp5, n);
         }
         if constexpr (!IS_FLOAT && AMSGRAD) {
-            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             Cast(maxGradNormF32, maxGradNorm, RoundMode::CAST_NONE, n);
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad, maxGradNorm read
         } else if constexpr (!IS_FLOAT && !AMSGRAD && MAXIMIZE) {
-            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             Mul(tmp1, tmp0, tmp5, n);
         }
         PipeBarrier<PIPE_V>();
@@ -252,31 +252,31 @@ private:
             CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
         if constexpr (!IS_FLOAT || AMSGRAD || MAXIMIZE) {
-            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             PipeBarrier<PIPE_V>();
         }
         if constexpr (AMSGRAD) {
-            // apply_adam_w.py:36  v_hat = dsl.maximum(max_grad_norm, v_out)
+            // apply_adam_w.py:52  v_hat = dsl.maximum(max_grad_norm, v_out)
             Max(vHat, maxGradNormF32, vOutF32, n);
         } else if constexpr (IS_FLOAT && !AMSGRAD && !MAXIMIZE) {
-            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
         if constexpr (AMSGRAD || (IS_FLOAT && !MAXIMIZE)) {
-            // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!IS_FLOAT) {
             Cast(mF32, m, RoundMode::CAST_NONE, n);
         }
         if constexpr (!AMSGRAD) {
-            // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+            // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
             DivRepeatRhs(denom, vOutF32, negB2pMinusOneRep_, n);
         } else {
             DivRepeatRhs(denom, vHat, negB2pMinusOneRep_, n);
         }
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             PipeBarrier<PIPE_V>();
         }
         Muls(mOutF32, mF32, beta1_, n);
@@ -286,52 +286,52 @@ private:
             Muls(tmp2, tmp5, beta1MinusOne_, n);
         }
         if constexpr (IS_FLOAT) {
-            // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+            // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
             PipeBarrier<PIPE_V>();
         }
         Sqrt(denom, denom, n);
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             PipeBarrier<PIPE_V>();
         }
         Sub(mOutF32, mOutF32, tmp2, n);
         if constexpr (IS_FLOAT) {
             CopyOut(mOutGm_, mOut, copyT, t, slot + 2);  // V -> MTE3: mOut computed
-            // apply_adam_w.py:39  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
+            // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
             PipeBarrier<PIPE_V>();
         }
         Adds(denom, denom, epsilon_, n);
-        // apply_adam_w.py:24  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
         PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT) {
             Cast(varF32, var, RoundMode::CAST_NONE, n);
         }
-        // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+        // apply_adam_w.py:56  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
         Div(tmp3, mOutF32, denom, n);
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
+            // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
             PipeBarrier<PIPE_V>();
         } else if constexpr (IS_FLOAT && MAXIMIZE) {
-            // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+            // apply_adam_w.py:56  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of m, v, grad read
         }
-        // apply_adam_w.py:32  var_t = var * (1 - lr * weight_decay)
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         Muls(varT, varF32, oneMinusLrTimesWeightDecay_, n);
         if constexpr (IS_FLOAT) {
-            // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+            // apply_adam_w.py:56  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
             PipeBarrier<PIPE_V>();
         }
         Muls(tmp4, tmp3, lrOverB1pMinusOne_, n);
         PipeBarrier<PIPE_V>();
         Add(varOutF32, varT, tmp4, n);
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             Cast(mOut, mOutF32, RoundMode::CAST_RINT, n);
             CopyOut(mOutGm_, mOut, copyT, t, slot);  // V -> MTE3: mOut computed
-            // apply_adam_w.py:31  v_out = v * beta2 - (beta2 - 1) * gt * gt
+            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             Cast(vOut, vOutF32, RoundMode::CAST_RINT, n);
             CopyOut(vOutGm_, vOut, copyT, t, slot + 2);  // V -> MTE3: vOut computed
-            // apply_adam_w.py:40  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
+            // apply_adam_w.py:56  var_out = var_t + lr / (b1p - 1) * (m_out / denom)
             PipeBarrier<PIPE_V>();
             Cast(varOut, varOutF32, RoundMode::CAST_RINT, n);
         } else if constexpr (IS_FLOAT && !MAXIMIZE) {
