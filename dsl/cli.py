@@ -349,6 +349,16 @@ def run_memory_bytes(op, dtype, values, shapes: list[tuple[int, ...]]) -> int:
     return total + 6 * 8 * n
 
 
+def default_input_shape(op, flat: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape a run without --shape uses: ``flat`` for unshaped inputs; when an input declares
+    more named dims (``Tensor["R", "C"]``), rows of 8 in front of the same element count."""
+    dims = max((len(d.spec.dims) for d in op._def.inputs if not d.is_scalar and d.spec.dims), default=1)
+    if dims <= len(flat):
+        return flat
+    lead = (8,) * (dims - len(flat))
+    return lead + (max(flat[0] // 8 ** len(lead), 1),) + flat[1:]
+
+
 def random_call(args, default_shape: str):
     """(op, dtype, attrs, arrays, notes): the operator a run/profile command names, with random
     inputs, and what was drawn for each input."""
@@ -368,7 +378,7 @@ def random_call(args, default_shape: str):
         raise ArgumentError(f"{op.name} is not generated for {dtype}")
     values = op.check_attrs(attrs)
     try:
-        shapes = input_shapes(op, args.shape or [shape_arg(default_shape)])
+        shapes = input_shapes(op, args.shape or [default_input_shape(op, shape_arg(default_shape))])
     except ArgumentError as e:  # the --shape options do not fit the inputs: bad usage
         raise UsageError(str(e)) from None
     need = run_memory_bytes(op, dtype, values, shapes)
@@ -723,6 +733,12 @@ def _main(argv: list[str] | None) -> int:
     ) as e:
         print(format_error(e), file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `dslc run ... | head`: the reader left; not an error of the run
+        try:
+            sys.stdout = open(os.devnull, "w")  # the interpreter's final flush must not fail again
+        except OSError:
+            pass
+        return 141  # 128 + SIGPIPE, what a shell reports for a command killed by the pipe
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"dslc: error: {where}{_os_reason(e)}", file=sys.stderr)

@@ -405,3 +405,24 @@ def test_cli_profile_prints_the_verdict_first_and_constants_only_when_verbose(ca
     assert code == 0
     assert verbose.startswith(out.replace(" (--verbose: its constants)", ""))
     assert "HBM roofline " in verbose and "    launch_s = 2e-06: " in verbose
+
+
+def test_a_bare_run_of_an_op_with_two_named_dims_draws_rows(capsys):
+    """Tensor["R", "C"] inputs: without --shape, rows of 8 in front of the 4096 elements."""
+    code, out, err = run(["run", ROOT / "examples" / "bias_gelu.py"], capsys)
+    assert code == 0, err
+    assert "bias_gelu[f16] matches the reference" in out
+
+
+def test_run_into_a_closed_pipe_is_not_an_error():
+    """`dslc run ... | head -1`: the reader leaves early; no 'broken pipe' error, status 141."""
+    script = (
+        "import sys; from dsl.cli import main; "
+        f"sys.exit(main(['run', {str(ROOT / 'examples' / 'rms_norm.py')!r}]))"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141
+    assert "broken pipe" not in err and "Traceback" not in err, err
