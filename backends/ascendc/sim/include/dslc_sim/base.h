@@ -20,7 +20,7 @@ typedef uint8_t* GM_ADDR;
 #ifndef ASSERT
 #define ASSERT(x)                                                                                        \
     do {                                                                                                 \
-        if (!(x)) ::dslc::fault(::dslc::F_SIM, ::dslc::Loc(__FILE__, __LINE__), "ASSERT(%s) failed", #x); \
+        if (!(x)) ::DslcSim::fault(::DslcSim::F_SIM, ::DslcSim::Loc(__FILE__, __LINE__), "ASSERT(%s) failed", #x); \
     } while (0)
 #endif
 
