@@ -345,6 +345,11 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
         kernel_flags += ["-include", str(header)]
     if src.tiling_header is not None:
         rel = src.tiling_header.relative_to(proj)
+        if entry_header is not None and src.op_name == "optiling":  # the entry's macro renames both
+            raise BuildError(
+                f"op_kernel/{src.op_name}.cpp: the emulator cannot build a kernel entry named 'optiling': "
+                f"it includes {rel.as_posix()} (namespace optiling) into the kernel; rename the operator"
+            )
         kernel_flags += ["-include", str(rel), "-include", "dslc_sim/tiling_default.h"]
     kernel_rel = str(src.kernel_src.relative_to(proj))
     if src.entry_template is not None:
