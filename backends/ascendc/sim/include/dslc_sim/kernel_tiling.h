@@ -16,12 +16,12 @@
 #define REGISTER_TILING_DEFAULT(T) using DslcDefaultTilingT = T
 #define REGISTER_TILING_FOR_TILINGKEY(cond, T) static_assert(true, "")
 
-#define GET_TILING_DATA_WITH_STRUCT(T, var, tiling_arg)       \
-    [[__maybe_unused__]] T var;                                   \
+#define GET_TILING_DATA_WITH_STRUCT(T, var, tiling_arg) \
+    [[__maybe_unused__]] T var;                         \
     __builtin_memcpy(static_cast<void*>(&var), (tiling_arg), sizeof(T))
 #define GET_TILING_DATA(var, tiling_arg) GET_TILING_DATA_WITH_STRUCT(DslcDefaultTilingT, var, tiling_arg)
 #define GET_TILING_DATA_PTR_WITH_STRUCT(T, var, tiling_arg) \
     [[__maybe_unused__]] const T* var = reinterpret_cast<const T*>(tiling_arg)
-#define GET_TILING_DATA_MEMBER(T, member, var, tiling_arg)                                   \
-    [[__maybe_unused__]] decltype(T::member) var;                                                \
+#define GET_TILING_DATA_MEMBER(T, member, var, tiling_arg) \
+    [[__maybe_unused__]] decltype(T::member) var;          \
     __builtin_memcpy(static_cast<void*>(&var), (tiling_arg) + __builtin_offsetof(T, member), sizeof(var))
