@@ -6,7 +6,8 @@ Location: ``$DSLC_CACHE``, else ``$XDG_CACHE_HOME/dslc``, else ``~/.cache/dslc``
   distinct source (content-addressed);
 * ``sim/rt-<digest>/`` — the emulator runtime compiled once per emulator version and compiler;
 * ``sim/obj/host-<key>.o``, ``sim/obj/kernel-<key>.o`` and ``sim/exe-<key>/`` — each project's
-  objects and emulator executable, keyed by a hash of every source, header and flag;
+  objects and emulator executable, keyed by a hash of every source (source-map comments left
+  out: ``sim/build.py::source_key_text``), header and flag;
 * ``format/<formatter>-<digest>`` — clang-format's and black's output for an input they have
   formatted before (``formatted.py``), keyed by the formatter, its style and the input.
 

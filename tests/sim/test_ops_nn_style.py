@@ -43,13 +43,14 @@ def _run(
     n=8192,
     seed=0,
     cores=None,
+    op=OP,
 ):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(n).astype(dtype)
     yv = rng.standard_normal(n).astype(dtype) if y else None
     res = simulate_project(
         project,
-        OP,
+        op,
         inputs=[x, yv],
         outputs=[((n,), np.dtype(dtype))],
         attrs=[buffer_num, fast, tile, alpha],
@@ -87,6 +88,21 @@ def test_the_tiling_key_picks_the_template_instance(dtype, y, buffer_num, fast, 
         if y:
             expected = expected + yv
     assert np.array_equal(res.outputs[0], expected.astype(dtype))
+
+
+@pytest.mark.parametrize("name", ["div", "abs"])
+def test_a_templated_entry_named_like_a_c_function(tmp_path, name):
+    """A template has C++ linkage: ``template <...> void div(GM_ADDR...)`` overloads libc's
+    ``div(int, int)``, and the launcher's ``div<...>(...)`` picks the template."""
+    proj = _copy(tmp_path)
+    kernel = proj / "op_kernel" / f"{OP}.cpp"
+    text = kernel.read_text().replace(f"void {OP}(", f"void {name}(")
+    assert f"__global__ __aicore__ void {name}(GM_ADDR x" in text
+    kernel.unlink()
+    (proj / "op_kernel" / f"{name}.cpp").write_text(text)
+    x, yv, res = _run(proj, np.float32, op=name)
+    assert res.tiling_key == tpl_key(C_DT_FLOAT, 2, True)
+    assert np.array_equal(res.outputs[0], x * np.float32(1.5) + yv)
 
 
 @pytest.mark.parametrize("buffer_num", [1, 2])

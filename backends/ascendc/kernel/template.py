@@ -333,6 +333,9 @@ def dsl_comment(label: str) -> str:
     """``apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt``: the source map entry."""
     path, _, line = label.rpartition(":")
     text = linecache.getline(path, int(line)).strip() if line.isdigit() else ""
+    # a trailing backslash (a Python line continuation) would continue the // comment over the
+    # next C++ line: that code would be gone
+    text = text.rstrip("\\").rstrip()
     return f"{os.path.basename(path)}:{line}" + (f"  {text}" if text else "")
 
 

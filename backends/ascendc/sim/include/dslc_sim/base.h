@@ -18,9 +18,9 @@ typedef uint8_t* GM_ADDR;
 // ASSERT(expr): assert() in CANN's CPU debug build, nothing on the NPU (asc-devkit
 // impl/basic_api/kernel_macros.h). The emulator is a debug run, so a false ASSERT is a fault.
 #ifndef ASSERT
-#define ASSERT(x)                                                                                        \
-    do {                                                                                                 \
-        if (!(x)) ::dslc::fault(::dslc::F_SIM, ::dslc::Loc(__FILE__, __LINE__), "ASSERT(%s) failed", #x); \
+#define ASSERT(x)                                                                                                  \
+    do {                                                                                                           \
+        if (!(x)) ::DslcSim::fault(::DslcSim::F_SIM, ::DslcSim::Loc(__FILE__, __LINE__), "ASSERT(%s) failed", #x); \
     } while (0)
 #endif
 

@@ -7,19 +7,21 @@
 
 #include "runtime.h"
 
-#define TILING_KEY_IS(k) (::dslc::tiling_key() == static_cast<uint64_t>(k))
-#define TILING_KEY_VAR (::dslc::tiling_key())
+// The macros below expand in kernel text, where the kernel entry's name may be a macro (see
+// kernel_prelude.h): they name the emulator only by identifiers no operator can have.
+#define TILING_KEY_IS(k) (::DslcSim::tiling_key() == static_cast<uint64_t>(k))
+#define TILING_KEY_VAR (::DslcSim::tiling_key())
 
 // Standard-C++ tiling (9.x): shadows the macro-style default inside the kernel function.
 #define REGISTER_TILING_DEFAULT(T) using DslcDefaultTilingT = T
 #define REGISTER_TILING_FOR_TILINGKEY(cond, T) static_assert(true, "")
 
-#define GET_TILING_DATA_WITH_STRUCT(T, var, tiling_arg)       \
-    [[maybe_unused]] T var;                                   \
-    std::memcpy(static_cast<void*>(&var), (tiling_arg), sizeof(T))
+#define GET_TILING_DATA_WITH_STRUCT(T, var, tiling_arg) \
+    [[__maybe_unused__]] T var;                         \
+    __builtin_memcpy(static_cast<void*>(&var), (tiling_arg), sizeof(T))
 #define GET_TILING_DATA(var, tiling_arg) GET_TILING_DATA_WITH_STRUCT(DslcDefaultTilingT, var, tiling_arg)
 #define GET_TILING_DATA_PTR_WITH_STRUCT(T, var, tiling_arg) \
-    [[maybe_unused]] const T* var = reinterpret_cast<const T*>(tiling_arg)
-#define GET_TILING_DATA_MEMBER(T, member, var, tiling_arg)                                   \
-    [[maybe_unused]] decltype(T::member) var;                                                \
-    std::memcpy(static_cast<void*>(&var), (tiling_arg) + offsetof(T, member), sizeof(var))
+    [[__maybe_unused__]] const T* var = reinterpret_cast<const T*>(tiling_arg)
+#define GET_TILING_DATA_MEMBER(T, member, var, tiling_arg) \
+    [[__maybe_unused__]] decltype(T::member) var;          \
+    __builtin_memcpy(static_cast<void*>(&var), (tiling_arg) + __builtin_offsetof(T, member), sizeof(var))

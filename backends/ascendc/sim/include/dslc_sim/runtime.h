@@ -101,3 +101,8 @@ void release_event_id(int event, int id, Loc loc);
 int fetch_event_id(int event);
 
 }  // namespace dslc
+
+// The name macros that expand in kernel text use (ASSERT, TILING_KEY_IS): no operator can be
+// named DslcSim, so it stays the emulator even where the kernel entry's name is a macro
+// (kernel_prelude.h).
+namespace DslcSim = ::dslc;

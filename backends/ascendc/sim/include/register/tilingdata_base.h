@@ -23,16 +23,20 @@ public:
 
 }  // namespace optiling
 
-#define BEGIN_TILING_DATA_DEF(name)                   \
-    class name : public ::optiling::TilingDef<name> { \
+// The macros expand in the tiling header, which the kernel TU includes after the kernel entry's
+// name may have become a macro (dslc_sim/kernel_prelude.h): they use no name an operator can have.
+template <class D> using DslcTilingDef = ::optiling::TilingDef<D>;
+
+#define BEGIN_TILING_DATA_DEF(name)             \
+    class name : public ::DslcTilingDef<name> { \
     public:
-#define TILING_DATA_FIELD_DEF(type, field)        \
-    type field = type();                          \
-    void set_##field(type v) { field = v; }       \
+#define TILING_DATA_FIELD_DEF(type, field)  \
+    type field = type();                    \
+    void set_##field(type v) { field = v; } \
     type get_##field() const { return field; }
-#define TILING_DATA_FIELD_DEF_ARR(type, n, field)                                      \
-    type field[n] = {};                                                                \
-    void set_##field(const type* v) { std::memcpy(field, v, sizeof(field)); }          \
+#define TILING_DATA_FIELD_DEF_ARR(type, n, field)                                  \
+    type field[n] = {};                                                            \
+    void set_##field(const type* v) { __builtin_memcpy(field, v, sizeof(field)); } \
     const type* get_##field() const { return field; }
 #define TILING_DATA_FIELD_DEF_STRUCT(stype, field) \
     stype field;                                   \
