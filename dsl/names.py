@@ -89,6 +89,14 @@ def snake_case(camel: str) -> str:
     return "".join(out)
 
 
+# OpTypes that are classes of CANN's host API in the namespaces the generated host code opens
+# (register/op_def.h, tiling/tiling_api.h): `class op_def` would redefine ops::OpDef.
+CANN_HOST_CLASSES = frozenset(
+    "OpDef OpParamDef OpAttrDef OpAICoreDef OpAICoreConfig OpMC2Def OpDefFactory OpImplRegister "
+    "TilingContext InferShapeContext InferDataTypeContext TilingData".split()
+)
+
+
 def op_name_problem(name) -> str | None:
     """The message for an operator name CANN cannot use (None when it is fine): it must be
     snake_case ASCII, survive CANN's OpType -> file name round trip, and not be reserved."""
@@ -104,6 +112,11 @@ def op_name_problem(name) -> str | None:
         return (
             f"operator name '{name}' does not survive CANN's naming rule ({camel} -> {snake_case(camel)}); "
             f"name it '{snake_case(camel)}' instead"
+        )
+    if camel in CANN_HOST_CLASSES:
+        return (
+            f"operator name '{name}' makes the OpType {camel}, a class of CANN's host API, and would "
+            f"break the generated host code; choose another, e.g. @dsl.op(name='{name}_op')"
         )
     why = reserved_reason(name)
     if why is not None:

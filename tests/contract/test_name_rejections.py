@@ -131,6 +131,13 @@ CASES = [
         "them), e.g. 'apply_adam_w'; pass @dsl.op(name=...) to choose one",
     ),
     (
+        "op-name-cann-host-class",
+        op("op_def(x: Tensor)", "return x * 2"),
+        (5, 5),
+        "operator name 'op_def' makes the OpType OpDef, a class of CANN's host API, and would break the "
+        "generated host code; choose another, e.g. @dsl.op(name='op_def_op')",
+    ),
+    (
         "name-kwarg-cann-round-trip",
         op("f(x: Tensor)", "return x * 2", decorator='@dsl.op(name="x_1")'),
         (4, 14),
