@@ -392,8 +392,8 @@ def cmd_run(args) -> int:
 
     op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_RUN_SHAPE)
     print(inputs_line(notes, args.seed))
-    ref = op.reference(*arrays, **attrs)
-    outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores)
+    ref = op.reference(*arrays, dtype=dtype, **attrs)
+    outs, result = simulate(op, arrays, attrs, target=args.target, cores=args.cores, dtype=dtype)
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = outs if isinstance(outs, tuple) else (outs,)
     tols = output_tolerances(op, dtype, **attrs)  # exact unless an approximated op is on the path
@@ -433,7 +433,7 @@ def cmd_profile(args) -> int:
     from backends.ascendc.profile import profile
 
     trace = check_file_option("--trace", args.trace) if args.trace else None
-    op, _, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
+    op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
     print(inputs_line(notes, args.seed))
     report = profile(
         op,
@@ -444,6 +444,7 @@ def cmd_profile(args) -> int:
         sku=args.sku,
         l2=args.l2,
         project=args.project,
+        dtype=dtype,
     )
     print(report)
     if trace is not None:

@@ -57,7 +57,7 @@ def gen(args):
     values = op.check_attrs(attrs)
     shape = tuple(int(x) for x in args.shape.split(","))
     arrays = random_inputs(op, dtype, values, [shape], np.random.default_rng(args.seed))
-    ref = op.reference(*arrays, **attrs)
+    ref = op.reference(*arrays, dtype=dtype, **attrs)
     refs = ref if isinstance(ref, tuple) else (ref,)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -234,6 +234,7 @@ def profile(
     sku: str | None = None,
     l2: str = "warm",
     project=None,
+    dtype=None,
 ):
     """``op.profile``: simulate the generated kernel (or the sources of ``project``) with its
     instruction trace, then model it. ``cores`` is the core count the platform reports (default:
@@ -242,7 +243,9 @@ def profile(
 
     the_sku = _check(target, sku, l2)
     cores = cores or the_sku.aiv_cores
-    _, result = simulate(op, arrays, attrs, target=target, cores=cores, project=project, trace=True)
+    _, result = simulate(
+        op, arrays, attrs, target=target, cores=cores, project=project, trace=True, dtype=dtype
+    )
     return report(result, target, the_sku.name, l2)
 
 

@@ -41,6 +41,13 @@ def generated_project(op, target: str) -> Path:
     return path
 
 
+def dst_type_value(op, T) -> list[int]:
+    """The ``dst_type`` attribute's value (T as a ge::DataType) when the op has one, else nothing."""
+    from .host import GE_DATA_TYPE, has_dst_type
+
+    return [GE_DATA_TYPE[T.ge]] if has_dst_type({d: op.func(d) for d in op.dtypes}, op.dtypes) else []
+
+
 _CPP_LINE = re.compile(r"op_kernel/(\w+)\.cpp:(\d+)")
 _DSL_NOTE = re.compile(r"//\s*([\w.-]+\.py:\d+)")
 _METHOD = re.compile(r"__aicore__\s+inline\b")
@@ -85,9 +92,10 @@ def simulate(
     project=None,
     strict: bool = False,
     trace: bool = False,
+    dtype=None,
 ):
     tgt = get_target(target)
-    T, inputs, values = op.bind(arrays, attrs)
+    T, inputs, values = op.bind(arrays, attrs, dtype)
     func = op.variant(T, values, inputs)
     check_attr_values(func, values)
     if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
@@ -135,7 +143,7 @@ def simulate(
             op.name,
             inputs=[inputs[name] for name in op.inputs],
             outputs=outputs,
-            attrs=[values[a.name] for a in op._def.attrs],
+            attrs=[values[a.name] for a in op._def.attrs] + dst_type_value(op, T),
             target=tgt,
             cores=cores,
             strict=strict,
