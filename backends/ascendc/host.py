@@ -432,7 +432,9 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line()
         if shape_index is None:
             raise CompileError(
-                f"{plan.op_name}: the op has no required tensor input to take the shape from", plan.func0.loc
+                f"{plan.op_name}: every tensor input is optional, so a call may have no tensor to take the "
+                "output shape from; make one tensor input required",
+                plan.func0.loc,
             )
         element_type(w, plan)
         w.line(comment="Every tensor has the shape of the first required tensor input.")

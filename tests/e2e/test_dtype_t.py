@@ -66,6 +66,21 @@ def test_flat_dequant_with_a_scalar(dt):
     assert same_bits(got, ref)
 
 
+def _traced_dtypes(report, path) -> set[str]:
+    report.save_trace(path)
+    events = json.loads(path.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    return {e["args"]["dtype"] for e in events if (e.get("args") or {}).get("dtype")}
+
+
+def test_profile_takes_dtype(tmp_path):
+    x = (np.arange(3000) % 256 - 128).astype(np.int8)
+    s = np.array([0.5], np.float32)
+    f16_run = ops.dequant_flat.profile(x, s, dtype=f16)  # not the default, bf16
+    assert f16_run.tiling_key == 0 and "bf16" not in _traced_dtypes(f16_run, tmp_path / "f16.json")
+    assert "bf16" in _traced_dtypes(ops.dequant_flat.profile(x, s), tmp_path / "bf16.json")
+
+
 def test_dtype_defaults_to_the_first_dtype():
     x = (np.arange(300) % 256 - 128).astype(np.int8)
     assert ops.dequant_flat.reference(x, 0.37).dtype == bf16.np  # dtypes=(bf16, f16)

@@ -96,3 +96,24 @@ def test_compile_refuses_a_project_with_none_in_it(monkeypatch, tmp_path, capsys
     ), err
     assert "Traceback" not in err
     assert not (tmp_path / "dequant_rows").exists() and not list(tmp_path.iterdir())
+
+
+def test_an_op_whose_tensors_are_all_optional_is_refused_at_compile_time(write_module, tmp_path):
+    """Its TilingFunc used to be an OP_LOGE with unused variables (a project that did not build)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Scalar, Tensor, f16
+
+        @dsl.op(dtypes=(f16,))
+        def only_optional(s: Scalar, x: Tensor | None = None, *, use: bool = True):
+            y = x * s if use else x * 2
+            return y
+        """)
+    with pytest.raises(CompileError) as e:
+        mod.only_optional.compile(out_dir=tmp_path)
+    assert e.value.loc.line == 6
+    assert e.value.msg == (
+        "only_optional: every tensor input is optional, so a call may have no tensor to take the output shape "
+        "from; make one tensor input required"
+    )
+    assert not list(tmp_path.glob("only_optional*"))
