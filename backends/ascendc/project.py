@@ -179,6 +179,25 @@ and "per row element" bytes are per column of a chunk.
 
 
 def project_readme(plan: HostPlan) -> str:
+    return _base_readme(plan) + _dst_type_note(plan)
+
+
+def _dst_type_note(plan: HostPlan) -> str:
+    """What a caller must know about the ``dst_type`` attribute, when the op has it."""
+    if not plan.dst_type:
+        return ""
+    codes = ", ".join(f"{d.ge} = {GE_DATA_TYPE[d.ge]}" for d in plan.dtypes)
+    return f"""
+## The element type T: attribute `{DST_TYPE}`
+
+No required input has type T, so the operator takes it as the int attribute `{DST_TYPE}` (a
+`ge::DataType`: {codes}; default {plan.dtypes[0].ge}), as CANN's dequant ops do. InferDataType
+sets the outputs of type T from it; TilingFunc fails (OP_LOGE) when it is not one of those
+dtypes or an output of type T has another dtype. Pass the output's dtype.
+"""
+
+
+def _base_readme(plan: HostPlan) -> str:
     if plan.row_plans:
         return _row_readme(plan)
     rows = []

@@ -155,6 +155,8 @@ def test_generated_host_carries_dst_type():
     assert "const ge::DataType dtype = static_cast<ge::DataType>(*dstType);" in tiling
     assert "OP_CHECK_IF(outDesc0->GetDataType() != dtype" in tiling
     assert "GetRequiredInputDesc(None)" not in host and "None" not in tiling
+    assert "## The element type T: attribute `dst_type`" in files["README.md"]
+    assert "DT_FLOAT16 = 1, DT_BF16 = 27; default DT_FLOAT16" in files["README.md"]
     desc = json.loads(files["DequantRows.json"])[0]
     assert desc["attr"] == [{"name": "dst_type", "param_type": "optional", "type": "int", "default_value": 1}]
     assert desc["output_desc"][0]["type"] == ["float16", "bfloat16"]
