@@ -28,3 +28,22 @@ def widen_u8(m: Tensor[u8]):
 @dsl.op(dtypes=(f16, bf16))
 def scale_to_t(x: Tensor, s: Tensor[f32]):
     return dsl.cast(dsl.cast(x, f32) * s, dsl.T)
+
+
+@dsl.op(dtypes=(f16, bf16), broadcast=True)
+def dequant_bcast(x: Tensor[i8], scale: Tensor[f32]):
+    return dsl.cast(dsl.cast(x, f32) * scale, dsl.T)
+
+
+@dsl.op(dtypes=(f16, bf16))
+def dequant_bias(x: Tensor[i8], bias: Tensor | None = None, *, has_bias: bool = False):
+    """T's only input is optional: the kernel's T is the output's DTYPE macro."""
+    wide = dsl.cast(x, f32)
+    return dsl.cast(wide + bias, dsl.T) if has_bias else dsl.cast(wide, dsl.T)
+
+
+@dsl.op(dtypes=(f16, bf16))
+def dequant_two(x: Tensor[i8], s: Scalar[f32], *, alpha: float = 2.0):
+    acc = dsl.cast(x, f32) * s
+    y = dsl.cast(acc * alpha, dsl.T)
+    return y, acc

@@ -34,9 +34,13 @@ def round_bf16(v: np.ndarray) -> np.ndarray:
     return r.view(ml_dtypes.bfloat16)
 
 
+def to_t(v: np.ndarray, dt) -> np.ndarray:
+    """f32 values rounded once to nearest even to T."""
+    return v.astype(np.float16) if dt == f16 else round_bf16(v)
+
+
 def dequant_numpy(x, scale, dt):
-    acc = x.astype(np.float32) * scale  # one f32 multiply per element
-    return acc.astype(np.float16) if dt == f16 else round_bf16(acc)
+    return to_t(x.astype(np.float32) * scale, dt)  # one f32 multiply per element, one rounding
 
 
 def _dequant_inputs():
@@ -85,6 +89,35 @@ def test_dtype_defaults_to_the_first_dtype():
     x = (np.arange(300) % 256 - 128).astype(np.int8)
     assert ops.dequant_flat.reference(x, 0.37).dtype == bf16.np  # dtypes=(bf16, f16)
     assert ops.dequant_rows.reference(x.reshape(3, 100), np.ones(100, np.float32)).dtype == f16.np
+
+
+@pytest.mark.parametrize("dt", [f16, bf16], ids=["f16", "bf16"])
+def test_more_forms_without_a_T_input(dt):
+    """Broadcasting, T's only input optional (present and absent), an f32 output beside T's."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, (6, 1, 40)).astype(np.int8)
+    scale = rng.uniform(-2, 2, (3, 40)).astype(np.float32)
+    ref = ops.dequant_bcast.reference(x, scale, dtype=dt)
+    assert ref.shape == (6, 3, 40) and same_bits(ref, dequant_numpy(x, scale, dt))
+    assert same_bits(simulate(ops.dequant_bcast, (x, scale), {}, dtype=dt, strict=True)[0], ref)
+    flat = x.reshape(-1)
+    bias = rng.uniform(-1, 1, flat.size).astype(dt.np)
+    for args, attrs, want in [
+        ((flat, None), {}, dequant_numpy(flat, np.float32(1), dt)),
+        ((flat, bias), {"has_bias": True}, None),
+    ]:
+        ref = ops.dequant_bias.reference(*args, dtype=dt, **attrs)
+        if want is not None:
+            assert same_bits(ref, want)
+        assert same_bits(simulate(ops.dequant_bias, args, attrs, dtype=dt, strict=True)[0], ref)
+    wide = flat.astype(np.float32) + bias.astype(np.float32)
+    assert same_bits(ref, to_t(wide, dt))
+    s = np.array([0.375], np.float32)
+    y, acc = ops.dequant_two.reference(flat, s, dtype=dt, alpha=-1.5)
+    assert same_bits(acc, flat.astype(np.float32) * s[0])
+    assert same_bits(y, to_t(acc * np.float32(-1.5), dt))
+    (g_y, g_acc), _ = simulate(ops.dequant_two, (flat, s), {"alpha": -1.5}, dtype=dt, strict=True)
+    assert same_bits(g_y, y) and same_bits(g_acc, acc)
 
 
 def test_only_input_pinned_u8_casts_exactly():
