@@ -21,7 +21,7 @@ from .errors import (
 )
 from . import precision  # noqa: F401  (dsl.precision.compare)
 from .operator import Operator, op
-from .surface import INTRINSICS, Scalar, Tensor
+from .surface import INTRINSICS, T, Scalar, Tensor
 
 globals().update(INTRINSICS)  # dsl.sqrt, dsl.where, ... (markers read by the frontend)
 
@@ -36,6 +36,7 @@ __all__ = [
     "bool_",
     "Tensor",
     "Scalar",
+    "T",
     "op",
     "Operator",
     "DslError",

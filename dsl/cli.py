@@ -417,9 +417,16 @@ def cmd_run(args) -> int:
 
     op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_RUN_SHAPE)
     print(inputs_line(notes, args.seed))
-    ref = op.reference(*arrays, **attrs)
+    ref = op.reference(*arrays, dtype=dtype, **attrs)
     outs, result = simulate(
-        op, arrays, attrs, target=args.target, cores=args.cores, vector_path=args.vector_path, cann=args.cann
+        op,
+        arrays,
+        attrs,
+        target=args.target,
+        cores=args.cores,
+        vector_path=args.vector_path,
+        cann=args.cann,
+        dtype=dtype,
     )
     refs = ref if isinstance(ref, tuple) else (ref,)
     outs = outs if isinstance(outs, tuple) else (outs,)
@@ -460,7 +467,7 @@ def cmd_profile(args) -> int:
     from backends.ascendc.profile import profile
 
     trace = check_file_option("--trace", args.trace) if args.trace else None
-    op, _, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
+    op, dtype, attrs, arrays, notes = random_call(args, DEFAULT_PROFILE_SHAPE)
     print(inputs_line(notes, args.seed))
     report = profile(
         op,
@@ -473,6 +480,7 @@ def cmd_profile(args) -> int:
         project=args.project,
         vector_path=args.vector_path,
         cann=args.cann,
+        dtype=dtype,
     )
     print(report.describe(verbose=args.verbose))
     if trace is not None:

@@ -13,6 +13,14 @@ from .errors import ArgumentError, DslError
 from .ir import Func, Module, print_module
 
 
+def _numpy_dtype_like(d) -> bool:
+    try:
+        np.dtype(d)
+    except TypeError:
+        return False
+    return True
+
+
 def _as_dtype(d) -> DType:
     if isinstance(d, DType):
         return d
@@ -103,8 +111,11 @@ class Operator:
 
     # -- reference ------------------------------------------------------------------------------
 
-    def bind(self, args: tuple, kwargs: dict) -> tuple[DType, dict[str, np.ndarray | None], dict[str, Any]]:
-        """Split user arguments into (T, inputs by name, attributes), checking dtypes and shapes."""
+    def bind(
+        self, args: tuple, kwargs: dict, dtype=None
+    ) -> tuple[DType, dict[str, np.ndarray | None], dict[str, Any]]:
+        """Split user arguments into (T, inputs by name, attributes), checking dtypes and shapes.
+        ``dtype`` chooses T (``dtype=`` of reference/simulate/profile; see ``choose_T``)."""
         from .shapes import check_shapes
 
         if len(args) > len(self.inputs):
@@ -122,7 +133,7 @@ class Operator:
             else:
                 attrs[k] = v
         attrs = self.check_attrs(attrs)
-        T = self._infer_T(given)
+        T = self.choose_T(given, dtype)
         arrays: dict[str, np.ndarray | None] = {}
         for d in self._def.inputs:
             v = given.get(d.name)
@@ -149,7 +160,42 @@ class Operator:
         check_shapes(self.name, self._def.inputs, arrays, self.broadcast)
         return T, arrays, attrs
 
-    def _infer_T(self, given: dict[str, Any]) -> DType:
+    def choose_T(self, given: dict[str, Any], dtype=None) -> DType:
+        """T: ``dtype`` when given, else the dtype of the inputs of type T, else ``dtypes[0]``
+        (an op with no input of type T names it ``dsl.T``). ``dtype`` must be one of the op's
+        dtypes and agree with the inputs of type T."""
+        requested = None
+        if dtype is not None:
+            try:
+                requested = _as_dtype(dtype)
+            except (TypeError, ValueError):
+                requested = dtype_from_numpy(dtype) if _numpy_dtype_like(dtype) else None
+                if requested is None:
+                    raise ArgumentError(
+                        f"dtype={dtype!r} is not a dtype; {self.name} is generated for "
+                        f"{', '.join(d.name for d in self.dtypes)}"
+                    ) from None
+            if requested not in self.dtypes:
+                raise ArgumentError(
+                    f"dtype={requested}: {self.name} is not generated for {requested}; its dtypes are "
+                    f"{', '.join(d.name for d in self.dtypes)}"
+                )
+        found = self._input_T(given)
+        if requested is not None and found is not None and found[1] != requested:
+            names = ", ".join(found[0])
+            raise ArgumentError(
+                f"dtype={requested} disagrees with the inputs of type T ({names}: {found[1]}); "
+                f"pass {requested} arrays, or leave dtype= out (T is then the inputs' dtype)"
+            )
+        T = requested or (found[1] if found is not None else self.dtypes[0])
+        if T not in self.dtypes:
+            raise ArgumentError(
+                f"{self.name} is generated for {', '.join(d.name for d in self.dtypes)}, " f"not {T}"
+            )
+        return T
+
+    def _input_T(self, given: dict[str, Any]) -> tuple[list[str], DType] | None:
+        """(names, dtype) of the given inputs of type T (unpinned), None when there are none."""
         found: dict[str, DType] = {}
         for d in self._def.inputs:
             v = given.get(d.name)
@@ -166,18 +212,14 @@ class Operator:
         if len(kinds) > 1:
             detail = ", ".join(f"{k}: {v}" for k, v in found.items())
             raise ArgumentError(f"inputs of {self.name} must share one dtype T, got {detail}")
-        T = kinds.pop() if kinds else self.dtypes[0]
-        if T not in self.dtypes:
-            raise ArgumentError(
-                f"{self.name} is generated for {', '.join(d.name for d in self.dtypes)}, " f"not {T}"
-            )
-        return T
+        return (list(found), kinds.pop()) if kinds else None
 
-    def reference(self, *arrays, **attrs):
-        """Numpy outputs from the IR interpreter: one array, or a tuple for several outputs."""
+    def reference(self, *arrays, dtype=None, **attrs):
+        """Numpy outputs from the IR interpreter: one array, or a tuple for several outputs.
+        ``dtype`` picks T (default: the inputs' T, else ``dtypes[0]``)."""
         from .ir.interpreter import run_func
 
-        T, inputs, values = self.bind(arrays, attrs)
+        T, inputs, values = self.bind(arrays, attrs, dtype)
         func = self.variant(T, values, inputs)
         outs = run_func(func, inputs, values)
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -215,9 +257,11 @@ class Operator:
         project=None,
         vector_path="auto",
         cann=None,
+        dtype=None,
         **attrs,
     ):
-        """Outputs of the generated host tiling + kernel run on the CPU emulator."""
+        """Outputs of the generated host tiling + kernel run on the CPU emulator; ``dtype`` picks
+        T as for ``reference``."""
         from backends.ascendc.simulate import simulate
 
         outs, _ = simulate(
@@ -229,6 +273,7 @@ class Operator:
             project=project,
             vector_path=vector_path,
             cann=cann,
+            dtype=dtype,
         )
         return outs
 
@@ -242,6 +287,7 @@ class Operator:
         project=None,
         vector_path="auto",
         cann=None,
+        dtype=None,
         **attrs,
     ):
         """A modelled performance report (predicted and roofline time, DMA, bytes, UB, syncs) of
@@ -250,7 +296,8 @@ class Operator:
         reference part), ``l2`` whether inputs that fit in L2 are already there ("warm", as in
         repeated runs) or not ("cold"; "flushed": and the L2 full of a previous kernel's dirty lines,
         so outputs cost HBM write-backs); ``project`` profiles the sources of a project ``compile``
-        wrote (and a user may have edited), as ``simulate(project=...)`` runs them."""
+        wrote (and a user may have edited), as ``simulate(project=...)`` runs them; ``dtype`` picks
+        T as for ``reference``."""
         from backends.ascendc.profile import profile
 
         return profile(
@@ -264,6 +311,7 @@ class Operator:
             project=project,
             vector_path=vector_path,
             cann=cann,
+            dtype=dtype,
         )
 
 

@@ -81,6 +81,19 @@ class Scalar(metaclass=_ScalarMeta):
         return ScalarSpec(item)
 
 
+class ElementType:
+    """``dsl.T``: the operator's element type T, the one ``@dsl.op(dtypes=...)`` chooses, usable in a
+    body where a dtype is (``dsl.cast(v, dsl.T)``). It is how an op whose inputs all have pinned
+    dtypes (``x: Tensor[i8, ..., "C"]`` dequantized to f16) names its output type; ``dtype=`` of
+    ``op.reference``/``simulate``/``profile`` picks it."""
+
+    def __repr__(self) -> str:
+        return "dsl.T"
+
+
+T = ElementType()
+
+
 class Intrinsic:
     """A ``dsl.*`` function usable only inside an ``@dsl.op`` body."""
 

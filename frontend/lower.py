@@ -32,7 +32,7 @@ from dsl.ir import (
     TypeInferenceError,
     Value,
 )
-from dsl.surface import INTRINSICS, Intrinsic
+from dsl.surface import INTRINSICS, ElementType, Intrinsic
 
 from .signature import InputDecl
 from .source import Source
@@ -602,6 +602,8 @@ class Lowerer:
             raise self.err(node, f"undefined name '{n}'")
         if isinstance(g, DType):
             return DTypeRef(g)
+        if isinstance(g, ElementType):  # dsl.T imported by name
+            return DTypeRef(self.T)
         if isinstance(g, bool):
             raise self.err(node, f"global '{n}' is a bool; use a bool attribute instead")
         if isinstance(g, (int, float)):
@@ -711,6 +713,8 @@ class Lowerer:
         if target is _dsl_pkg:
             if isinstance(getattr(_dsl_pkg, node.attr, None), DType):
                 return DTypeRef(getattr(_dsl_pkg, node.attr))
+            if isinstance(getattr(_dsl_pkg, node.attr, None), ElementType):  # dsl.T
+                return DTypeRef(self.T)
             if node.attr in INTRINSICS:
                 raise self.err(
                     node, f"dsl.{node.attr} is a function; call it: dsl.{INTRINSICS[node.attr].signature}"
@@ -811,7 +815,7 @@ class Lowerer:
                 raise self.err(
                     dnode,
                     "the second argument of dsl.cast must be a dtype (f16, bf16, f32, i8, i32, "
-                    "u8, bool_, or x.dtype)",
+                    "u8, bool_, x.dtype, or dsl.T)",
                 )
             dtype = ref.dtype
         x = self.value(self.expr(args[0]), args[0])

@@ -15,7 +15,7 @@ from passes.chunk_rows import chunked_twin
 from passes.rows import row_layout
 
 from .golden_script import GOLDEN_PY
-from .host import HostPlan, host_source, tiling_header
+from .host import DST_TYPE, HostPlan, host_source, tiling_header
 from .host_broadcast import ub_reserve
 from .host_rows import row_host_source, row_input, row_plan_of, row_tiling_header
 from .cann import check_cann
@@ -169,8 +169,7 @@ def lower(
         f"edit the DSL source and run `dslc compile` again."
     )
     static_attrs = [a for a in op._def.attrs if a.static]
-    t_input = plan.t_input()
-    dtype_input = first.params[t_input].value.name if t_input is not None else first.outputs[0].name
+    dtype_input = t_carrier(plan)
     if rows:
         if row_input(plan) is None:
             raise CompileError(
@@ -220,6 +219,33 @@ def lower(
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     files.update(golden_files(op, plan))
     return Compiled(plan, modules, files, checks)
+
+
+def t_carrier(plan: HostPlan) -> str | None:
+    """The input or output whose ``DTYPE_<NAME>`` macro (CANN defines one per input and output for
+    each binary, from the json's dtype lists) is T in the kernel: the first required input of type
+    T, else the first output of type T; None when the op has one dtype and nothing carries it."""
+    first = plan.func0
+    t_input = plan.t_input()
+    if t_input is not None:
+        return first.params[t_input].value.name
+    if plan.dst_type and any(a.name == DST_TYPE for a in plan.attr_decls):
+        raise CompileError(
+            f"{plan.op_name}: attribute name '{DST_TYPE}' is reserved for operators with no required input of "
+            f"type T (the generated operator takes T as its {DST_TYPE} attribute); rename it",
+            first.loc,
+        )
+    outputs = plan.t_outputs()
+    if outputs:
+        return first.outputs[outputs[0]].name
+    if len(plan.dtypes) == 1:
+        return None
+    raise CompileError(
+        f"{plan.op_name}: no required input and no output has type T, so CANN's build cannot tell the "
+        f"binaries of dtypes {', '.join(d.name for d in plan.dtypes)} apart; declare one dtype, or make an "
+        "output of type T (dsl.cast(v, dsl.T))",
+        first.loc,
+    )
 
 
 def _vector_ops(func: Func) -> int:

@@ -70,7 +70,7 @@ def gen(args, parser):
     except ValueError as e:  # the --shape options do not fit the inputs
         parser.error(str(e))
     arrays = random_inputs(op, dtype, values, shapes, np.random.default_rng(args.seed))
-    ref = op.reference(*arrays, **attrs)
+    ref = op.reference(*arrays, dtype=dtype, **attrs)
     refs = ref if isinstance(ref, tuple) else (ref,)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

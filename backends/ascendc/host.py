@@ -12,12 +12,40 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dsl.dtypes import DType
+from dsl.errors import CompileError
 from dsl.ir import AttrDecl, Func, ScalarType, TensorType
 
 from . import host_broadcast
 from .cann import spelling
 from .kernel import Signature, Variant, field_name, float_literal
 from .writer import CodeWriter
+
+# ge::DataType values (graph/types.h): the dst_type attribute's default in the json.
+GE_DATA_TYPE = {
+    "DT_FLOAT": 0,
+    "DT_FLOAT16": 1,
+    "DT_INT8": 2,
+    "DT_INT32": 3,
+    "DT_UINT8": 4,
+    "DT_BOOL": 12,
+    "DT_BF16": 27,
+}
+DST_TYPE = "dst_type"  # the attribute naming T when no required input has it (as CANN's dequant ops)
+
+
+def t_outputs(funcs: dict[DType, Func], dtypes: tuple[DType, ...]) -> list[int]:
+    """Indices of the outputs whose dtype is T for every dtype of the op."""
+    first = funcs[dtypes[0]]
+    return [k for k in range(len(first.outputs)) if all(funcs[d].outputs[k].type.dtype == d for d in dtypes)]
+
+
+def has_dst_type(funcs: dict[DType, Func], dtypes: tuple[DType, ...]) -> bool:
+    """The op carries the ``dst_type`` attribute: no required input has type T, and T is a choice
+    (several dtypes) or an output's type. (With one dtype and no output of type T, T is a constant.)"""
+    first = funcs[dtypes[0]]
+    t_input = any(not p.pinned and not p.optional for p in first.params)
+    return not t_input and (len(dtypes) > 1 or bool(t_outputs(funcs, dtypes)))
+
 
 TILING_FIELDS = (
     ("uint64_t", "totalLength", "elements of the flat range"),
@@ -61,6 +89,18 @@ class HostPlan:
     def t_input(self) -> int | None:
         """IR index of the input whose dtype is the op's T (the first unpinned required one)."""
         return next((i for i, p in enumerate(self.func0.params) if not p.pinned and not p.optional), None)
+
+    def t_outputs(self) -> list[int]:
+        return t_outputs(self.funcs, self.dtypes)
+
+    @property
+    def dst_type(self) -> bool:
+        """The op has the ``dst_type`` attribute (``has_dst_type``), after the user's attributes."""
+        return has_dst_type(self.funcs, self.dtypes)
+
+    @property
+    def dst_type_index(self) -> int:
+        return len(self.attr_decls)
 
     def shape_input(self) -> int | None:
         """IR index of the required tensor input every other tensor's shape is checked against."""
@@ -341,8 +381,44 @@ def _reads(func: Func, name: str) -> bool:
     return any(v.name == name and v.owner is None for op in func.walk() for v in op.operands)
 
 
+def element_type(w: CodeWriter, plan: HostPlan) -> None:
+    """TilingFunc's ``dtype`` (T): the first required input of type T, else the ``dst_type``
+    attribute (checked to be one of the op's dtypes and the dtype of every output of type T),
+    else the op's one dtype."""
+    t_index = plan.t_input()
+    if t_index is not None:
+        w.line(comment="T: the element type of the first required input of type T.")
+        w.line(f"const gert::CompileTimeTensorDesc* tDesc = context->GetRequiredInputDesc({t_index});")
+        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, tDesc);")
+        w.line("const ge::DataType dtype = tDesc->GetDataType();")
+        return
+    if not plan.dst_type:
+        w.line(f"const ge::DataType dtype = ge::{plan.dtypes[0].ge};", "T: no input or output has it")
+        return
+    choices = ", ".join(f"{d.ge} = {GE_DATA_TYPE[d.ge]}" for d in plan.dtypes)
+    w.line(comment=f"T: the {DST_TYPE} attribute (no required input has type T), one of the op's dtypes;")
+    w.line(comment="every output of type T must have it.")
+    w.line(f"const int64_t* dstType = attrs->GetAttrPointer<int64_t>({plan.dst_type_index});")
+    w.line("OP_CHECK_NULL_WITH_CONTEXT(context, dstType);")
+    w.line("const ge::DataType dtype = static_cast<ge::DataType>(*dstType);")
+    known = " && ".join(f"dtype != ge::{d.ge}" for d in plan.dtypes)
+    w.line(
+        f'OP_CHECK_IF({known}, OP_LOGE(OP_TYPE, "{DST_TYPE} %lld is not a dtype of the op: {choices}", '
+        "static_cast<long long>(*dstType)), return ge::GRAPH_FAILED);"
+    )
+    for k in plan.t_outputs():
+        name, desc = w_escape(plan.func0.outputs[k].name), f"outDesc{k}"
+        w.line(f"const gert::CompileTimeTensorDesc* {desc} = context->GetOutputDesc({k});")
+        w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, {desc});")
+        w.line(
+            f'OP_CHECK_IF({desc}->GetDataType() != dtype, OP_LOGE(OP_TYPE, "output {name} has dtype %d, '
+            f'but {DST_TYPE} is %d", static_cast<int>({desc}->GetDataType()), static_cast<int>(dtype)), '
+            "return ge::GRAPH_FAILED);"
+        )
+
+
 def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
-    t_index, shape_index = plan.t_input(), plan.shape_input()
+    shape_index = plan.shape_input()
     broadcast = plan.func0.attributes.get("broadcast")
     with w.block("static ge::graphStatus TilingFunc(gert::TilingContext* context)"):
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, context->GetPlatformInfo());")
@@ -354,15 +430,14 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         if _static(plan):
             w.line("OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);")
         w.line()
-        if t_index is None or shape_index is None:
-            what = "tensor" if shape_index is None else "unpinned"
-            w.line(f'OP_LOGE(OP_TYPE, "the op has no required {what} input");')
-            w.line("return ge::GRAPH_FAILED;")
-            return
-        w.line(comment="T: the element type of the first unpinned input; every tensor has its shape.")
-        w.line(f"const gert::CompileTimeTensorDesc* tDesc = context->GetRequiredInputDesc({t_index});")
-        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, tDesc);")
-        w.line("const ge::DataType dtype = tDesc->GetDataType();")
+        if shape_index is None:
+            raise CompileError(
+                f"{plan.op_name}: every tensor input is optional, so a call may have no tensor to take the "
+                "output shape from; make one tensor input required",
+                plan.func0.loc,
+            )
+        element_type(w, plan)
+        w.line(comment="Every tensor has the shape of the first required tensor input.")
         w.line(f"const gert::StorageShape* first = context->GetRequiredInputShape({shape_index});")
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, first);")
         w.line("const gert::Shape& shape = first->GetStorageShape();")
@@ -459,12 +534,21 @@ def emit_infer_dtype(w: CodeWriter, plan: HostPlan, func0, t_index) -> None:
         needs_t = any(not isinstance(k, DType) for k in kinds)
         if t_index is not None and needs_t:
             w.line(f"const DataType dtype = context->GetRequiredInputDataType({t_index});")
+        elif needs_t:
+            if not plan.dst_type:  # has_dst_type holds whenever an output follows T
+                raise CompileError(
+                    f"{plan.op_name}: an output's type follows T, which no input gives", func0.loc
+                )
+            w.line(comment=f"T: the {DST_TYPE} attribute (no required input has type T).")
+            w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+            w.line(f"const int64_t* dstType = attrs->GetAttrPointer<int64_t>({plan.dst_type_index});")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, dstType);")
+            w.line("const DataType dtype = static_cast<DataType>(*dstType);")
         types = []
         for k, kind in enumerate(kinds):
             if isinstance(kind, DType):
                 types.append(kind.ge)
-            elif t_index is None:
-                types.append("DT_UNDEFINED")
             elif kind is None:
                 types.append("dtype")
             else:
@@ -523,6 +607,11 @@ def emit_opdef(w: CodeWriter, plan: HostPlan) -> None:
                     w.line(f'this->Attr("{a.name}").AttrType(OPTIONAL).Float({float_literal(a.default)});')
                 else:
                     w.line(f'this->Attr("{a.name}").AttrType(OPTIONAL).Int({int(a.default)});')
+            if plan.dst_type:
+                w.line(
+                    f'this->Attr("{DST_TYPE}").AttrType(OPTIONAL).Int(ge::{plan.dtypes[0].ge});',
+                    "T, a ge::DataType",
+                )
             w.line("this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);")
             w.line(f'this->AICore().SetTiling(optiling::TilingFunc).AddConfig("{plan.target}");')
     w.line(f"OP_ADD({plan.op_type});")

@@ -22,6 +22,7 @@ from .host import (
     HostPlan,
     _key_mask,
     _keys_reading,
+    element_type,
     emit_infer_dtype,
     emit_opdef,
     emit_static_attrs,
@@ -186,7 +187,6 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
 
 def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
     rin = row_input(plan)
-    t_index = plan.t_input()
     row_shape = layout_of_func(plan.func0).row
     with w.block("static ge::graphStatus TilingFunc(gert::TilingContext* context)"):
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, context->GetPlatformInfo());")
@@ -201,12 +201,8 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         if any(a.static for a in plan.attr_decls):
             w.line("OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);")
         w.line()
-        w.line(
-            comment="T: the element type of the first unpinned input; rows and columns: the row input's shape."
-        )
-        w.line(f"const gert::CompileTimeTensorDesc* tDesc = context->GetRequiredInputDesc({t_index});")
-        w.line("OP_CHECK_NULL_WITH_CONTEXT(context, tDesc);")
-        w.line("const ge::DataType dtype = tDesc->GetDataType();")
+        element_type(w, plan)
+        w.line(comment="Rows and columns: the row input's shape.")
         w.line(f"const gert::StorageShape* first = context->GetRequiredInputShape({rin});")
         w.line("OP_CHECK_NULL_WITH_CONTEXT(context, first);")
         w.line("const gert::Shape& shape = first->GetStorageShape();")

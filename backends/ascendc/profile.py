@@ -289,6 +289,7 @@ def profile(
     project=None,
     vector_path: str = "auto",
     cann: str | None = None,
+    dtype=None,
 ):
     """``op.profile``: simulate the generated kernel (or the sources of ``project``) with its
     instruction trace, then model it. ``cores`` is the core count the platform reports (default:
@@ -307,6 +308,7 @@ def profile(
         trace=True,
         vector_path=vector_path,
         cann=cann,
+        dtype=dtype,
     )
     return report(result, target, the_sku.name, l2)
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from dsl.errors import CompileError
 
+from .artefacts import check_generated
 from .formatted import clang_format
-from .host import HostPlan
+from .host import DST_TYPE, GE_DATA_TYPE, HostPlan
 
 
 def opdef_json(plan: HostPlan) -> list[dict]:
@@ -37,6 +38,9 @@ def opdef_json(plan: HostPlan) -> list[dict]:
     for a in plan.attr_decls:
         kind = {"bool": "bool", "literal": "string", "float": "float", "int": "int"}[a.kind]
         attrs.append({"name": a.name, "param_type": "optional", "type": kind, "default_value": a.default})
+    if plan.dst_type:  # T, a ge::DataType (as CANN's dequant ops)
+        default = GE_DATA_TYPE[plan.dtypes[0].ge]
+        attrs.append({"name": DST_TYPE, "param_type": "optional", "type": "int", "default_value": default})
     return [
         {"op": plan.op_type, "language": "cpp", "input_desc": inputs, "output_desc": outputs, "attr": attrs}
     ]
@@ -88,6 +92,7 @@ def write_project(
     files 0666 & ~umask). An existing OUT/<op> is replaced, or with ``replace=False`` kept (and the
     new copy dropped: content-addressed caches, where another process may have written it first).
     Raises ``OutputError`` when OUT cannot be created or written."""
+    check_generated(plan.op_name, {**files, **extra}, plan.func0.loc)  # before anything is written
     out_dir = Path(out_dir)
     final = out_dir / plan.op_name
     if final.resolve().parent != out_dir.resolve():
@@ -174,6 +179,25 @@ and "per row element" bytes are per column of a chunk.
 
 
 def project_readme(plan: HostPlan) -> str:
+    return _base_readme(plan) + _dst_type_note(plan)
+
+
+def _dst_type_note(plan: HostPlan) -> str:
+    """What a caller must know about the ``dst_type`` attribute, when the op has it."""
+    if not plan.dst_type:
+        return ""
+    codes = ", ".join(f"{d.ge} = {GE_DATA_TYPE[d.ge]}" for d in plan.dtypes)
+    return f"""
+## The element type T: attribute `{DST_TYPE}`
+
+No required input has type T, so the operator takes it as the int attribute `{DST_TYPE}` (a
+`ge::DataType`: {codes}; default {plan.dtypes[0].ge}), as CANN's dequant ops do. InferDataType
+sets the outputs of type T from it; TilingFunc fails (OP_LOGE) when it is not one of those
+dtypes or an output of type T has another dtype. Pass the output's dtype.
+"""
+
+
+def _base_readme(plan: HostPlan) -> str:
     if plan.row_plans:
         return _row_readme(plan)
     rows = []

@@ -46,6 +46,13 @@ def generated_project(op, target: str, cann: str | None = None, vector_path: str
     return path
 
 
+def dst_type_value(op, T) -> list[int]:
+    """The ``dst_type`` attribute's value (T as a ge::DataType) when the op has one, else nothing."""
+    from .host import GE_DATA_TYPE, has_dst_type
+
+    return [GE_DATA_TYPE[T.ge]] if has_dst_type({d: op.func(d) for d in op.dtypes}, op.dtypes) else []
+
+
 _CPP_LINE = re.compile(r"op_kernel/(\w+)\.cpp:(\d+)")
 _DSL_NOTE = re.compile(r"//\s*([\w.-]+\.py:\d+)")
 _METHOD = re.compile(r"__aicore__\s+inline\b")
@@ -92,11 +99,12 @@ def simulate(
     trace: bool = False,
     vector_path: str = "auto",
     cann: str | None = None,
+    dtype=None,
 ):
     tgt = get_target(target)
     check_cann(tgt.name, cann)  # the options are checked before anything is compiled or run
     vector_path_of(tgt, vector_path)
-    T, inputs, values = op.bind(arrays, attrs)
+    T, inputs, values = op.bind(arrays, attrs, dtype)
     func = op.variant(T, values, inputs)
     check_attr_values(func, values)
     if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or cores < 1):
@@ -144,7 +152,7 @@ def simulate(
             op.name,
             inputs=[inputs[name] for name in op.inputs],
             outputs=outputs,
-            attrs=[values[a.name] for a in op._def.attrs],
+            attrs=[values[a.name] for a in op._def.attrs] + dst_type_value(op, T),
             target=tgt,
             cores=cores,
             strict=strict,

@@ -150,8 +150,8 @@ class PassNumericCheck:
             arrays = random_inputs(
                 op, dtype, values, [shape], rng, float_range=PASS_CHECK_FLOATS, int_range=PASS_CHECK_INTS
             )
-            _, inputs, full = op.bind(tuple(arrays), values)
-            ref = op.reference(*arrays, **values)
+            _, inputs, full = op.bind(tuple(arrays), values, dtype)
+            ref = op.reference(*arrays, dtype=dtype, **values)
             # exact outputs stay bit-exact through every pass; approximated ones (an expanded
             # tanh/sigmoid differs from numpy's by a few ulps) meet the precision standard
             tols = func_tolerances(op.variant(dtype, full))

@@ -10,7 +10,8 @@ Module protocol (plain module-level names):
 * ``ATTRS``: a list of attribute dicts; keys starting with ``_`` only steer
   ``make_inputs``/``golden`` and are not passed to ``reference``;
 * ``make_inputs(rng, t, shape, **attrs)`` -> positional arguments for ``reference`` (it gets
-  only the attributes it names, or all with ``**kwargs``);
+  only the attributes it names, or all with ``**kwargs``); ``reference`` is called with
+  ``dtype=t``, which picks T for an operator with no input of type T (``dsl.T``);
 * ``golden(t, *args, **attrs)`` -> ``[(array, numpy output dtype), ...]`` per output, where a
   float output's array is the f32 golden (rounded once to the output dtype by the comparison)
   and a bool/integer output's array is exact.
@@ -135,7 +136,7 @@ def test_corpus_reference(stem, tname, ai, shape):
     args = mod.make_inputs(rng, t, shape, **_accepted(mod.make_inputs, attrs))
     copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     want = mod.golden(t, *args, **attrs)
-    got = H.as_tuple(mod.OP.reference(*args, **public), len(want))
+    got = H.as_tuple(mod.OP.reference(*args, dtype=t, **public), len(want))
     names = list(mod.OP.outputs) if len(mod.OP.outputs) == len(want) else range(len(want))
     tols = list(dsl.precision.output_tolerances(mod.OP, t, **public).values())
     for i, (name, g, (w, out_dtype)) in enumerate(zip(names, got, want)):

@@ -72,8 +72,8 @@ def test_corpus_operator_compiles_and_simulates(path, tmp_path):
             public = {k: v for k, v in attrs.items() if not k.startswith("_")}
             for shape in mod.SHAPES[:3]:
                 args = mod.make_inputs(rng, t, shape, **_args(mod.make_inputs, attrs))
-                ref = op.reference(*args, **public)
-                got = op.simulate(*args, cores=4, **public)
+                ref = op.reference(*args, dtype=t, **public)
+                got = op.simulate(*args, cores=4, dtype=t, **public)
                 refs = ref if isinstance(ref, tuple) else (ref,)
                 gots = got if isinstance(got, tuple) else (got,)
                 tols = dsl.precision.output_tolerances(op, t, **public)

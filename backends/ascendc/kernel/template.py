@@ -92,9 +92,14 @@ class KernelPlan:
     codes: dict  # variant id -> VariantCode
     space: Space
     static_attrs: list[AttrDecl]
-    dtype_macro: str  # DTYPE_<INPUT> naming the binary's element type
+    dtype_macro: str | None  # DTYPE_<NAME> naming the binary's element type; None: the one dtype
     first_dtype: DType
     cann: str
+
+    @property
+    def t_arg(self) -> str:
+        """The class template's T in the entry: the macro, or the op's one dtype."""
+        return self.dtype_macro or ctype(self.first_dtype)
 
 
 def variant_id(v: Variant, static_attrs: list[AttrDecl]) -> tuple:
@@ -347,13 +352,15 @@ def emit_kernel(
     header: str,
     dtypes: tuple,
     static_attrs: list[AttrDecl],
-    dtype_input: str,
+    dtype_input: str | None,
     cann: str,
     renderer=None,
     text=None,
 ) -> str:
-    """``renderer``/``text``: the variant renderer and class-template writer (the elementwise
-    ones by default; the row kernel passes its own)."""
+    """``dtype_input``: the input or output whose ``DTYPE_<NAME>`` macro is T in CANN's build (None:
+    no input or output has type T, and T is the op's one dtype). ``renderer``/``text``: the variant
+    renderer and class-template writer (the elementwise ones by default; the row kernel passes its
+    own)."""
     renderer = renderer or VariantRenderer
     text = text or KernelText
     facts = OpFacts.of(variants)
@@ -389,7 +396,7 @@ def emit_kernel(
         codes,
         space,
         static_attrs,
-        "DTYPE_" + dtype_input.upper(),
+        "DTYPE_" + dtype_input.upper() if dtype_input is not None else None,
         dtypes[0],
         cann,
     )
@@ -536,11 +543,13 @@ class KernelText:
         w.line("using namespace AscendC;")
         w.line()
         macro = self.plan.dtype_macro
-        w.line(f"#ifndef {macro}", "CANN's op build defines it for each dtype combination of the op")
-        w.line(
-            f"#define {macro} {ctype(self.plan.first_dtype)}", "other builds (a syntax check) take the first"
-        )
-        w.line("#endif")
+        if macro is not None:
+            w.line(f"#ifndef {macro}", "CANN's op build defines it for each dtype combination of the op")
+            w.line(
+                f"#define {macro} {ctype(self.plan.first_dtype)}",
+                "other builds (a syntax check) take the first",
+            )
+            w.line("#endif")
         for name in self.type_params():
             first = next(
                 c.gm[name]
@@ -1125,7 +1134,7 @@ class KernelText:
             call = ", ".join((["gm"] if bundled else self.gm_args()) + ["tilingData"])
 
             def targs_of(v) -> list[str]:
-                targs = [plan.dtype_macro] + [f"DTYPE_{n.upper()}" for n in self.type_params()]
+                targs = [plan.t_arg] + [f"DTYPE_{n.upper()}" for n in self.type_params()]
                 for a in plan.static_attrs:
                     x = v.bind[a.name]
                     targs.append(
@@ -1135,7 +1144,7 @@ class KernelText:
 
             if self.bcast:
                 resident = [i for i, _, _ in self.bcast_inputs()] if self.bcast_inputs() else []
-                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of, resident, plan.dtype_macro)
+                bc.dispatch(w, plan.variants, plan.first_dtype, call, targs_of, resident, plan.t_arg)
                 return
             for k, v in enumerate(keys):
                 targs = targs_of(v)

@@ -322,6 +322,7 @@ void run(const Request& req, Result& res) {
 
     if (op.infer_dtype_) {
         gert::InferDataTypeContext dctx;
+        dctx.op_type_ = op.type_;
         for (const auto& s : ctx.inputs_) dctx.in_.push_back(s.present ? s.desc.dtype_ : ge::DT_UNDEFINED);
         dctx.attrs_ = &ctx.attrs_;
         if (op.infer_dtype_(&dctx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferDataType returned GRAPH_FAILED");

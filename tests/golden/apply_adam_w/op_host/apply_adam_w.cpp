@@ -119,10 +119,11 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
     uint64_t tilingKey = 0;
     OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);
 
-    // T: the element type of the first unpinned input; every tensor has its shape.
+    // T: the element type of the first required input of type T.
     const gert::CompileTimeTensorDesc* tDesc = context->GetRequiredInputDesc(0);
     OP_CHECK_NULL_WITH_CONTEXT(context, tDesc);
     const ge::DataType dtype = tDesc->GetDataType();
+    // Every tensor has the shape of the first required tensor input.
     const gert::StorageShape* first = context->GetRequiredInputShape(0);
     OP_CHECK_NULL_WITH_CONTEXT(context, first);
     const gert::Shape& shape = first->GetStorageShape();

@@ -153,6 +153,9 @@ public:
         return ge::GRAPH_SUCCESS;
     }
     const RuntimeAttrs* GetAttrs() const { return attrs_; }
+    const char* GetNodeName() const { return op_type_.c_str(); }  // ExtendedKernelContext's, as for InferShape
+    const char* GetNodeType() const { return op_type_.c_str(); }
+    std::string op_type_;
     std::vector<ge::DataType> in_, out_;
     const RuntimeAttrs* attrs_ = nullptr;
 };
