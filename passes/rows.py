@@ -123,7 +123,7 @@ def row_layout(func: Func) -> RowLayout | None:
 
 
 def _check_blocks(func: Func, layout: RowLayout) -> None:
-    """Block inputs ([S, C] of [..., S, C]) share one shape (one period S); an output is a row."""
+    """Block inputs ([S, C] of [..., S, C]) share one shape (one period S)."""
     blocks = [p for p in func.params if layout.is_block(p.value.type)]
     for p in blocks[1:]:
         if p.value.type.shape != blocks[0].value.type.shape:
@@ -131,13 +131,6 @@ def _check_blocks(func: Func, layout: RowLayout) -> None:
                 f"inputs '{blocks[0].value.name}' [{blocks[0].value.type.shape}] and '{p.value.name}' "
                 f"[{p.value.type.shape}] are both repeated along the leading dims of [{layout.row}] with "
                 "different shapes; a row operator takes repeated blocks of one shape",
-                func.loc,
-            )
-    for o in func.outputs:
-        if layout.is_block(o.type):
-            raise CompileError(
-                f"output '{o.name}' has shape [{o.type.shape}], a block that repeats along the leading dims "
-                f"of [{layout.row}]; row operator outputs are rows [{layout.row}] or per-row values",
                 func.loc,
             )
 

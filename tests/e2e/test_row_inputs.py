@@ -55,6 +55,16 @@ def add_block(x: Tensor[..., "S", "C"], mask: Tensor["S", "C"]):
     return x + mask * 2.0
 
 
+@dsl.op(dtypes=(f32,), broadcast=True)
+def bc_scale_m(x: Tensor["M", "C"], s: Tensor["M", 1]):
+    return x * s
+
+
+@dsl.op(dtypes=(f32,))
+def add_fixed_block(x: Tensor["R", "C"], y: Tensor["S", "R", "C"]):
+    return y - x
+
+
 def _np_type(t):
     return BF16 if t is bf16 else t.np
 
@@ -94,6 +104,17 @@ def test_m1_with_m_c(t, rows, cols):
     s = rng.uniform(-2, 2, (rows, 1)).astype(t.np)
     want = (x.astype(np.float32) * s.astype(np.float32) + np.float32(1)).astype(t.np)
     check(scale_m, [x, s], want, cores=8)
+
+
+def test_broadcast_true_with_named_dims_is_a_row_operator():
+    """broadcast=True concerns unshaped tensors; with named dims everywhere the op is a row operator."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-4, 4, (37, 130)).astype(np.float32)
+    s = rng.uniform(-2, 2, (37, 1)).astype(np.float32)
+    assert "broadcast = false" in bc_scale_m.ir()
+    check(bc_scale_m, [x, s], x * s, cores=8)
+    project = bc_scale_m.compile(out_dir=tempfile.mkdtemp(prefix="dslc_bc_scale_m_"))
+    assert "Kind::PER_ROW" in (project / "op_host" / "bc_scale_m.cpp").read_text()
 
 
 def _host_error(op, inputs, out_shape, target="ascend910b"):
@@ -237,6 +258,14 @@ def test_block_copies_per_step_follow_the_wraps():
                 runs += 1
             want += 1 + runs  # x's rows in one copy, mask's in runs
         assert block["MTE2"]["dma"] == want, (core, block["MTE2"])
+
+
+def test_block_of_a_fixed_rank_row():
+    """x [R, C] repeats along S of y [S, R, C] (the leading dims are names, no '...')."""
+    rng = np.random.default_rng(4)
+    x = rng.uniform(-4, 4, (7, 33)).astype(np.float32)
+    y = rng.uniform(-4, 4, (3, 7, 33)).astype(np.float32)
+    check(add_fixed_block, [x, y], y - x, cores=8)
 
 
 @pytest.mark.parametrize(
