@@ -280,3 +280,27 @@ def test_host_rejects_a_block_of_other_dims(bad, got_text):
         f"input mask [S, C] must have the last 2 dims of input x [2, 3, 5, 7] (it repeats along the others), "
         f"got {got_text}" in msg
     ), msg
+
+
+def test_explain_counts_the_block_per_row_of_the_step(tmp_path, capsys):
+    """--explain: the mask is a row buffer of the step (2 slots), in the UB formula's per-row bytes."""
+    from pathlib import Path
+
+    from dsl.cli import main
+
+    src = Path(__file__).resolve().parents[1] / "corpus" / "causal_softmax.py"
+    assert main(["compile", str(src), "-o", str(tmp_path), "--explain"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines.index(
+        "@causal_softmax (T = f32, tiling key 0): rows of C elements at a pitch of C rounded up to 8; a step of "
+        "rowStep rows"
+    )
+    ledger = lines[head : head + 10]
+    assert (
+        "  b1: row    4 B x 2 slot(s) x rowStep x pitch    %mask_t (causal_softmax.py:11) [block [S, C], repeated "
+        "along the leading dims: copied per step]" in ledger
+    )
+    # x and the mask, f32 in two slots each: 16 B per column per row of the step
+    assert "  UB = pitch x 0 + scratch + rowStep x (pitch x 16 + 8 x 36) <= 188160 B usable" in "\n".join(
+        ledger
+    )
