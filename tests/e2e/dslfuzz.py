@@ -376,7 +376,9 @@ DIMS = {None: "", "row": '..., "C"', "rc": '"R", "C"', "col": '"C"'}
 DIM_KIND = {None: "tensor", "row": "row", "rc": "row", "col": "col"}
 # The rowin family adds inputs of one value per row ([..., 1], ["R", 1], [..., "S", 1]) and rows
 # [..., "S", "C"] with a block ["S", "C"] that repeats along their leading dims.
-DIMS.update({"prow": "..., 1", "rprow": '"R", 1', "srow": '..., "S", "C"', "sprow": '..., "S", 1', "blk": '"S", "C"'})
+DIMS.update(
+    {"prow": "..., 1", "rprow": '"R", 1', "srow": '..., "S", "C"', "sprow": '..., "S", 1', "blk": '"S", "C"'}
+)
 DIM_KIND.update({"prow": "prow", "rprow": "prow", "srow": "row", "sprow": "prow", "blk": "blk"})
 ROW_FAMILIES = ("rows", "rowin")
 
@@ -1186,7 +1188,9 @@ class Gen:
     def tensor_typed(self, node: Node) -> bool:
         """An output can hold it: a tensor (in row programs a row or a per-row value)."""
         ts = self.types(node)
-        return ts is not None and all(isinstance(t, Val) and t.kind not in ("scalar", "col", "blk") for t in ts)
+        return ts is not None and all(
+            isinstance(t, Val) and t.kind not in ("scalar", "col", "blk") for t in ts
+        )
 
     def row_typed(self, node: Node) -> bool:
         ts = self.types(node)
@@ -1196,7 +1200,7 @@ class Gen:
         return [
             d.name
             for d in self.prog.inputs
-            if d.kind == "tensor" and not d.optional and d.dims in ("row", "rc", "srow")
+            if d.kind == "tensor" and not d.optional and DIM_KIND[d.dims] in ("tensor", "row")
         ]
 
     def make_outputs(self) -> None:
