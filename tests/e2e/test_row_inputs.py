@@ -65,6 +65,13 @@ def add_fixed_block(x: Tensor["R", "C"], y: Tensor["S", "R", "C"]):
     return y - x
 
 
+@dsl.op(dtypes=(f16, bf16))
+def masked_bias(
+    x: Tensor[..., "A", "S", "C"], bias: Tensor[f32, "A", "S", "C"], keep: Tensor[..., "A", "S", 1]
+):
+    return dsl.where(keep > 0, x + bias, -x)
+
+
 def _np_type(t):
     return BF16 if t is bf16 else t.np
 
@@ -304,3 +311,16 @@ def test_explain_counts_the_block_per_row_of_the_step(tmp_path, capsys):
     assert "  UB = pitch x 0 + scratch + rowStep x (pitch x 16 + 8 x 36) <= 188160 B usable" in "\n".join(
         ledger
     )
+
+
+@pytest.mark.parametrize("t", [f16, bf16], ids=lambda t: t.name)
+def test_a_three_dim_pinned_block_with_per_row_values(t):
+    """bias [A, S, C] (f32, pinned) repeats every A * S rows; keep [..., A, S, 1] is one value per row."""
+    rng = np.random.default_rng(6)
+    x = rng.uniform(-4, 4, (3, 2, 5, 40)).astype(_np_type(t))
+    bias = rng.uniform(-4, 4, (2, 5, 40)).astype(np.float32)
+    keep = rng.choice(np.array([-1.0, 1.0], _np_type(t)), (3, 2, 5, 1))
+    xf = x.astype(np.float32)
+    want = np.where(keep.astype(np.float32) > 0, xf + bias, -xf)  # f32 output: bias is f32
+    for cores in (1, 7):
+        check(masked_bias, [x, bias, keep], want, cores=cores)
