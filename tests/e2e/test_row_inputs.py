@@ -324,3 +324,17 @@ def test_a_three_dim_pinned_block_with_per_row_values(t):
     want = np.where(keep.astype(np.float32) > 0, xf + bias, -xf)  # f32 output: bias is f32
     for cores in (1, 7):
         check(masked_bias, [x, bias, keep], want, cores=cores)
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_per_row_input_in_column_chunks(target):
+    """Rows past UB: the chunked twin reads each row's scale and mask for every chunk it computes."""
+    rng = np.random.default_rng(8)
+    x = rng.uniform(-4, 4, (3, 100003)).astype(np.float32)
+    scale = rng.uniform(-2, 2, (3, 1)).astype(np.float32)
+    got, result = simulate(per_token_scale, [x, scale], {}, target=target, cores=2, strict=True)
+    assert result.tiling_key >= 1  # the chunked kernel
+    assert same_bits(got, x * scale)
+    m = np.array([[1.0], [-1.0], [0.5]], np.float32)
+    got, _ = simulate(row_mask, [x, m], {}, target=target, cores=2, strict=True)
+    assert same_bits(got, np.where(m > 0, x, np.float32(0)))
