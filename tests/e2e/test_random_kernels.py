@@ -51,6 +51,7 @@ CI_FAMILY_SEEDS = [
     ("bcast", 21),  # f32
     ("rows", 6),  # a reduction, a column, ["R", "C"], a Scalar
     ("rows", 9),  # reductions, a column, an optional column, f16 and f32
+    ("rowin", 23),  # [..., S, C] rows, an [S, C] block in a where, a [..., S, 1] per-row input; bf16, i32
 ]
 
 
