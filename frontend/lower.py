@@ -185,7 +185,7 @@ class Lowerer:
             try:
                 rtype = spec.infer([v.type for v in operands], attrs)
             except TypeInferenceError as e:
-                raise self.err(node, str(e)) from None
+                raise self.err(node, str(e) + self.mixed_hint(operands)) from None
         op = Op(opname, operands, rtype, None, attrs, self.src.loc(node))
         self.body.append(op)
         return op.result
@@ -447,8 +447,26 @@ class Lowerer:
             outputs,
             self.body,
             returns,
-            {"dtype": self.T, "broadcast": self.broadcast},
+            {"dtype": self.T, "broadcast": self.broadcast and not self.named_dims()},
             self.src.loc(self.src.tree),
+        )
+
+    def mixed_hint(self, operands: list[Value]) -> str:
+        """With broadcast=True, an unshaped tensor meeting a named one: say both ways out."""
+        shapes = [v.type.shape for v in operands if isinstance(v.type, TensorType)]
+        if not (self.broadcast and any(s.unshaped for s in shapes) and any(not s.unshaped for s in shapes)):
+            return ""
+        named = next(s for s in shapes if not s.unshaped)
+        return (
+            f" (a row operator), or declare the [{named}] tensor a plain Tensor: with broadcast=True unshaped "
+            "tensors broadcast as numpy does, e.g. an (M, 1) array along the rows of an (M, C) one"
+        )
+
+    def named_dims(self) -> bool:
+        """A tensor input has named dims: a row operator, whose shapes the names fix (broadcast=True
+        concerns unshaped tensors only)."""
+        return any(
+            isinstance(p.value.type, TensorType) and not p.value.type.shape.unshaped for p in self.params
         )
 
     # -- static conditions ----------------------------------------------------------------------

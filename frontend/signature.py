@@ -66,6 +66,12 @@ def _input_spec(src: Source, value, arg: ast.arg):
                     arg.annotation,
                     f'tensor dims are names like "R", "C" (or ... first), got {d!r}',
                 )
+        if any(d == 1 for d in (value.dims or ())[:-1]):
+            raise src.error(
+                arg.annotation,
+                f"input '{arg.arg}': a literal 1 is allowed only as the last dim (one value per row, "
+                'e.g. Tensor[..., 1] or Tensor["M", 1]); name the other dims',
+            )
     if not isinstance(value, (TensorSpec, ScalarSpec)):
         raise src.error(
             arg.annotation,

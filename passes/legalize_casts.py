@@ -255,13 +255,14 @@ def _int32_compare(op: Op, b: "_Builder", out: list[Op]) -> list[Op]:
         out.append(op)
         return out
     if pred in ("ge", "le"):
-        op.operands, op.attrs = [b.op("min" if pred == "ge" else "max", [a, c], a.type), c], {"pred": "eq"}
+        wide = b.op("min" if pred == "ge" else "max", [a, c], _combined(a, c))  # [C] or [S, C] with a row
+        op.operands, op.attrs = [wide, c], {"pred": "eq"}
         out.append(op)
         return out
     if pred == "ne":
         equal = b.op("cmp", [a, c], mask_type, {"pred": "eq"})
     else:  # gt: not (max(a, c) == c); lt: not (min(a, c) == c)
-        m = b.op("max" if pred == "gt" else "min", [a, c], a.type)
+        m = b.op("max" if pred == "gt" else "min", [a, c], _combined(a, c))
         equal = b.op("cmp", [m, c], mask_type, {"pred": "eq"})
     value = b.op("where", [equal, b.const(0, f16), b.const(1, f16)], mask_type.with_dtype(f16))
     op.operands, op.attrs = [value, b.const(0.5, f16)], {"pred": "gt"}

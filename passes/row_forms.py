@@ -128,6 +128,12 @@ def forms(func: Func) -> None:
                 "operators store rows or per-row values",
                 op.loc,
             )
+        if op.opname == "dma.store" and layout.is_block(op.operands[0].type):
+            raise CompileError(
+                f"output '{op.attrs['output']}' has shape [{op.operands[0].type.shape}], a block that repeats "
+                f"along the leading dims of [{layout.row}]; row operators store rows or per-row values",
+                op.loc,
+            )
         if op.opname == "reduce" and not op.attrs.get("folded"):
             src = op.operands[0]
             if kind(src.type) != ROW:

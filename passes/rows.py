@@ -8,6 +8,12 @@ A row operator's tensors fall into four classes, read off their types (no new IR
 * **perrow**  ``[..., 1]`` (a keepdims reduction) or ``[...]`` (keepdims=False): one value per row;
 * **scalar**  ``scalar<T>``: Scalar inputs, attributes, constants.
 
+A *block* ``[S, C]`` (a suffix of at least two of the row shape's dims, e.g. a causal mask of
+``[..., S, C]``) is a row value whose rows repeat along the missing leading dims: row r of the
+flattened rows reads the block's row ``r % S``. Every pass treats it as a row (``kind`` says
+ROW); only its copy-in differs (``is_block``: the kernel copies the step's block rows in pieces,
+host tiling checks its dims against the row input's last ones).
+
 An op whose operands mix classes runs one row at a time (``row (+) col``) or reads the per-row
 value with the scalar unit (``row (+) perrow``); see ``row_forms``. Shapes outside these classes
 (two different leading-dim structures, a dim of another name in the last place) are a
@@ -45,7 +51,7 @@ class RowLayout:
         s = t.shape
         if s.unshaped:
             return None
-        if s == self.row:
+        if s == self.row or self.is_block(t):
             return ROW
         if self.has_leading and s == Shape((self.cols,), False):
             return COL
@@ -53,6 +59,14 @@ class RowLayout:
         if s.ellipsis == self.row.ellipsis and s.dims in (lead + (1,), lead):
             return PERROW
         return None
+
+    def is_block(self, t) -> bool:
+        """A ``[S, C]`` block: a proper suffix (two dims or more, no '...') of the row shape."""
+        if not isinstance(t, TensorType) or t.shape.unshaped or t.shape.ellipsis:
+            return False
+        dims, row = t.shape.dims, self.row.dims
+        shorter = len(dims) < len(row) or (self.row.ellipsis and len(dims) == len(row))
+        return len(dims) >= 2 and shorter and tuple(row[len(row) - len(dims) :]) == tuple(dims)
 
 
 def is_row_func(func: Func) -> bool:
@@ -104,7 +118,21 @@ def row_layout(func: Func) -> RowLayout | None:
                 f"[{lead + ', ' if lead else ''}1]",
                 loc,
             )
+    _check_blocks(func, layout)
     return layout
+
+
+def _check_blocks(func: Func, layout: RowLayout) -> None:
+    """Block inputs ([S, C] of [..., S, C]) share one shape (one period S)."""
+    blocks = [p for p in func.params if layout.is_block(p.value.type)]
+    for p in blocks[1:]:
+        if p.value.type.shape != blocks[0].value.type.shape:
+            raise CompileError(
+                f"inputs '{blocks[0].value.name}' [{blocks[0].value.type.shape}] and '{p.value.name}' "
+                f"[{p.value.type.shape}] are both repeated along the leading dims of [{layout.row}] with "
+                "different shapes; a row operator takes repeated blocks of one shape",
+                func.loc,
+            )
 
 
 def _any_dtype():

@@ -154,7 +154,8 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
 
     from passes.rows import COL, layout_of
 
-    kind = layout_of(func).kind
+    layout = layout_of(func)
+    kind = layout.kind
     kinds = {name: b["kind"] for name, b in func.attributes["buffers"].items()}
     held: dict[str, list[str]] = {}
     for op in func.walk():
@@ -165,6 +166,8 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
                 what = " [Brcb blocks]"
             elif kind(op.result.type) == COL and kinds[op.attrs["buf"]] != COL:
                 what = " [column, widened per step]"
+            elif op.opname == "dma.load" and layout.is_block(op.operands[0].type):
+                what = f" [block [{op.operands[0].type.shape}], repeated along the leading dims: copied per step]"
             held.setdefault(op.attrs["buf"], []).append(f"%{op.result.name}{where}{what}")
     bufs = [
         (name, b["kind"], b["bytes"], b["slots"], held.get(name, []))

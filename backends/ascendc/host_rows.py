@@ -52,12 +52,18 @@ ROW_TILING_FIELDS = (
         "binaryAddNum: the largest power of two below C, at least 64 (C itself up to 64)",
     ),
 )
-KIND_ENUM = {ROW: "ROW", COL: "COL", PERROW: "PER_ROW", SCALAR: "SCALAR"}
+BLOCK = "block"  # [S, C] of rows [..., S, C]: its rows repeat along the leading dims (passes/rows.py)
+KIND_ENUM = {ROW: "ROW", COL: "COL", PERROW: "PER_ROW", SCALAR: "SCALAR", BLOCK: "BLOCK"}
+BLOCK_FIELD = (
+    "uint64_t",
+    "blockRows",
+    "S: the rows of a block input [S, C], which repeat along the leading dims",
+)
 MAX_BLOCK_COUNT = 4095  # DataCopyExtParams.blockCount
 
 
 def row_tiling_header(plan: HostPlan, header: str) -> str:
-    return tiling_header(plan, header, ROW_TILING_FIELDS)
+    return tiling_header(plan, header, ROW_TILING_FIELDS + ((BLOCK_FIELD,) if block_dims(plan) else ()))
 
 
 def row_host_source(plan: HostPlan, header: str, ub_reserved: int) -> str:
@@ -74,13 +80,25 @@ def _kinds(plan: HostPlan) -> tuple[list[str], list[tuple[str, bool]]]:
     """The class of every input and (class, keepdims) of every output."""
     func = plan.func0
     layout = layout_of_func(func)
-    ins = [layout.kind(p.value.type) for p in func.params]
+    ins = [BLOCK if layout.is_block(p.value.type) else layout.kind(p.value.type) for p in func.params]
     outs = []
     for o in func.outputs:
         k = layout.kind(o.type)
         keep = k == PERROW and bool(o.type.shape.dims) and o.type.shape.dims[-1] == 1
         outs.append((k, keep))
     return ins, outs
+
+
+def block_dims(plan: HostPlan) -> int:
+    """How many dims a block input [S, C] has (0: the op has none)."""
+    func = plan.func0
+    layout = layout_of_func(func)
+    return next((len(p.value.type.shape.dims) for p in func.params if layout.is_block(p.value.type)), 0)
+
+
+def block_text(plan: HostPlan) -> str:
+    layout = layout_of_func(plan.func0)
+    return next(str(p.value.type.shape) for p in plan.func0.params if layout.is_block(p.value.type))
 
 
 def layout_of_func(func):
@@ -114,7 +132,14 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
     w.line()
     w.line(comment="Input classes: a row [..., C], a column [C] shared by every row, one value per row")
     w.line(comment="[..., 1], or a Scalar of one element.")
-    w.line("enum class Kind { ROW, COL, PER_ROW, SCALAR };")
+    if block_dims(plan):
+        w.line(
+            comment="... or a block [S, C] of the row input's last BLOCK_DIMS dims, repeated along the others."
+        )
+        w.line("enum class Kind { ROW, COL, PER_ROW, SCALAR, BLOCK };")
+        w.line(f"constexpr size_t BLOCK_DIMS = {block_dims(plan)};")
+    else:
+        w.line("enum class Kind { ROW, COL, PER_ROW, SCALAR };")
     w.line()
     w.line(comment="The inputs in IR order; an optional input is required by the tiling keys in")
     w.line(comment="neededByKeys (bit k: key k).")
@@ -158,6 +183,18 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
             )
     w.line()
     w.line("uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }")
+    if block_dims(plan):
+        w.line()
+        w.line(comment="A shape as text for messages: [2, 3, 64, 128].")
+        with w.block("void ShapeText(const gert::Shape& s, char* buf, size_t cap)"):
+            w.line("size_t used = 0;")
+            w.line('used += std::snprintf(buf + used, cap - used, "[");')
+            with w.block("for (size_t d = 0; d < s.GetDimNum() && used < cap; ++d)"):
+                w.line(
+                    'used += std::snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", '
+                    "static_cast<long long>(s.GetDim(d)));"
+                )
+            w.line('if (used < cap) std::snprintf(buf + used, cap - used, "]");')
     w.line()
     with w.block("const char* DtypeName(ge::DataType dtype)"):
         for dt in dict.fromkeys(v.dtype for v in plan.variants):
@@ -239,6 +276,22 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
                 w.line("    if (ok && inShape.GetDimNum() == rank) ok = inShape.GetDim(rank - 1) == 1;")
                 w.line("    break;")
                 w.line("case Kind::SCALAR: ok = inShape.GetShapeSize() == 1; break;")
+                if block_dims(plan):
+                    with w.block("case Kind::BLOCK:"):
+                        w.line("ok = inShape.GetDimNum() == BLOCK_DIMS && rank >= BLOCK_DIMS;")
+                        w.line(
+                            "for (size_t d = 0; ok && d < BLOCK_DIMS; ++d) ok = inShape.GetDim(d) == "
+                            "shape.GetDim(rank - BLOCK_DIMS + d);"
+                        )
+                        w.line('char want[128] = "", got[128] = "";')
+                        w.line("ShapeText(shape, want, sizeof(want));")
+                        w.line("ShapeText(inShape, got, sizeof(got));")
+                        w.line(
+                            f'OP_CHECK_IF(!ok, OP_LOGE(OP_TYPE, "input %s [{block_text(plan)}] must have the last %zu dims '
+                            f'of input {rin_name} %s (it repeats along the others), got %s", in.name, BLOCK_DIMS, want, '
+                            "got), return ge::GRAPH_FAILED);"
+                        )
+                        w.line("break;")
             w.line(
                 f'OP_CHECK_IF(!ok, OP_LOGE(OP_TYPE, "input %s does not match the rows of input {rin_name} (%llu rows '
                 'of %llu columns): rows are [..., C], columns [C], per-row values [..., 1], Scalars [1]", in.name, '
@@ -335,6 +388,14 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("uint64_t foldNum = cols;", "reductions fold the columns past it onto the front (seed 002)")
         w.line("if (cols > FOLD_LANES) for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;")
         w.line("tiling.set_foldNum(static_cast<uint32_t>(foldNum));")
+        if block_dims(plan):
+            w.line(
+                "uint64_t blockRows = 1;", "S: the block's rows (the product of all its dims but the last)"
+            )
+            w.line(
+                "for (size_t d = rank - BLOCK_DIMS; d + 1 < rank; ++d) blockRows *= static_cast<uint64_t>(shape.GetDim(d));"
+            )
+            w.line("tiling.set_blockRows(blockRows);")
         runtime_attrs(w, plan)
         w.line("context->SetTilingKey(tilingKey);")
         w.line("size_t* workspace = context->GetWorkspaceSizes(1);")

@@ -113,7 +113,7 @@ class Weak:
 
 @dataclass
 class Val:
-    kind: str  # "scalar", "tensor" (flat/broadcast), or in row programs "row" / "col" / "prow"
+    kind: str  # "scalar", "tensor" (flat/broadcast), or in row programs "row" / "col" / "prow" / "blk"
     dt: str
     arr: np.ndarray | None  # None when only types are computed
 
@@ -374,6 +374,13 @@ class IfStmt:
 # Named dims of a tensor input (row programs) and the shape class of its values.
 DIMS = {None: "", "row": '..., "C"', "rc": '"R", "C"', "col": '"C"'}
 DIM_KIND = {None: "tensor", "row": "row", "rc": "row", "col": "col"}
+# The rowin family adds inputs of one value per row ([..., 1], ["R", 1], [..., "S", 1]) and rows
+# [..., "S", "C"] with a block ["S", "C"] that repeats along their leading dims.
+DIMS.update(
+    {"prow": "..., 1", "rprow": '"R", 1', "srow": '..., "S", "C"', "sprow": '..., "S", 1', "blk": '"S", "C"'}
+)
+DIM_KIND.update({"prow": "prow", "rprow": "prow", "srow": "row", "sprow": "prow", "blk": "blk"})
+ROW_FAMILIES = ("rows", "rowin")
 
 
 @dataclass
@@ -526,6 +533,8 @@ class Oracle:
         kinds = {v.kind for v in vals} - {"scalar"}
         if not kinds:
             return "scalar"
+        if kinds == {"blk", "col"}:  # [S, C] with [C]: still the block
+            return "blk"
         return kinds.pop() if len(kinds) == 1 else "row"
 
     def int_result(self, r64: np.ndarray, dt: str) -> np.ndarray:
@@ -799,8 +808,8 @@ class Oracle:
                     raise Invalid(f"output {o.name} needs an absent optional input")
                 outs.append(None)
                 continue
-            if isinstance(v, Weak) or v.kind in ("scalar", "col"):
-                raise Invalid(f"output {o.name} is not a tensor (or only a column)")
+            if isinstance(v, Weak) or v.kind in ("scalar", "col", "blk"):
+                raise Invalid(f"output {o.name} is not a tensor (or only a column or block)")
             if not self.values:
                 outs.append(v)
             elif o.cond is not None and not o.cond.value(self.attrs):
@@ -895,7 +904,7 @@ class Gen:
         at run time) or a row program (rows ``[..., "C"]`` or ``["R", "C"]``, columns ``["C"]``,
         reductions along the last axis used as per-row operands)."""
         rng = self.rng
-        rows = self.family == "rows"
+        rows = self.family in ROW_FAMILIES
         r = rng.random()
         if rows:  # reductions take half/float on the vector unit: mostly float T
             dtypes = (
@@ -915,8 +924,16 @@ class Gen:
         names = rng.sample(TENSOR_NAMES, 4)
         if rows:
             style = "rc" if self.chance(0.25) else "row"
+            if self.family == "rowin" and style == "row" and self.chance(0.5):
+                style = "srow"
             inputs = [InputDecl(n, "tensor", dims=style) for n in names[: rng.randint(1, 2)]]
             inputs += [InputDecl(n, "tensor", dims="col") for n in names[2 : 2 + rng.choice([0, 1, 1, 2])]]
+            if self.family == "rowin":  # one value per row, and (with [..., S, C]) a block [S, C]
+                extra = [n for n in TENSOR_NAMES if n not in names]
+                prow = {"row": "prow", "rc": "rprow", "srow": "sprow"}[style]
+                inputs += [InputDecl(extra[0], "tensor", dims=prow)] if self.chance(0.8) else []
+                if style == "srow" and self.chance(0.8):
+                    inputs.append(InputDecl(extra[1], "tensor", dims="blk"))
         else:
             inputs = [InputDecl(n, "tensor") for n in names[: rng.randint(2, 3)]]
         for d in inputs[1:]:
@@ -938,7 +955,8 @@ class Gen:
         rng.shuffle(attrs)
         if any(a.kind == "bool" for a in attrs) and self.chance(0.25):
             inputs.append(InputDecl("opt", "tensor", optional=True, dims="col" if rows else None))
-        self.prog = Program(self.seed, f"{self.family[0]}z{self.seed}", dtypes, inputs, attrs, [], [])
+        prefix = "q" if self.family == "rowin" else self.family[0]
+        self.prog = Program(self.seed, f"{prefix}z{self.seed}", dtypes, inputs, attrs, [], [])
         self.prog.family = self.family
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
@@ -1044,7 +1062,7 @@ class Gen:
             + ["cast", "ifexp", "div", "cmpcast", "tcast", "tcast"]
             + (["math", "math"] if self.inexact else [])
             + (["opt"] if any(d.optional for d in self.prog.inputs) else [])
-            + (["red"] * 3 if self.family == "rows" else [])
+            + (["red"] * 3 if self.family in ROW_FAMILIES else [])
         )
         a = self.expr(depth - 1)
         if k == "red":
@@ -1183,14 +1201,20 @@ class Gen:
     def tensor_typed(self, node: Node) -> bool:
         """An output can hold it: a tensor (in row programs a row or a per-row value)."""
         ts = self.types(node)
-        return ts is not None and all(isinstance(t, Val) and t.kind not in ("scalar", "col") for t in ts)
+        return ts is not None and all(
+            isinstance(t, Val) and t.kind not in ("scalar", "col", "blk") for t in ts
+        )
 
     def row_typed(self, node: Node) -> bool:
         ts = self.types(node)
         return ts is not None and all(isinstance(t, Val) and t.kind == "row" for t in ts)
 
     def row_inputs(self) -> list[str]:
-        return [d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional and d.dims != "col"]
+        return [
+            d.name
+            for d in self.prog.inputs
+            if d.kind == "tensor" and not d.optional and DIM_KIND[d.dims] in ("tensor", "row")
+        ]
 
     def make_outputs(self) -> None:
         prog, rng = self.prog, self.rng
@@ -1231,7 +1255,7 @@ class Gen:
             prog.outputs[-1].cond = self.pick(flags)
 
 
-FAMILIES = ("flat", "bcast", "rows")
+FAMILIES = ("flat", "bcast", "rows", "rowin")
 
 
 def generate(seed: int, family: str = "flat") -> Program:
@@ -1290,16 +1314,24 @@ def draw_shapes(prog: Program, rng: np.random.Generator) -> dict | None:
             shapes[d.name] = tuple(1 if rng.random() < 0.3 else s for s in out[nd - k :])
         return shapes
     rc = any(d.dims == "rc" for d in tensors)
+    S = [int(rng.choice([1, 2, 5, 7]))] if any(d.dims == "srow" for d in tensors) else []
     C = int(rng.choice([1, 5, 16, 33, 100, 255, 1000, 1024, 3000] + [20000] * (len(prog.dtypes) < 3)))
     lead = (
         [int(rng.choice([1, 2, 3, 7, 33]))]
         if rc
         else [int(rng.choice([1, 2, 3, 5, 17])) for _ in range(rng.integers(1, 4))]
     )
-    while np.prod(lead) * C > 40000 and max(lead) > 1:
+    while np.prod(lead) * C * max(S + [1]) > 40000 and max(lead) > 1:
         lead[int(np.argmax(lead))] //= 2
     for d in tensors:
-        shapes[d.name] = (C,) if d.dims == "col" else tuple(lead) + (C,)
+        if d.dims == "col":
+            shapes[d.name] = (C,)
+        elif d.dims == "blk":
+            shapes[d.name] = tuple(S) + (C,)
+        elif DIM_KIND[d.dims] == "prow":
+            shapes[d.name] = tuple(lead) + tuple(S) + (1,)
+        else:
+            shapes[d.name] = tuple(lead) + tuple(S) + (C,)
     return shapes
 
 

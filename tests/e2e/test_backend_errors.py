@@ -66,14 +66,39 @@ ROW_REFUSALS = [
         "columns [C] (shared by every row) and per-row values [..., 1]",
     ),
     (
-        "mixed_leading",
+        "block_of_per_row_values",  # ([R, C] with [S, R, C] is a block repeated along S: test_row_inputs.py)
         """
         @dsl.op
-        def mixed_leading(x: Tensor["R", "C"], y: Tensor["S", "R", "C"]):
-            return x + y
+        def block_of_per_row_values(x: Tensor[..., "S", "C"], m: Tensor["S", 1]):
+            return x * m
         """,
         5,
-        "input 'x' has shape [R, C], which the row backend does not take",
+        "input 'm' has shape [S, 1], which the row backend does not take: row operators handle rows [..., S, C], "
+        "columns [C] (shared by every row) and per-row values [..., S, 1]",
+    ),
+    (
+        "two_blocks",
+        """
+        @dsl.op
+        def two_blocks(x: Tensor["A", "S", "C"], m: Tensor["S", "C"], z: Tensor["B", "A", "S", "C"]):
+            return z + x + m
+        """,
+        5,
+        "inputs 'x' [A, S, C] and 'm' [S, C] are both repeated along the leading dims of [B, A, S, C] with "
+        "different shapes; a row operator takes repeated blocks of one shape",
+    ),
+    (
+        "block_output",
+        """
+        @dsl.op
+        def block_output(x: Tensor[..., "S", "C"], mask: Tensor["S", "C"]):
+            y = x + mask
+            m2 = mask * 2.0
+            return y, m2
+        """,
+        7,
+        "output 'm2' has shape [S, C], a block that repeats along the leading dims of [..., S, C]; row "
+        "operators store rows or per-row values",
     ),
     (
         "int_sum",

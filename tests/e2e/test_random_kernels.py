@@ -51,6 +51,7 @@ CI_FAMILY_SEEDS = [
     ("bcast", 21),  # f32
     ("rows", 6),  # a reduction, a column, ["R", "C"], a Scalar
     ("rows", 9),  # reductions, a column, an optional column, f16 and f32
+    ("rowin", 23),  # [..., S, C] rows, an [S, C] block in a where, a [..., S, 1] per-row input; bf16, i32
 ]
 
 
@@ -94,7 +95,7 @@ def test_reference_equals_the_numpy_oracle_on_300_programs(tmp_path):
     assert not failures, "\n".join(failures[:3])
 
 
-@pytest.mark.parametrize("family", ["bcast", "rows"])
+@pytest.mark.parametrize("family", ["bcast", "rows", "rowin"])
 def test_reference_equals_the_numpy_oracle_on_60_programs_of(family, tmp_path):
     failures = []
     for seed in range(1000, 1060):
@@ -111,6 +112,25 @@ def test_the_families_are_deterministic_and_the_flat_one_is_unchanged():
     # the flat family's programs are those of the earlier runs (benchmarks/fuzz.md, seeds 0-999)
     assert fz.generate(3).source() == fz.generate(3, "flat").source()
     assert "def fz3(" in fz.generate(3).source() and "broadcast=True" not in fz.generate(3).source()
+
+
+def test_the_rowin_family_has_per_row_inputs_and_blocks():
+    seen: Counter = Counter()
+    for seed in range(100):
+        prog = fz.generate(seed, "rowin")
+        for d in prog.inputs:
+            seen[d.dims] += 1
+        src = prog.source()
+        if any(d.dims == "blk" for d in prog.inputs):
+            assert '"S", "C"]' in src and '..., "S", "C"]' in src
+        shapes = fz.draw_shapes(prog, np.random.default_rng(seed))
+        rows = next(shapes[d.name] for d in prog.inputs if d.dims in ("row", "rc", "srow"))
+        for d in prog.inputs:
+            if d.dims in ("prow", "rprow", "sprow"):
+                assert shapes[d.name] == rows[:-1] + (1,)
+            if d.dims == "blk":
+                assert shapes[d.name] == rows[-2:]
+    assert min(seen[k] for k in ("prow", "rprow", "sprow", "blk", "srow")) >= 15, seen
 
 
 def test_the_broadcast_family_varies_shapes():

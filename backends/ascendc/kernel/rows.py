@@ -80,7 +80,7 @@ ROW_LOCALS = frozenset(
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part FoldNum PHASES
     ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
-    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce""".split()
+    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn""".split()
 )
 
 
@@ -279,6 +279,9 @@ class RowVariantRenderer(VariantRenderer):
             return f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});"
         if kind == COL:  # a chunked twin copies each chunk of a column in
             return f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});"
+        if self.layout.is_block(op.operands[0].type):  # [S, C] of [..., S, C]: rows r % S
+            col = "colAt" if self.chunked else "0"
+            return f"BlockRowsIn({view}, {gm}, firstRow_ + first, {col}, rows, pad{_word(c)});"
         return f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)});"
 
     def store_call(self, v, view: str, gm: str, c: str) -> str:
@@ -618,6 +621,7 @@ class RowKernelText(KernelText):
         layout = layout_of(func)
         kinds = {p.value.name: layout.kind(p.value.type) for p in func.params}
         kinds.update({o.name: layout.kind(o.type) for o in func.outputs})
+        blocks = {p.value.name for p in func.params if layout.is_block(p.value.type)}
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if name not in code.gm:
                 continue
@@ -627,6 +631,8 @@ class RowKernelText(KernelText):
             cols = "rowCols_" if code.chunked else "cols_"  # a chunked twin's cols_ is a chunk's
             if k == COL:
                 args = f"{ptr}, {cols}"
+            elif name in blocks:  # [S, C] of rows [..., S, C]: S rows, read again every S rows
+                args = f"{ptr}, tiling.blockRows * {cols}"
             elif k == PERROW:
                 args = f"{ptr} + firstRow_, rows_"
             else:
@@ -753,6 +759,8 @@ class RowKernelText(KernelText):
             w.line("cols_ = tiling.cols;")
             w.line("pitch_ = tiling.pitch;", "elements from one row to the next in UB (32-byte multiple)")
             w.line("rowStep_ = tiling.rowStep;")
+            if self.has_blocks():
+                w.line("blockRows_ = tiling.blockRows;", "S: the rows of a block input [S, C]")
             w.line(
                 "slots_ = tiling.slots;", "2: steps alternate between two UB slots; 1: one slot (a big row)"
             )
@@ -1107,6 +1115,8 @@ class RowKernelText(KernelText):
         the GM side's gaps in bytes, the UB side's in 32-byte blocks; blockCount <= 4095)."""
         w = self.e.w
         text = "\n".join(s.code for c in self.codes() for s in c.body + c.col_loads)
+        if self.has_blocks():
+            text += "\nRowsIn<U>"  # BlockRowsIn's runs
         if re.search(r"\bRows(In|Out)<", text):
             w.line(
                 comment="A row in UB: cols_ elements, then a gap of whole 32-byte blocks up to pitch_ elements."
@@ -1123,6 +1133,8 @@ class RowKernelText(KernelText):
             with w.block(f"__aicore__ inline DataCopyExtParams {name}(uint32_t rows) const"):
                 w.line(f"return DataCopyExtParams(static_cast<uint16_t>(rows), {length}, {gaps}, 0);")
             w.line()
+        if self.has_blocks():
+            self.block_rows_helper()
         self.by_value_helpers()
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
@@ -1134,6 +1146,33 @@ class RowKernelText(KernelText):
         w.line(
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
+
+    def has_blocks(self) -> bool:
+        """An input [S, C] repeated along the leading dims of [..., S, C] (passes/rows.py)."""
+        return any("BlockRowsIn(" in s.code for c in self.codes() for s in c.body)
+
+    def block_rows_helper(self) -> None:
+        w = self.e.w
+        w.line(
+            comment="A block input [S, C] of rows [..., S, C]: row `row` (of all R rows) reads the block's row"
+        )
+        w.line(
+            comment="`row % S` (blockRows_), so a step's rows come in runs that wrap at S, one copy per run."
+        )
+        w.line("template <typename U>")
+        with w.block(
+            "__aicore__ inline void BlockRowsIn(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint64_t row, "
+            "uint64_t col, uint32_t rows, const DataCopyPadExtParams<U>& pad)"
+        ):
+            stride = "COLUMN_CHUNKS ? rowCols_ : cols_" if self.has_chunked() else "cols_"
+            w.line(f"const uint64_t stride = {stride};", "elements from one block row to the next in GM")
+            with w.block("for (uint32_t done = 0; done < rows;)"):
+                w.line("const uint64_t at = (row + done) % blockRows_;")
+                w.line("const uint64_t left = blockRows_ - at;")
+                w.line("const uint32_t n = rows - done < left ? rows - done : static_cast<uint32_t>(left);")
+                w.line("DataCopyPad(dst[done * pitch_], gm[at * stride + col], RowsIn<U>(n), pad);")
+                w.line("done += n;")
+        w.line()
 
     def reduce_chunk_helper(self) -> None:
         """ReduceChunk (after the RowReduce enum it takes): a chunked twin's reduction, chunk by chunk."""
@@ -1363,6 +1402,8 @@ class RowKernelText(KernelText):
                 "uint32_t foldNum_ = 0;",
                 "the largest power of two below cols_ (at least 64; cols_ itself up to 64)",
             )
+        if self.has_blocks():
+            w.line("uint64_t blockRows_ = 1;", "S: a block input [S, C] repeats every S rows")
         for decl in (
             "uint64_t firstRow_ = 0;",
             "uint64_t rows_ = 0;",
