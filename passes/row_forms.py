@@ -181,7 +181,7 @@ def forms(func: Func) -> None:
                 op.opname, op.operands = "vec.adds", [a, neg.result]
             elif name == "sub":  # m - b = (-b) + m; -b of a column is resident, like the column
                 neg = emit("neg", [b], b.type, op.loc)
-                if kinds[1] == COL:
+                if kinds[1] == COL and not any(o is b.owner for o in widen):  # (not of its per-step f32)
                     before.append(body.pop())
                 op.opname, op.operands = "vec.adds", [neg.result, a]
             elif kinds[0] == PERROW:  # commutative: the per-row value goes to the scalar place

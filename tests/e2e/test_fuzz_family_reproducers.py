@@ -41,6 +41,30 @@ def test_rows_seed_4_per_row_value_minus_a_row(write_module):
         check(mod.rz4, (q,), expected)
 
 
+def test_rowin_per_row_value_minus_a_widened_column(write_module):
+    """``a - m`` with ``a: [R, 1]`` and an f16 column ``m``: row-forms moved ``-m`` before the loop
+    but the f32 copy of m it negates is made per step (a VerifyError, rowin seed 88)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f16, f32))
+        def qz88(p: Tensor["R", "C"], a: Tensor["R", 1], m: Tensor["C"]):
+            v0 = a * a
+            y = m * ((v0 - v0) - m)
+            z = a - m
+            return y, z
+        """)
+    rng = np.random.default_rng(88)
+    for dt in (np.dtype(np.float16), np.dtype(np.float32)):
+        p = rng.uniform(-2, 2, (5, 33)).astype(dt)
+        a = rng.uniform(-2, 2, (5, 1)).astype(dt)
+        m = rng.uniform(-2, 2, 33).astype(dt)
+        af, mf = a.astype(np.float32), m.astype(np.float32)
+        v0 = af * af
+        check(mod.qz88, (p, a, m), ((mf * ((v0 - v0) - mf)).astype(dt), (af - mf).astype(dt)), cores=2)
+
+
 def test_rows_i32_where_of_a_column_and_rows_compiles(write_module, tmp_path):
     """expand-math's i32 where blends ``g * mask`` in the combined shape: a column branch was
     typed [C] and the verifier refused the program with a traceback (a VerifyError)."""
