@@ -35,7 +35,7 @@ Bool scalars (comparisons of Scalars and attributes) stay as they are: the scala
 
 from __future__ import annotations
 
-from dsl.dtypes import bool_, f16
+from dsl.dtypes import bool_, f16, f32
 from dsl.errors import CompileError
 from dsl.ir import Func, Namer, Op, ScalarType, TensorType, Value
 
@@ -52,17 +52,17 @@ class _Bools:
         self.loc = func.loc
         self.zero_one: dict[int, Value] = {}
         self.masks: dict[int, Value] = {}
-        self.consts: dict[float, Value] = {}
+        self.consts: dict[tuple, Value] = {}
 
     def op(self, name, operands, rtype, attrs=None) -> Value:
         new = Op(name, operands, rtype, self.namer.fresh(), attrs or {}, self.loc)
         self.out.append(new)
         return new.result
 
-    def const(self, value: float) -> Value:
-        if value not in self.consts:
-            self.consts[value] = self.op("const", [], ScalarType(f16), {"value": value})
-        return self.consts[value]
+    def const(self, value: float, dt=f16) -> Value:
+        if (value, dt) not in self.consts:
+            self.consts[(value, dt)] = self.op("const", [], ScalarType(dt), {"value": value})
+        return self.consts[(value, dt)]
 
     def widened(self, m: Value) -> Value:
         """A bool_ input's bytes as half (0 stays 0, a nonzero byte stays nonzero)."""
@@ -91,9 +91,15 @@ class _Bools:
     def mask(self, v: Value) -> Value:
         """v as a comparison (a bit mask on the vector unit)."""
         owner = v.owner
-        if isinstance(v.type, ScalarType) or (owner is not None and owner.opname == "cmp"):
+        if (owner is not None and owner.opname == "cmp") or (
+            owner is None and isinstance(v.type, ScalarType)
+        ):
             return v
         if id(v) in self.masks:
+            return self.masks[id(v)]
+        if isinstance(v.type, ScalarType) and owner.opname in LOGIC:  # && || ! on the scalar unit
+            one = self.op("where", [v, self.const(1.0, f32), self.const(0.0, f32)], ScalarType(f32))
+            self.masks[id(v)] = self.op("cmp", [one, self.const(0.5, f32)], v.type, {"pred": "gt"})
             return self.masks[id(v)]
         if owner is not None and owner.opname not in LOGIC:
             raise CompileError(
@@ -102,7 +108,7 @@ class _Bools:
                 owner.loc,
             )
         t = v.type
-        if owner is None:
+        if owner is None:  # (only tensors get here)
             r = self.op("cmp", [self.widened(v), self.const(0.0)], t, {"pred": "ne"})
         elif owner.opname == "not" and owner.operands[0].owner is None:
             r = self.op("cmp", [self.widened(owner.operands[0]), self.const(0.0)], t, {"pred": "eq"})
@@ -117,12 +123,17 @@ def _is_compare(v: Value) -> bool:
 
 
 def _needs_lowering(v: Value) -> bool:
-    """A bool tensor that is not a comparison: an input or a result of & | ~."""
+    """A bool tensor that is not a comparison (an input or a result of & | ~)."""
     return (
         isinstance(v.type, TensorType)
         and v.type.dtype == bool_
         and (v.owner is None or v.owner.opname in LOGIC)
     )
+
+
+def _scalar_logic(v: Value) -> bool:
+    """A bool scalar computed by && || ! (the scalar unit): a where condition compares it."""
+    return isinstance(v.type, ScalarType) and v.owner is not None and v.owner.opname in LOGIC
 
 
 def lower(func: Func) -> None:
@@ -143,7 +154,7 @@ def lower(func: Func) -> None:
                     func.replace_all_uses(op.result, x)
                     continue
                 op.operands, op.attrs = [x], {"from": f16}
-        elif op.opname == "where" and _needs_lowering(op.operands[0]):
+        elif op.opname == "where" and (_needs_lowering(op.operands[0]) or _scalar_logic(op.operands[0])):
             op.operands = [b.mask(op.operands[0]), *op.operands[1:]]
         elif op.opname == "cmp" and any(_needs_lowering(v) for v in op.operands):
             op.operands = [b.as01(v) for v in op.operands]

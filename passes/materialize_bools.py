@@ -29,7 +29,7 @@ def materialize(func: Func) -> None:
     for op in func.body:
         if op.opname == "where":
             cond = op.operands[0]
-            if cond.owner is None or cond.owner.opname != "cmp":
+            if isinstance(cond.type, TensorType) and (cond.owner is None or cond.owner.opname != "cmp"):
                 raise CompileError(
                     "dsl.where needs its condition to be a comparison by now (lower-bools makes "
                     "bool_ inputs and & | ~ comparisons)",

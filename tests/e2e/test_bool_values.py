@@ -225,3 +225,22 @@ def test_infinity_literal_spellings():
             np.where(x > 1, inf, np.where(x < -1, -inf, x)),
         )
         check(infinity_literals, (x,), want, targets=("ascend910b",))
+
+
+@dsl.op(dtypes=(f32, f16))
+def scalar_logic(x: Tensor, s: Scalar, t: Scalar, mask: Tensor[bool_]):
+    both = (s > 0) & ~(t > 1)  # && and ! on the scalar unit
+    y = dsl.where(both, x, 0.0)
+    z = dsl.where(both | mask, x, 1.0)
+    return y, z
+
+
+@pytest.mark.parametrize("s, t", [(1.0, 0.5), (1.0, 2.0), (-1.0, 0.5)])
+def test_and_or_not_of_scalar_comparisons(s, t):
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal(300).astype(np.float32)
+    m = bools(rng, 300)
+    both = s > 0 and not t > 1
+    want = (np.where(both, x, np.float32(0)), np.where(both | truth(m), x, np.float32(1)))
+    args = (x, np.array([s], np.float32), np.array([t], np.float32), m)
+    check(scalar_logic, args, want, targets=("ascend910b",))
