@@ -14,7 +14,8 @@ A bool tensor value gets two forms, each built once, where it is first needed:
 * a bit mask (``mask``): a comparison is itself; an input is ``cast(m, f16) != 0``, ``~m``
   ``cast(m, f16) == 0``; any other value compares its 0/1 value with 0.
 
-Then ``where(v, ..)`` takes ``mask(v)``, ``cast(v, T)`` is ``cast(as01(v), T)`` (exact), a
+A tensor ``cast(x, bool_)`` becomes ``x != 0`` first (legalize-casts' form). Then
+``where(v, ..)`` takes ``mask(v)``, ``cast(v, T)`` is ``cast(as01(v), T)`` (exact), a
 comparison of bools compares their 0/1 values, and a stored ``&``/``|``/``~`` is
 ``as01(v) > 0.5`` (materialize-bools stores that 0/1 value as bytes). A stored input stays a
 copy. Only this pass casts a ``bool_`` input (not a comparison) to f16: legalize-casts keeps
@@ -59,7 +60,7 @@ class _Bools:
         self.out.append(new)
         return new.result
 
-    def const(self, value: float, dt=f16) -> Value:
+    def const(self, value, dt=f16) -> Value:
         if (value, dt) not in self.consts:
             self.consts[(value, dt)] = self.op("const", [], ScalarType(dt), {"value": value})
         return self.consts[(value, dt)]
@@ -142,6 +143,10 @@ def lower(func: Func) -> None:
         b.loc = op.loc
         if op.opname in LOGIC and isinstance(op.result.type, TensorType):
             continue  # built on demand from its operands' forms
+        if op.opname == "cast" and op.result.type.dtype == bool_ and isinstance(op.result.type, TensorType):
+            src = op.operands[0].type.dtype  # x != 0 (as legalize-casts writes it), so & | ~ take it
+            zero = b.const(0.0 if src.is_float else 0, src)
+            op.opname, op.operands, op.attrs = "cmp", [op.operands[0], zero], {"pred": "ne"}
         if (
             op.opname == "cast"
             and op.operands[0].type.dtype == bool_

@@ -244,3 +244,22 @@ def test_and_or_not_of_scalar_comparisons(s, t):
     want = (np.where(both, x, np.float32(0)), np.where(both | truth(m), x, np.float32(1)))
     args = (x, np.array([s], np.float32), np.array([t], np.float32), m)
     check(scalar_logic, args, want, targets=("ascend910b",))
+
+
+@dsl.op(dtypes=(f32, i32))
+def bools_mixed(x: Tensor, mask: Tensor[bool_]):
+    nonzero_kept = dsl.cast(x, bool_) & mask
+    agree = mask == (x > 0)
+    chosen = dsl.where(x > 1, mask, ~mask)
+    picked = dsl.where(mask != (x < 0), x, x * 2)
+    return nonzero_kept, agree, chosen, picked
+
+
+@pytest.mark.parametrize("t", [np.float32, np.int32], ids=["f32", "i32"])
+def test_bool_inputs_with_casts_comparisons_and_bool_branches(t):
+    rng = np.random.default_rng(11)
+    x = rng.integers(-3, 4, 500).astype(t)
+    m = bools(rng, 500)
+    mb = truth(m)
+    want = ((x != 0) & mb, mb == (x > 0), np.where(x > 1, mb, ~mb), np.where(mb != (x < 0), x, x * 2))
+    check(bools_mixed, (x, m), want, targets=("ascend910b",))
