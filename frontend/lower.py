@@ -701,7 +701,10 @@ class Lowerer:
         x = self.expr(operand)
         if isinstance(x, Value) and not isinstance(x.type, PredType) and x.type.dtype == bool_:
             return x
-        got = "a number" if isinstance(x, Weak) else "a dtype" if isinstance(x, DTypeRef) else x.type.dtype
+        if isinstance(x, Weak) or isinstance(x, DTypeRef):
+            got = "a number" if isinstance(x, Weak) else "a dtype"
+        else:
+            got = getattr(x.type, "dtype", "a static condition")
         raise self.err(
             node,
             f"'{sym}' takes {BOOL_OPERANDS}, got {got}; write comparisons in parentheses, "
