@@ -62,8 +62,10 @@ def masked_fill_neg_inf(x: Tensor, mask: Tensor[bool_]):
 
 
 @dsl.op(dtypes=(f16, bf16, f32), broadcast=True)
-def masked_fill_bcast(x: Tensor, mask: Tensor[bool_]):
-    return dsl.where(mask, -2.5, x)
+def masked_fill_bcast(x: Tensor, mask: Tensor[bool_], value: Scalar):
+    by_const = dsl.where(mask, -2.5, x)
+    by_scalar = dsl.where(mask, value, x)
+    return by_const, by_scalar
 
 
 @pytest.mark.parametrize("t", ["f16", "bf16", "f32"])
@@ -92,7 +94,9 @@ def test_masked_fill_broadcast_mask(t, mask_shape):
     rng = np.random.default_rng(3)
     x = rng.standard_normal((6, 40)).astype(NP[t])
     m = bools(rng, mask_shape)
-    check(masked_fill_bcast, (x, m), np.where(truth(m), np.array(-2.5, NP[t]), x))
+    value = np.array([3.5], NP[t])
+    want = (np.where(truth(m), np.array(-2.5, NP[t]), x), np.where(truth(m), value[0], x))
+    check(masked_fill_bcast, (x, m, value), want)
 
 
 @dsl.op(dtypes=(f32,))
