@@ -10,7 +10,8 @@ A bool tensor value gets two forms, each built once, where it is first needed:
 
 * its 0/1 value in f16 (``as01``): a comparison ``c`` is ``where(c, 1, 0)``; an input ``m`` is
   ``min(cast(m, f16), 1)`` (the bytes widen to half exactly, so 2 or 255 become 1); ``a & b``
-  is ``min``, ``a | b`` is ``max`` of the operands' 0/1 values; ``~a`` is ``1 - a`` (``where(a, 0, 1)`` for a comparison);
+  is ``min``, ``a | b`` is ``max`` of the operands' 0/1 values; ``~a`` is ``1 - a``
+  (``where(a, 0, 1)`` for a comparison);
 * a bit mask (``mask``): a comparison is itself; an input is ``cast(m, f16) != 0``, ``~m``
   ``cast(m, f16) == 0``; any other value compares its 0/1 value with 0.
 
@@ -22,7 +23,7 @@ copy. Only this pass casts a ``bool_`` input (not a comparison) to f16: legalize
 that cast, Cast uint8 -> half on the bytes, and the result is only ever compared with 0 or
 clamped by ``min(., 1)``, so the interpreter's 0/1 and the kernel's bytes give equal results.
 Bool scalars (comparisons of Scalars and attributes) stay as they are: the scalar unit computes
-``&&``, ``||`` and ``!``.
+``&&``, ``||`` and ``!``; a ``where`` on such a value selects on ``(v ? 1.0f : 0.0f) > 0.5f``.
 
     before:  %2 = and %1, %mask : tensor<*, bool>      (%1 = cmp %a, %0 {pred = "gt"})
              %3 = where %2, %x, %ninf : tensor<*, f32>
