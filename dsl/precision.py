@@ -96,6 +96,9 @@ OP_PRECISION: dict[str, str] = {
     "reciprocal": EXACT_CLASS,
     "round": EXACT_CLASS,  # half to even
     "cmp": EXACT_CLASS,
+    "and": EXACT_CLASS,  # & | ~ on bool_ values
+    "or": EXACT_CLASS,
+    "not": EXACT_CLASS,
     "where": EXACT_CLASS,
     "cast": EXACT_CLASS,  # truncation toward zero / saturation / round-to-nearest-even
     # the functions DESIGN.md section 2 lets meet the precision standard instead of bit equality

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import math
 import types
 from dataclasses import dataclass, field
 from typing import Any
@@ -71,6 +72,9 @@ class MaybeOutput:
 
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div"}
+LOGIC_OPS = {ast.BitAnd: ("and", "&"), ast.BitOr: ("or", "|")}
+BOOL_OPERANDS = "bool_ values (comparisons or bool_ inputs)"
+INFINITIES = ("inf", "-inf", "+inf", "infinity", "-infinity", "+infinity")
 CMPOPS = {ast.Gt: "gt", ast.GtE: "ge", ast.Lt: "lt", ast.LtE: "le", ast.Eq: "eq", ast.NotEq: "ne"}
 UNARY_INTRINSICS = {"sqrt", "rsqrt", "exp", "log", "abs", "relu", "tanh", "sigmoid", "reciprocal", "round"}
 REDUCTIONS = {"sum", "mean", "max", "min"}
@@ -80,8 +84,6 @@ _BINOP_HINTS = {
     ast.Mod: "'%' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     ast.FloorDiv: "'//' is not supported; use '/' and dsl.cast(..., i32) to truncate",
     ast.MatMult: "'@' (matmul) is not supported; dslc generates vector (elementwise/row) kernels",
-    ast.BitAnd: "'&' is not supported; combine conditions with dsl.where or static 'and' on attributes",
-    ast.BitOr: "'|' is not supported; combine conditions with dsl.where or static 'or' on attributes",
     ast.BitXor: "'^' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     ast.LShift: "'<<' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     ast.RShift: "'>>' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
@@ -192,6 +194,14 @@ class Lowerer:
 
     def const(self, w: Weak, like: DType | None, node: ast.AST) -> Value:
         v = w.value
+        if isinstance(v, float) and math.isnan(v):
+            raise self.err(w.node or node, "this number is NaN; NaN constants are not allowed in an operator")
+        if isinstance(v, float) and math.isinf(v) and like is not None and like.is_int:
+            raise self.err(
+                w.node or node,
+                f"an infinity cannot be combined with the {like} value it meets (integers have no "
+                "infinity); cast that operand to a float type first, e.g. dsl.cast(t, f32)",
+            )
         if like is None:
             # A number with nothing to take a type from takes T (so `dsl.where(c, 2, 3)` in a
             # float op is float); a float number in an integer op is f32.
@@ -635,6 +645,11 @@ class Lowerer:
     def binop(self, node: ast.BinOp):
         if isinstance(node.op, ast.Pow):
             return self.power(node)
+        if type(node.op) in LOGIC_OPS:
+            op, sym = LOGIC_OPS[type(node.op)]
+            a = self.logic_operand(node.left, sym, node)
+            b = self.logic_operand(node.right, sym, node)
+            return self.emit(op, [a, b], node)
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.err(node, _BINOP_HINTS.get(type(node.op), "this operator is not supported"))
@@ -692,13 +707,29 @@ class Lowerer:
                 "a comparison and dsl.where",
             )
         if isinstance(node.op, ast.Invert):
-            raise self.err(node, "'~' is not supported; use a comparison and dsl.where")
+            return self.emit("not", [self.logic_operand(node.operand, "~", node)], node)
         x = self.expr(node.operand)
         if isinstance(node.op, ast.UAdd):
             return x
         if isinstance(x, Weak) and x.attr is None:
             return Weak(-x.value, node=node)
         return self.emit("neg", [self.value(x, node.operand)], node)
+
+    def logic_operand(self, operand: ast.expr, sym: str, node: ast.AST) -> Value:
+        """An operand of ``&``, ``|`` or ``~``: a bool_ value (Python binds ``&`` tighter than
+        ``>``, so ``a > 0 & m`` reads ``a > (0 & m)``: the hint says to parenthesize)."""
+        x = self.expr(operand)
+        if isinstance(x, Value) and not isinstance(x.type, PredType) and x.type.dtype == bool_:
+            return x
+        if isinstance(x, Weak) or isinstance(x, DTypeRef):
+            got = "a number" if isinstance(x, Weak) else "a dtype"
+        else:
+            got = getattr(x.type, "dtype", "a static condition")
+        raise self.err(
+            node,
+            f"'{sym}' takes {BOOL_OPERANDS}, got {got}; write comparisons in parentheses, "
+            "e.g. (a > 0) & mask",
+        )
 
     def compare(self, node: ast.Compare):
         if len(node.ops) != 1:
@@ -728,6 +759,10 @@ class Lowerer:
                 return DTypeRef(base.type.dtype)
             raise self.err(node, "'.dtype' applies to tensors and scalars")
         target = self._global_module(node.value)
+        if target is math and node.attr in ("inf", "nan"):
+            if node.attr == "nan":
+                raise self.err(node, "math.nan is not allowed; NaN constants are not allowed in an operator")
+            return Weak(math.inf, node=node)
         if target is _dsl_pkg:
             if isinstance(getattr(_dsl_pkg, node.attr, None), DType):
                 return DTypeRef(getattr(_dsl_pkg, node.attr))
@@ -779,7 +814,34 @@ class Lowerer:
             raise self.err(f, f"unknown function '{f.id}'; the DSL's functions are {DSL_FUNCS}")
         raise self.err(f, "only calls to the DSL's functions are allowed")
 
+    def float_literal(self, node: ast.Call) -> Weak:
+        """``float("inf")`` / ``float("-inf")``: the only calls of ``float`` an operator has."""
+        arg = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        text = (
+            arg.value.strip().lower()
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            else None
+        )
+        if text in ("nan", "+nan", "-nan"):
+            raise self.err(node, f"float({arg.value!r}) is NaN; NaN constants are not allowed in an operator")
+        if text not in INFINITIES:
+            raise self.err(
+                node,
+                'float(...) is only allowed as float("inf") or float("-inf"); write numbers directly '
+                "and use dsl.cast(x, f32) for values",
+            )
+        return Weak(float(text), node=node)
+
     def call(self, node: ast.Call):
+        f = node.func
+        if (
+            isinstance(f, ast.Name)
+            and f.id not in self.env
+            and f.id not in self.input_values
+            and f.id not in self.attr_by_name
+            and self.fn.__globals__.get(f.id, getattr(builtins, f.id, None)) is builtins.float
+        ):
+            return self.float_literal(node)
         name = self.resolve_callee(node)
         for a in node.args:
             if isinstance(a, ast.Starred):

@@ -8,6 +8,7 @@ from . import (  # noqa: F401  (registers the passes)
     expand_math,
     insert_sync,
     legalize_casts,
+    lower_bools,
     materialize_bools,
     native_half,
     plan_buffers,

@@ -56,6 +56,9 @@ SCALAR_UNIT = {
     "reciprocal",
     "cmp",  # exact in C++ (integer comparisons too: Compare on the vector unit takes half/float only)
     "where",  # (c ? a : b): any dtype (Select on the vector unit takes half/float only)
+    "and",  # && || ! of bool scalars (comparisons of Scalars and attributes)
+    "or",
+    "not",
 }
 
 

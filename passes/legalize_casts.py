@@ -18,6 +18,7 @@ saturates, casts to f16/bf16 round once to nearest even):
   result is the neighbour (r or o) on the side of the exact ``x - i32(f)``, else r;
 * x -> bool:     ``x != 0`` (a comparison; ``materialize-bools`` stores it as bytes);
 * bool -> x:     a comparison's mask selects 1 or 0 (in f32 for f32/i32/bf16, in f16 else);
+  lower-bools' widening of a ``bool_`` input to f16 stays (Cast uint8 -> half on the bytes);
 * an i8/u8 run-time attribute is read as f32 (exact) where it is cast or compared;
 * casts of scalars the scalar unit does exactly as C++ conversions (``SCALAR_EXACT``: bool ->
   any number, i8/u8 -> f16/bf16/f32/i32) and comparisons of integer scalars stay as they are;
@@ -109,6 +110,9 @@ def legalize(func: Func) -> None:
         if _scalar_only(op) and (src, dst) in SCALAR_EXACT:
             body.append(op)  # a C++ conversion on the scalar unit
             continue
+        if src == bool_ and dst == f16 and op.operands[0].owner is None:
+            body.append(op)  # lower-bools' widening of a bool_ input's bytes: Cast uint8 -> half
+            continue
         b = _Builder(body, namer, op.loc)
         if dst == bool_:  # x != 0
             zero = b.const(0, src)
@@ -167,8 +171,8 @@ def _from_mask(b: _Builder, c: Value, dst) -> Value:
     owner = c.owner
     if owner is None or owner.opname != "cmp":
         raise CompileError(
-            f"a cast of a bool value to {dst} needs that value to be a comparison computed in the "
-            "operator (a bool input is not supported by the backend yet)",
+            f"a cast of a bool value to {dst} needs that value to be a comparison, a bool_ input or "
+            "& | ~ of them (lower-bools runs first)",
             b.loc,
         )
     via = f32 if dst in (f32, i32, bf16) else f16

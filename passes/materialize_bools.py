@@ -29,10 +29,10 @@ def materialize(func: Func) -> None:
     for op in func.body:
         if op.opname == "where":
             cond = op.operands[0]
-            if cond.owner is None or cond.owner.opname != "cmp":
+            if isinstance(cond.type, TensorType) and (cond.owner is None or cond.owner.opname != "cmp"):
                 raise CompileError(
-                    "dsl.where needs its condition to be a comparison computed in the operator "
-                    "(a bool input as condition is not supported by the backend yet)",
+                    "dsl.where needs its condition to be a comparison by now (lower-bools makes "
+                    "bool_ inputs and & | ~ comparisons)",
                     op.loc,
                 )
     returns = []
@@ -67,17 +67,30 @@ def _const(v, value: float) -> bool:
 
 
 def _zero_one(cmp: Op):
-    """``where(m, 0, 1) > 0.5`` (f16; legalize-casts' negated i32 comparisons): the where, whose
-    values already are the comparison's 0/1."""
+    """``w > 0.5`` where w is an f16 value that already is the comparison's 0/1 (legalize-casts'
+    negated i32 comparisons, lower-bools' & | ~): w."""
     w, half = cmp.operands
-    if cmp.attrs.get("pred") != "gt" or not _const(half, 0.5) or w.owner is None or w.owner.opname != "where":
-        return None
-    _, x, y = w.owner.operands
-    if w.type.dtype != f16 or not (
-        (_const(x, 0.0) and _const(y, 1.0)) or (_const(x, 1.0) and _const(y, 0.0))
-    ):
+    if cmp.attrs.get("pred") != "gt" or not _const(half, 0.5) or not _is_zero_one(w):
         return None
     return w
+
+
+def _is_zero_one(w) -> bool:
+    """An f16 value known to be 0 or 1: ``where(m, 0, 1)``/``where(m, 1, 0)``, ``min``/``max``
+    of such values, ``1 - `` one, or ``min(widened bool_ input, 1)`` (lower-bools)."""
+    op = w.owner
+    if op is None or w.type.dtype != f16:
+        return False
+    if op.opname == "where":
+        _, x, y = op.operands
+        return (_const(x, 0.0) and _const(y, 1.0)) or (_const(x, 1.0) and _const(y, 0.0))
+    if op.opname == "min" and _const(op.operands[1], 1.0):
+        x = op.operands[0].owner
+        if x is not None and x.opname == "cast" and x.attrs.get("from") == bool_:
+            return True
+    if op.opname == "sub" and _const(op.operands[0], 1.0):
+        return _is_zero_one(op.operands[1])
+    return op.opname in ("min", "max") and all(_is_zero_one(v) for v in op.operands)
 
 
 MaterializeBoolsPass = function_pass("materialize-bools", "tensor", materialize)

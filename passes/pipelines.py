@@ -15,6 +15,7 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
                 "promote-precision",  # f16/bf16 math in f32: the DSL's numeric semantics
                 "compare-f16",  # f16 compared as f16 (exact, native Compare), not as f32 widenings
                 "expand-math",  # tanh/sigmoid from Exp/Reciprocal/Compare/Select (A2 has no Tanh)
+                "lower-bools",  # & | ~ and bool_ inputs as 0/1 halves and comparisons (masks)
                 "legalize-casts",  # casts A2 lacks become chains it has (f32 -> i8 via i32, f16)
                 "materialize-bools",  # stored comparisons become 0/1 bytes; where keeps masks
                 "native-f16",  # one f16 op rounded once to f16 stays f16 (identical result)
@@ -43,6 +44,7 @@ def row_pipeline() -> list[Pass]:
                 "canonicalize",  # fold and share before widening, so fewer casts appear
                 "promote-precision",  # f16/bf16 math in f32: the DSL's numeric semantics
                 "expand-math",  # tanh/sigmoid from Exp/Reciprocal/Compare/Select (A2 has no Tanh)
+                "lower-bools",  # & | ~ and bool_ inputs as 0/1 halves and comparisons (masks)
                 "legalize-casts",  # casts A2 lacks become chains it has (f32 -> i8 via i32, f16)
                 "materialize-bools",  # stored comparisons become 0/1 bytes; where keeps masks
                 "tile",  # the step loop over rows; loads at the top, stores after their producers

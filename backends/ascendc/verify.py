@@ -106,9 +106,10 @@ def draw_inputs(
             notes[d.name] = "absent (optional, not read by this variant)"
         elif want.kind == "bool":
             if d.name in ranges:
-                raise ArgumentError(f"--range: input '{d.name}' is {want}; it is drawn as 0/1")
-            arrays.append(rng.integers(0, 2, shape).astype(np.bool_))
-            notes[d.name] = f"{want} 0/1"
+                raise ArgumentError(f"--range: input '{d.name}' is {want}; it is drawn as bytes 0/1/2/255")
+            # one byte per element, any nonzero byte true: 2 and 255 are true too
+            arrays.append(rng.choice(np.array([0, 1, 2, 255], np.uint8), shape).view(np.bool_))
+            notes[d.name] = f"{want} bytes 0/1/2/255 (nonzero is true)"
         elif want.is_float:
             lo, hi = given if given is not None else float_range
             arr = rng.uniform(lo, hi, shape)

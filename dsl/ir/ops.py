@@ -90,10 +90,25 @@ def _compare(types: list[Type], attrs: dict) -> Type:
 def _where(types: list[Type], attrs: dict) -> Type:
     _values(types)
     if dtype_of(types[0]) != bool_:
-        raise TypeInferenceError(f"dsl.where needs a bool condition (a comparison), got {dtype_of(types[0])}")
+        raise TypeInferenceError(
+            f"dsl.where needs a bool condition (a comparison or a bool_ input), got {dtype_of(types[0])}"
+        )
     a, b = dtype_of(types[1]), dtype_of(types[2])
     dt = a if a == b else promote_all(types[1:])
     return combine(types, dt)
+
+
+def _logic(op: str) -> Infer:
+    def infer(types: list[Type], attrs: dict) -> Type:
+        _values(types)
+        for t in types:
+            if dtype_of(t) != bool_:
+                raise TypeInferenceError(
+                    f"'{op}' takes bool_ values (comparisons or bool_ inputs), got {dtype_of(t)}"
+                )
+        return combine(types, bool_)
+
+    return infer
 
 
 def _reduce(types: list[Type], attrs: dict) -> Type:
@@ -154,6 +169,13 @@ def _float_unary(fn) -> Interp:
     return run
 
 
+def truth(x: np.ndarray) -> np.ndarray:
+    """A bool array as canonical numpy bools: a ``bool_`` input holds one byte per element and
+    any nonzero byte means true (numpy's own bool ops would read the byte 2 wrongly)."""
+    x = np.asarray(x)
+    return x.view(np.uint8) != 0 if x.dtype == np.bool_ else x != 0
+
+
 def compute_np(dt: DType) -> np.dtype:
     """The numpy type values of logical type ``dt`` have in the interpreter."""
     return np.dtype(np.float32) if dt.is_float else dt.np
@@ -167,8 +189,10 @@ def cast_value(x: np.ndarray, src: DType, dst: DType) -> np.ndarray:
     """``dsl.cast`` semantics: float->int truncates toward zero and saturates; narrowing
     integer casts saturate; casts to f16/bf16 round to nearest even (and stay widened)."""
     x = np.asarray(x)
+    if dst == bool_ or src == bool_:
+        x = truth(x)
     if dst == bool_:
-        return x != 0
+        return x
     if dst.is_float:
         if dst.bits == 16 and src.is_float:
             with np.errstate(over="ignore"):  # past the f16 range: inf, as rounding says
@@ -229,7 +253,7 @@ _COMPARE = {
 
 def _compare_generic(args, attrs, rtype):
     fns = _COMPARE
-    a, b = args
+    a, b = (truth(x) if x.dtype == np.bool_ else x for x in args)
     if a.dtype != b.dtype:
         common = np.int64 if a.dtype.kind in "iub" and b.dtype.kind in "iub" else np.float32
         a, b = a.astype(common), b.astype(common)
@@ -239,7 +263,9 @@ def _compare_generic(args, attrs, rtype):
 def _where_run(args, attrs, rtype):
     dt = dtype_of(rtype)
     c, a, b = args
-    return np.where(c, to_compute(a, dt), to_compute(b, dt))
+    if dt == bool_:
+        a, b = truth(a), truth(b)
+    return np.where(truth(c), to_compute(a, dt), to_compute(b, dt))
 
 
 def _check_pred_attr(types, attrs, rtype):
@@ -329,6 +355,33 @@ declare(
         attrs=("pred",),
         check=_check_pred_attr,
         doc='%r = cmp %a, %b {pred = "gt"} : tensor<*, bool>',
+    )
+)
+declare(
+    OpSpec(
+        "and",
+        2,
+        _logic("&"),
+        lambda a, at, rt: np.logical_and(truth(a[0]), truth(a[1])),
+        doc="%r = and %a, %b : tensor<*, bool>  // a & b on bool_ values",
+    )
+)
+declare(
+    OpSpec(
+        "or",
+        2,
+        _logic("|"),
+        lambda a, at, rt: np.logical_or(truth(a[0]), truth(a[1])),
+        doc="%r = or %a, %b : tensor<*, bool>  // a | b on bool_ values",
+    )
+)
+declare(
+    OpSpec(
+        "not",
+        1,
+        _logic("~"),
+        lambda a, at, rt: np.logical_not(truth(a[0])),
+        doc="%r = not %a : tensor<*, bool>  // ~a on a bool_ value",
     )
 )
 declare(OpSpec("where", 3, _where, _where_run, doc="%r = where %c, %a, %b : tensor<*, f32>"))

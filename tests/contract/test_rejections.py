@@ -614,6 +614,83 @@ CASES = [
         r"\||bitwise|operator|\+",
     ),
     Case(
+        "invert_non_bool",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(a: Tensor):
+            return ~a  #!
+        """,
+        "~a",
+        "UnaryOp",
+        r"~.*bool_",
+    ),
+    Case(
+        "and_unparenthesized_comparison",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(a: Tensor, m: Tensor[bool_]):
+            return dsl.where(a > 0 & m, a, 0)  #!
+        """,
+        "0 & m",
+        "BinOp",
+        r"&.*bool_.*parenthes",
+    ),
+    Case(
+        "float_nan_literal",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(a: Tensor):
+            return a + float("nan")  #!
+        """,
+        'float("nan")',
+        "Call",
+        r"NaN",
+    ),
+    Case(
+        "math_nan_literal",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(a: Tensor):
+            return dsl.where(a > 0, a, math.nan)  #!
+        """,
+        "math.nan",
+        "Attribute",
+        r"NaN",
+    ),
+    Case(
+        "folded_nan_constant",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(a: Tensor):
+            return a + (math.inf - math.inf)  #!
+        """,
+        "math.inf - math.inf",
+        "BinOp",
+        r"NaN",
+    ),
+    Case(
+        "float_of_a_number",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(a: Tensor):
+            return a + float("1.5")  #!
+        """,
+        'float("1.5")',
+        "Call",
+        r"float\(\"inf\"\)",
+    ),
+    Case(
+        "infinity_with_integer_partner",
+        """
+        @dsl.op(dtypes=(f32,))
+        def bad(q: Tensor[i32]):
+            return dsl.maximum(q, -float("inf"))  #!
+        """,
+        '-float("inf")',
+        "UnaryOp",
+        r"infinity.*i32",
+    ),
+    Case(
         "chained_comparison",
         """
         @dsl.op(dtypes=(f32,))
@@ -865,8 +942,15 @@ MESSAGES = {
     "matmul": "'@' (matmul) is not supported; dslc generates vector (elementwise/row) kernels",
     "modulo": "'%' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     "floordiv": "'//' is not supported; use '/' and dsl.cast(..., i32) to truncate",
-    "bitwise_and": "'&' is not supported; combine conditions with dsl.where or static 'and' on attributes",
-    "bitwise_or": "'|' is not supported; combine conditions with dsl.where or static 'or' on attributes",
+    "bitwise_and": "'&' takes bool_ values (comparisons or bool_ inputs), got f32; write comparisons in parentheses, e.g. (a > 0) & mask",
+    "bitwise_or": "'|' takes bool_ values (comparisons or bool_ inputs), got f32; write comparisons in parentheses, e.g. (a > 0) & mask",
+    "invert_non_bool": "'~' takes bool_ values (comparisons or bool_ inputs), got f32; write comparisons in parentheses, e.g. (a > 0) & mask",
+    "and_unparenthesized_comparison": "'&' takes bool_ values (comparisons or bool_ inputs), got a number; write comparisons in parentheses, e.g. (a > 0) & mask",
+    "float_nan_literal": "float('nan') is NaN; NaN constants are not allowed in an operator",
+    "math_nan_literal": "math.nan is not allowed; NaN constants are not allowed in an operator",
+    "folded_nan_constant": "this number is NaN; NaN constants are not allowed in an operator",
+    "float_of_a_number": 'float(...) is only allowed as float("inf") or float("-inf"); write numbers directly and use dsl.cast(x, f32) for values',
+    "infinity_with_integer_partner": "an infinity cannot be combined with the i32 value it meets (integers have no infinity); cast that operand to a float type first, e.g. dsl.cast(t, f32)",
     "chained_comparison": "chained comparisons (a < b < c) are not allowed; compare two values at a time",
     "is_comparison": "only > >= < <= == != comparisons are allowed ('is'/'in' are not)",
     "and_on_tensors": "'and'/'or' combine static conditions on bool/Literal attributes only; for element-wise logic use dsl.where",

@@ -211,10 +211,41 @@ class Attr(Node):
 @dataclass
 class Lit(Node):
     value: int | float
+    text: str | None = None  # an infinity's spelling: float("inf"), -math.inf, ...
 
     def src(self):
-        r = repr(self.value)
+        r = self.text or repr(self.value)
         return f"({r})" if r.startswith("-") else r
+
+
+INF_SPELLINGS = {
+    math.inf: ['float("inf")', "math.inf", 'float("+inf")'],
+    -math.inf: ['float("-inf")', "-math.inf", '-float("inf")'],
+}
+
+
+@dataclass
+class Logic(Node):
+    op: str  # & |
+    a: Node
+    b: Node
+
+    def src(self):
+        return f"({self.a.src()} {self.op} {self.b.src()})"
+
+    def children(self):
+        return [self.a, self.b]
+
+
+@dataclass
+class Not(Node):
+    a: Node
+
+    def src(self):
+        return f"(~{self.a.src()})"
+
+    def children(self):
+        return [self.a]
 
 
 @dataclass
@@ -393,7 +424,8 @@ class InputDecl:
 
     def src(self):
         ann = "Tensor" if self.kind == "tensor" else "Scalar"
-        sub = ", ".join(x for x in (self.pinned, DIMS[self.dims]) if x)
+        pinned = "bool_" if self.pinned == "bool" else self.pinned
+        sub = ", ".join(x for x in (pinned, DIMS[self.dims]) if x)
         if sub:
             ann += f"[{sub}]"
         return f"{self.name}: {ann} | None = None" if self.optional else f"{self.name}: {ann}"
@@ -452,7 +484,9 @@ class Program:
         params = ", ".join(d.src() for d in self.inputs)
         if self.attrs:
             params += ", *, " + ", ".join(a.src() for a in self.attrs)
+        uses_math = any(isinstance(n, Lit) and n.text and "math." in n.text for n in self.nodes())
         lines = [
+            *(["import math"] if uses_math else []),
             "import dsl",
             "from typing import Literal",
             "from dsl import Tensor, Scalar, f16, bf16, f32, i8, i32, u8, bool_",
@@ -493,6 +527,10 @@ class Oracle:
 
     # numbers take a type
     def materialize(self, w: Weak, like: str | None) -> Val:
+        if isinstance(w.value, float) and math.isnan(w.value):
+            raise Invalid("a NaN constant")
+        if isinstance(w.value, float) and math.isinf(w.value) and like is not None and is_int(like):
+            raise Invalid("an infinity with an integer partner")
         if like is None:
             dt = "f32" if w.isfloat and not is_float(self.T) else self.T
         elif like == "bool":
@@ -651,6 +689,18 @@ class Oracle:
             out.arr = np.where(c.arr, self.conv(a, dt), self.conv(b, dt))
         return out
 
+    def logic(self, n, args):
+        """``&``, ``|``, ``~`` take bool values (comparisons, bool_ inputs) only."""
+        if any(isinstance(a, Weak) or a.dt != "bool" for a in args):
+            raise Invalid("& | ~ take bool values")
+        out = Val(self.kind(*args), "bool", None)
+        if self.values:
+            if isinstance(n, Not):
+                out.arr = ~args[0].arr
+            else:
+                out.arr = (np.logical_and if n.op == "&" else np.logical_or)(args[0].arr, args[1].arr)
+        return out
+
     def reduce(self, kind: str, a):
         """``dsl.<kind>(a, axis=-1, keepdims=True)`` of a row: a per-row value of a's type
         (mean: floats only); f32 accumulation for floats, exact for integers."""
@@ -701,7 +751,9 @@ class Oracle:
                 arr = self.inputs.get(n.name)
                 if arr is None:
                     return ABSENT
-                arr = np.asarray(arr).astype(compute_np(dt))
+                arr = np.asarray(arr)
+                # a bool_ input: any nonzero byte is true
+                arr = arr.view(np.uint8) != 0 if dt == "bool" else arr.astype(compute_np(dt))
             return Val(DIM_KIND[d.dims] if d.kind == "tensor" else "scalar", dt, arr)
         if isinstance(n, Attr):
             a = self.attr_decls[n.name]
@@ -742,6 +794,8 @@ class Oracle:
             return self.reduce(n.kind, args[0])
         if isinstance(n, Where):
             return self.where(*args)
+        if isinstance(n, (Logic, Not)):
+            return self.logic(n, args)
         if isinstance(n, Cast):
             dt = n.dt
             if dt is None:
@@ -831,18 +885,38 @@ INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 class Gen:
     """Builds a random valid program; every node is type-checked for every T as it is made."""
 
-    def __init__(self, seed: int, family: str = "flat"):
+    def __init__(self, seed: int, family: str = "flat", bools: bool | None = None):
         self.seed = seed
         self.family = family
         self.rng = random.Random(seed if family == "flat" else f"{family}-{seed}")
         self.no_opt = False  # set while making the branch where the optional input may be absent
         self.probe_int_reduce = False
+        # bool_ inputs, & | ~ and infinity literals: drawn from a second generator, so programs
+        # without them (extended False) are exactly those of the earlier runs' seeds
+        self.xrng = random.Random(f"bools-{family}-{seed}")
+        self.extended = self.xrng.random() < 0.4 if bools is None else bools
+        # explicit roundings of computed values to T (dsl.cast(v, x.dtype)): a third generator, in
+        # half the seeds; bools=False turns them off too (the earlier runs' programs)
+        self.crng = random.Random(f"casts-{family}-{seed}")
+        self.tcasts = bools is not False and self.crng.random() < 0.5
 
     def pick(self, seq):
         return self.rng.choice(seq)
 
     def chance(self, p: float) -> bool:
         return self.rng.random() < p
+
+    def xchance(self, p: float) -> bool:
+        return self.extended and self.xrng.random() < p
+
+    def add_bool_input(self, inputs: list, dims: str | None) -> None:
+        """A ``Tensor[bool_]`` mask (rows: with the row inputs' dims) at a random position."""
+        if self.xchance(0.75):
+            d = InputDecl(self.xrng.choice(["mask", "keep", "pad"]), "tensor", "bool", dims=dims)
+            inputs.insert(self.xrng.randint(0, len(inputs)), d)
+
+    def bool_inputs(self) -> list[str]:
+        return [d.name for d in self.prog.inputs if d.pinned == "bool"]
 
     # typing of a candidate node under every T
     def types(self, node: Node) -> list | None:
@@ -876,6 +950,7 @@ class Gen:
         for n in rng.sample(SCALAR_NAMES, rng.choice([0, 0, 1, 1, 2])):
             inputs.append(InputDecl(n, "scalar", self.pick(["f32", "i32"]) if self.chance(0.2) else None))
         rng.shuffle(inputs)
+        self.add_bool_input(inputs, None)
         attrs: list[AttrDecl] = []
         for n in rng.sample(["flag", "fast"], rng.choice([0, 1, 1, 2])):
             attrs.append(AttrDecl(n, "bool", self.chance(0.5)))
@@ -942,6 +1017,7 @@ class Gen:
         for n in rng.sample(SCALAR_NAMES, rng.choice([0, 0, 1, 1, 2])):
             inputs.append(InputDecl(n, "scalar", self.pick(["f32", "i32"]) if self.chance(0.2) else None))
         rng.shuffle(inputs)
+        self.add_bool_input(inputs, style if rows else None)
         attrs: list[AttrDecl] = []
         for n in rng.sample(["flag", "fast"], rng.choice([0, 1, 1, 2])):
             attrs.append(AttrDecl(n, "bool", self.chance(0.5)))
@@ -1027,8 +1103,11 @@ class Gen:
 
     # expressions
     def leaf(self) -> Node:
-        ins = [d for d in self.prog.inputs if not d.optional]
+        ins = [d for d in self.prog.inputs if not d.optional and d.pinned != "bool"]
         tensors = [d.name for d in ins if d.kind == "tensor"]
+        if self.xchance(0.06):
+            value = self.xrng.choice([math.inf, -math.inf])
+            return Lit(value, self.xrng.choice(INF_SPELLINGS[value]))
         scalars = [d.name for d in ins if d.kind == "scalar"]
         run_attrs = [a.name for a in self.prog.attrs if a.kind in ("int", "float")]
         r = self.rng.random()
@@ -1054,12 +1133,16 @@ class Gen:
         return In(next(d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional))
 
     def candidate(self, depth: int) -> Node:
+        if depth > 0 and self.xchance(0.08):
+            return self.condition(depth - 1)  # a bool value (an output, a cast, a where branch)
+        if depth > 0 and self.tcasts and self.crng.random() < 0.1:
+            return self.rounding_cast(self.expr(depth - 1))
         if depth <= 0 or self.chance(0.25):
             return self.leaf()
         k = self.pick(
             ["bin"] * 6
             + ["maxmin", "neg", "abs", "relu", "round", "sq", "where", "where", "cast", "cast"]
-            + ["cast", "ifexp", "div", "cmpcast", "tcast", "tcast"]
+            + ["cast", "ifexp", "div", "cmpcast"]
             + (["math", "math"] if self.inexact else [])
             + (["opt"] if any(d.optional for d in self.prog.inputs) else [])
             + (["red"] * 3 if self.family in ROW_FAMILIES else [])
@@ -1094,17 +1177,6 @@ class Gen:
             return Un(fn, a)
         if k == "where":
             return Where(self.condition(depth - 1), a, self.expr(depth - 1))
-        if k == "tcast":
-            # an explicit rounding of a computed value to T (DESIGN 2): dsl.cast(v, x.dtype) or the
-            # round trip dsl.cast(dsl.cast(v, f32), x.dtype), x an input of type T
-            like = [
-                d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional and not d.pinned
-            ]
-            if not like:
-                return Cast(a, self.pick(FLOATS))
-            if self.chance(0.5):
-                a = Cast(a, "f32")
-            return Cast(a, None, self.pick(like))
         if k in ("cast", "cmpcast"):
             if k == "cmpcast":
                 a = self.condition(depth - 1)
@@ -1134,7 +1206,24 @@ class Gen:
             return a
         raise AssertionError(k)
 
+    def rounding_cast(self, a: Node) -> Node:
+        """An explicit rounding of a computed value to T (DESIGN 2): ``dsl.cast(v, x.dtype)`` or
+        the round trip ``dsl.cast(dsl.cast(v, f32), x.dtype)``, x an input of type T."""
+        like = [d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional and not d.pinned]
+        if not like:
+            return Cast(a, self.crng.choice(FLOATS))
+        if self.crng.random() < 0.5:
+            a = Cast(a, "f32")
+        return Cast(a, None, self.crng.choice(like))
+
     def condition(self, depth: int) -> Node:
+        masks = self.bool_inputs()
+        if masks and self.xchance(0.3):
+            return In(self.xrng.choice(masks))
+        if depth > 0 and self.xchance(0.3):
+            return Logic(self.xrng.choice("&|"), self.condition(depth - 1), self.condition(depth - 1))
+        if depth > 0 and self.xchance(0.12):
+            return Not(self.condition(depth - 1))
         a = self.expr(depth)
         return Cmp(self.pick([">", ">=", "<", "<=", "==", "!="]), a, self.expr(depth))
 
@@ -1177,7 +1266,9 @@ class Gen:
                         return False
                     if isinstance(t, Val) and not is_float(t.dt):
                         return False  # (the row backend reduces half/float: refused)
-                if isinstance(sub, (Cmp, Cast, Where)) or (isinstance(sub, Un) and sub.fn == "round"):
+                if isinstance(sub, (Cmp, Cast, Where, Logic, Not)) or (
+                    isinstance(sub, Un) and sub.fn == "round"
+                ):
                     kids = [sub.c] if isinstance(sub, Where) else sub.children()
                     if any(self.tainted(c) for c in kids):
                         return False
@@ -1213,7 +1304,10 @@ class Gen:
         return [
             d.name
             for d in self.prog.inputs
-            if d.kind == "tensor" and not d.optional and DIM_KIND[d.dims] in ("tensor", "row")
+            if d.kind == "tensor"
+            and not d.optional
+            and DIM_KIND[d.dims] in ("tensor", "row")
+            and d.pinned != "bool"
         ]
 
     def make_outputs(self) -> None:
@@ -1245,6 +1339,11 @@ class Gen:
             self.assign(alias, Bin("*", Lit(1), x) if self.chance(0.5) else x, prog.body)
             outs.append(alias)
             extra += 1
+        if self.bool_inputs() and self.xchance(0.3):  # a bool_ input returned: a copy of its bytes
+            alias = f"o{extra}"
+            self.assign(alias, In(self.xrng.choice(self.bool_inputs())), prog.body)
+            outs.append(alias)
+            extra += 1
         if not outs:
             alias = f"o{extra}"
             self.assign(alias, Bin("+", In(self.pick(tensors)), Lit(1)), prog.body)
@@ -1258,9 +1357,12 @@ class Gen:
 FAMILIES = ("flat", "bcast", "rows", "rowin")
 
 
-def generate(seed: int, family: str = "flat") -> Program:
-    """The program of ``seed`` in ``family`` (the flat family's seeds are those of earlier runs)."""
-    return Gen(seed, family).program()
+def generate(seed: int, family: str = "flat", bools: bool | None = None) -> Program:
+    """The program of ``seed`` in ``family`` (the flat family's seeds are those of earlier runs).
+    About 40% of the seeds (a draw of their own) also use bool_ inputs, & | ~ and infinity
+    literals; ``bools=False`` gives every seed its program from before those existed (the
+    reproducer seeds of tests/e2e/test_fuzz_family_reproducers.py), ``True`` forces them."""
+    return Gen(seed, family, bools).program()
 
 
 # -- running one program ---------------------------------------------------------------------------
@@ -1363,6 +1465,8 @@ def draw_inputs(
                 arr[rng.random(size) < 0.03] = -0.0
                 arr[rng.random(size) < 0.03] = 0.0
             arrays[d.name] = arr.astype(NP[dt])
+        elif dt == "bool":  # one byte per element, any nonzero byte true
+            arrays[d.name] = rng.choice(np.array([0, 1, 2, 255], np.uint8), size).view(np.bool_)
         elif dt == "i32":
             hi = max(int(20 * scale), 2)
             arr = rng.integers(-hi, hi + 1, size)

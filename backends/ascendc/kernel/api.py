@@ -23,6 +23,7 @@ CASTS = {
     (f16, u8): "CAST_TRUNC",
     (i8, f16): "CAST_NONE",
     (u8, f16): "CAST_NONE",
+    (bool_, f16): "CAST_NONE",  # a bool_ input's bytes (lower-bools: then != 0 or min(., 1))
 }
 BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 VECTOR_SCALAR = {"vec.adds": "Adds", "vec.muls": "Muls", "vec.maxs": "Maxs", "vec.mins": "Mins"}

@@ -36,7 +36,7 @@ from ..writer import CodeWriter
 from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from .merge import Block, Stmt, blocks, merge
 from .naming import RESERVED, camel, gm_param
-from .template import KernelText, _bytes, every_binding, variant_id
+from .template import COPY_PARAMS, KernelText, _bytes, every_binding, variant_id
 from .variant import (
     SYNC_WEIGHT,
     Signature,
@@ -668,7 +668,7 @@ class RowKernelText(KernelText):
         """DataCopyPadExtParams per element type the copies use (no padding values: the lanes
         past a row hold copies or zeros, never read as data)."""
         texts = ["\n".join(s.code for s in stmts) for stmts in per_code]
-        words = sorted({m.group(1) for t in texts for m in re.finditer(r"\bpad(\w+)\b", t)})
+        words = sorted({m.group(2) for t in texts for m in COPY_PARAMS.finditer(t) if m.group(1) == "pad"})
         for word in words:
             everywhere = all(re.search(rf"\bpad{word}\b", t) for t in texts)
             unused = "" if everywhere else "[[maybe_unused]] "

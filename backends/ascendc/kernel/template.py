@@ -173,6 +173,11 @@ _TYPE_WORD = {
 }
 
 
+# The tile copies' DataCopy(Pad)ExtParams, named by variant.copy_params/pad_params after the
+# element type (an input named ``padding`` or ``copy_x`` is no such name).
+COPY_PARAMS = re.compile(r"\b(copy|pad)(T|F32|F16|BF16|Uint8|Int8|Int32)\b")
+
+
 def every_binding(used: dict, variants, present: dict) -> dict:
     """A view's binding in every variant: its own where the variant uses it (``used``: variant ->
     (buffer, binding)), else the most common binding whose buffer the variant has (None if it
@@ -965,7 +970,7 @@ class KernelText:
         users: dict[str, set] = {}
         for vid, code in self.plan.codes.items():
             for s in code.body:
-                for m in re.finditer(r"\b(copy|pad)(\w+?)\b", s.code):
+                for m in re.finditer(COPY_PARAMS, s.code):
                     users.setdefault(m.group(0), set()).add(vid)
         everywhere = set(self.plan.codes)
         for name in sorted(users, key=lambda n: (n.startswith("pad"), n)):

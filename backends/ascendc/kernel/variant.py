@@ -499,6 +499,10 @@ class VariantRenderer:
             return f"{args[0]} {SCALAR_CMP[op.attrs['pred']]} {args[1]}", member
         if name == "where":
             return f"{args[0]} ? {args[1]} : {args[2]}", member
+        if name in ("and", "or"):
+            return f"{args[0]} {'&&' if name == 'and' else '||'} {args[1]}", member
+        if name == "not":
+            return f"!{args[0]}", member
         if name == "abs":
             return f"{args[0]} < 0 ? -{args[0]} : {args[0]}", member
         if name == "relu":
