@@ -42,6 +42,8 @@ from .manager import Pass, PassError, register
 def _in_place_ok(op, operand) -> bool:
     if op.opname in ("dma.load", "dma.store", "vec.dup"):
         return False
+    if op.opname in ("vec.brcb", "vec.brc"):  # one element becomes a block (a row): row 0's block
+        return False  # would overwrite the next rows' values before they are read
     if op.opname == "cast":
         return False
     return operand.type.dtype.bytes == op.result.type.dtype.bytes

@@ -41,6 +41,30 @@ def test_rows_seed_4_per_row_value_minus_a_row(write_module):
         check(mod.rz4, (q,), expected)
 
 
+def test_rowin_brcb_never_spreads_in_place(write_module):
+    """A per-row chain landed in the dead 32-byte buffer of an earlier Brcb and was spread by
+    Brcb in place: row 0's block overwrote the next rows' values (rowin seed 96, S = 1)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, bf16, f32
+
+        @dsl.op(dtypes=(f32,))
+        def qz96(x: Tensor[..., "S", 1], b: Tensor[..., "S", "C"], *, alpha: float = 0.75):
+            v0 = dsl.min((x * b), axis=-1, keepdims=True) + dsl.max(b, axis=-1, keepdims=True)
+            v1 = b - ((v0 / (dsl.abs(dsl.cast(alpha, bf16)) + 1.0)) + (alpha + b))
+            return v0, v1
+        """)
+    rng = np.random.default_rng(96)
+    b = rng.uniform(-2, 2, (5, 1, 1, 5)).astype(np.float32)
+    x = rng.uniform(-2, 2, (5, 1, 1, 1)).astype(np.float32)
+    alpha = np.float32(0.45)
+    v0 = (x * b).min(axis=-1, keepdims=True) + b.max(axis=-1, keepdims=True)
+    d = np.abs(np.float32(BF16.type(alpha))) + np.float32(1)
+    v1 = b - ((v0 / d) + (alpha + b))
+    for cores in (1, 3):
+        check(mod.qz96, (x, b), (v0, v1), attrs={"alpha": 0.45}, cores=cores)
+
+
 def test_rowin_per_row_value_minus_a_widened_column(write_module):
     """``a - m`` with ``a: [R, 1]`` and an f16 column ``m``: row-forms moved ``-m`` before the loop
     but the f32 copy of m it negates is made per step (a VerifyError, rowin seed 88)."""
