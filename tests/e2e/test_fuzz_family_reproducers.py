@@ -425,6 +425,8 @@ FIXED_SEEDS = [
     ("bcast", 33, "the variant whose only output is absent read GM through a null pointer"),
     ("bcast", 38, "V Duplicate overwrote a buffer MTE3 still read (race)"),
     ("bcast", 51, "a DataCopyPad UB->GM source ran outside its TBuf"),
+    ("rowin", 88, "Brcb spread a per-row value in place: rows 1-7 of a step wrong"),
+    ("rowin", 96, "Brcb spread a per-row value in place: rows 1-7 of a step wrong"),
 ]
 
 
