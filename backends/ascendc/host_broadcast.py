@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dsl.ir import ScalarType
 
+from .host_snippets import emit_shape_text
 from .writer import CodeWriter
 
 MAX_DIMS = 8
@@ -180,16 +181,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
     modes = ", ".join(f"MODE_{m} = {i}" for i, m in enumerate(MODES))
     w.line(f"enum BcMode : uint64_t {{ {modes}, MODE_RESIDENT0 = {len(MODES)} }};", "+ i: input i resident")
     w.line("enum BcKind : uint32_t { " + ", ".join(f"BC_{k} = {i}" for i, k in enumerate(KINDS)) + " };")
-    w.line(comment="Shapes of present tensor inputs as text for messages: [40320, 1023].")
-    with w.block("void ShapeText(const gert::Shape& s, char* buf, size_t cap)"):
-        w.line("size_t used = 0;")
-        w.line('used += std::snprintf(buf + used, cap - used, "[");')
-        with w.block("for (size_t d = 0; d < s.GetDimNum() && used < cap; ++d)"):
-            w.line(
-                'used += std::snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", '
-                "static_cast<long long>(s.GetDim(d)));"
-            )
-        w.line('if (used < cap) std::snprintf(buf + used, cap - used, "]");')
+    emit_shape_text(w, "Shapes of present tensor inputs as text for messages: [40320, 1023].")
     w.line()
     w.line(comment="The output shape of the present tensor inputs (nullptr: absent or a Scalar).")
     with w.block("bool BroadcastShape(const gert::Shape* const* shapes, gert::Shape& out)"):

@@ -33,6 +33,7 @@ from .host import (
     w_escape,
 )
 from .kernel import field_name
+from .host_snippets import emit_shape_text
 from .writer import CodeWriter
 
 ROW_TILING_FIELDS = (
@@ -185,16 +186,7 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
     w.line("uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }")
     if block_dims(plan):
         w.line()
-        w.line(comment="A shape as text for messages: [2, 3, 64, 128].")
-        with w.block("void ShapeText(const gert::Shape& s, char* buf, size_t cap)"):
-            w.line("size_t used = 0;")
-            w.line('used += std::snprintf(buf + used, cap - used, "[");')
-            with w.block("for (size_t d = 0; d < s.GetDimNum() && used < cap; ++d)"):
-                w.line(
-                    'used += std::snprintf(buf + used, cap - used, d ? ", %lld" : "%lld", '
-                    "static_cast<long long>(s.GetDim(d)));"
-                )
-            w.line('if (used < cap) std::snprintf(buf + used, cap - used, "]");')
+        emit_shape_text(w, "A shape as text for messages: [2, 3, 64, 128].")
     w.line()
     with w.block("const char* DtypeName(ge::DataType dtype)"):
         for dt in dict.fromkeys(v.dtype for v in plan.variants):
