@@ -267,3 +267,21 @@ def test_bool_inputs_with_casts_comparisons_and_bool_branches(t):
     mb = truth(m)
     want = ((x != 0) & mb, mb == (x > 0), np.where(x > 1, mb, ~mb), np.where(mb != (x < 0), x, x * 2))
     check(bools_mixed, (x, m), want, targets=("ascend910b",))
+
+
+def test_an_op_whose_only_input_is_a_bool_mask(write_module):
+    """Issue 18 item 3: an op whose only input is a pinned Tensor[bool_], cast to i32 and to i8,
+    builds (its TilingFunc once did not) and is exact for any nonzero byte."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, bool_, i32, i8
+
+        @dsl.op(dtypes=(i32,))
+        def mask_to_int(mask: Tensor[bool_]):
+            a = dsl.cast(mask, i32)
+            b = dsl.cast(mask, i8)
+            return a, b
+        """)
+    m = np.array([0, 1, 2, 255, 0, 7, 128] * 300, np.uint8).view(np.bool_)
+    want = (m.view(np.uint8) != 0).astype(np.int32)
+    check(mod.mask_to_int, (m,), (want, want.astype(np.int8)), cores=3)
