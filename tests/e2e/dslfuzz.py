@@ -877,6 +877,10 @@ class Oracle:
 # -- the generator --------------------------------------------------------------------------------
 
 TENSOR_NAMES = ["x", "a", "b", "w", "v", "g", "h", "p", "q", "m", "n", "z"]
+# C library functions that are also CANN operator names or plain words users pick (no Python
+# builtin the generated source calls: float, abs, max, min, round stay free)
+C_LIBRARY_NAMES = ["div", "exp", "log", "sqrt", "tanh", "floor", "fma", "index", "time", "read", "write"]
+C_LIBRARY_NAMES += ["signal", "free", "malloc", "select", "remove", "rand", "printf", "stdout", "erf"]
 SCALAR_NAMES = ["s", "t", "scale", "shift", "lr"]
 FLOAT_LITS = [0.5, 1.5, 2.0, -0.5, 0.25, 3.0, -1.25, 0.1, 0.0, -0.0, 1e-3, 100.0]
 INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
@@ -899,6 +903,10 @@ class Gen:
         # half the seeds; bools=False turns them off too (the earlier runs' programs)
         self.crng = random.Random(f"casts-{family}-{seed}")
         self.tcasts = bools is not False and self.crng.random() < 0.5
+        # C library names for the operator and its inputs (real CANN op names: div, exp, ...): a
+        # fourth generator, a quarter of the seeds
+        self.nrng = random.Random(f"names-{family}-{seed}")
+        self.c_names = bools is not False and self.nrng.random() < 0.25
 
     def pick(self, seq):
         return self.rng.choice(seq)
@@ -930,8 +938,23 @@ class Gen:
         return out
 
     def program(self) -> Program:
-        if self.family != "flat":
-            return self.shaped_program()
+        prog = self.shaped_program() if self.family != "flat" else self.flat_program()
+        return prog
+
+    def name_like_libc(self, prog: Program) -> None:
+        """Give the operator and some inputs C library names (before the body is drawn)."""
+        if not self.c_names:
+            return
+        if self.nrng.random() < 0.7:
+            prog.name = self.nrng.choice(C_LIBRARY_NAMES)
+        taken = {d.name for d in prog.inputs} | {a.name for a in prog.attrs} | {prog.name}
+        for d in prog.inputs:
+            if d.name != "opt" and self.nrng.random() < 0.5:
+                free = [n for n in C_LIBRARY_NAMES if n not in taken]
+                d.name = self.nrng.choice(free)
+                taken.add(d.name)
+
+    def flat_program(self) -> Program:
         rng = self.rng
         r = rng.random()
         if r < 0.45:
@@ -966,6 +989,7 @@ class Gen:
         if bools and self.chance(0.3):
             inputs.append(InputDecl("opt", "tensor", optional=True))
         self.prog = Program(self.seed, f"fz{self.seed}", dtypes, inputs, attrs, [], [])
+        self.name_like_libc(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
@@ -1034,6 +1058,7 @@ class Gen:
         prefix = "q" if self.family == "rowin" else self.family[0]
         self.prog = Program(self.seed, f"{prefix}z{self.seed}", dtypes, inputs, attrs, [], [])
         self.prog.family = self.family
+        self.name_like_libc(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []

@@ -41,6 +41,26 @@ def test_rows_seed_4_per_row_value_minus_a_row(write_module):
         check(mod.rz4, (q,), expected)
 
 
+def test_rows_view_placed_differently_per_variant_in_load_columns(write_module):
+    """``(g != k) & (0.5 > w)`` for f16 and i32: lower-bools' 1/0 splat is resident (computed in
+    LoadColumns) in the i32 variant but a per-step value in a row slot in the f16 one, and
+    LoadColumns declared it with the f16 binding, which needs the step's `slot` (the project did
+    not build; rowin seed 8014 with C library names)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, i32
+
+        @dsl.op(dtypes=(f16, i32))
+        def colmask(w: Tensor[..., "C"], g: Tensor["C"], *, k: int = 3):
+            v3 = (g != k) & (0.5 > w)
+            return v3
+        """)
+    for dt in (np.dtype(np.float16), np.dtype(np.int32)):
+        w = (np.arange(5 * 33).reshape(5, 33) % 7 - 3).astype(dt)
+        g = (np.arange(33) % 5).astype(dt)
+        check(mod.colmask, (w, g), (g != 3) & (0.5 > w.astype(np.float32)), cores=2)
+
+
 def test_rowin_brcb_never_spreads_in_place(write_module):
     """A per-row chain landed in the dead 32-byte buffer of an earlier Brcb and was spread by
     Brcb in place: row 0's block overwrote the next rows' values (rowin seed 96, S = 1)."""

@@ -1047,15 +1047,14 @@ class RowKernelText(KernelText):
         bound exactly like an earlier anonymous one in every variant is not declared again;
         returns those {name: the earlier name} for the caller to rename in its statements."""
         plan, w = self.plan, self.e.w
-        used = set()
-        for code in self.codes():
-            for st in stmts(code):
-                used.update(re.findall(r"\b\w+\b", st.code))
         order: list[str] = []
         bound: dict[str, dict] = {}
         present = {vid: set(self.bufmap[vid].values()) for vid in plan.codes}
         for vid, code in plan.codes.items():
             mapping = self.bufmap[vid]
+            # the names this variant's statements use: another variant's value of the same name may
+            # live elsewhere (a per-step slot here, a resident buffer there: LoadColumns has no slot)
+            used = {name for st in stmts(code) for name in re.findall(r"\b\w+\b", st.code)}
             for view in code.views.values():
                 kind = code.buffers[view.buffer]["kind"]
                 if view.name not in used:
