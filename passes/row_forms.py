@@ -108,8 +108,11 @@ def forms(func: Func) -> None:
 
     blocks: dict[int, object] = {}  # id(per-row value) -> its vec.brcb
 
-    def spread(v, loc):
-        return emit("vec.brc", [v], TensorType(v.type.dtype, layout.row), loc, {"of": kind(v.type)}).result
+    def spread(v, loc, like=None):
+        """``v`` (a column or per-row value) over whole rows; over the block when the op that
+        reads it computes on a block [S, C] (its rows are laid out in UB like the step's rows)."""
+        shape = like.shape if like is not None and layout.is_block(like) else layout.row
+        return emit("vec.brc", [v], TensorType(v.type.dtype, shape), loc, {"of": kind(v.type)}).result
 
     widen = _per_step_widenings(loop.region, kind)
     pending = {id(op.result): op for op in widen}
@@ -201,10 +204,12 @@ def forms(func: Func) -> None:
                     if v.type.dtype.kind == "bool" and v.owner is not None and v.owner.opname == "cmp":
                         # a mask of columns or per-row values: compare their spreads (a row mask)
                         x, y = (
-                            w if kind(w.type) in (ROW, SCALAR) else spread(w, op.loc)
+                            w if kind(w.type) in (ROW, SCALAR) else spread(w, op.loc, result.type)
                             for w in v.owner.operands
                         )
-                        rmask = TensorType(v.type.dtype, layout.row)
+                        rmask = TensorType(
+                            v.type.dtype, result.type.shape if layout.is_block(result.type) else layout.row
+                        )
                         op.operands[k] = emit("cmp", [x, y], rmask, op.loc, dict(v.owner.attrs)).result
                         recompared.append(v.owner)
                         continue
@@ -215,7 +220,7 @@ def forms(func: Func) -> None:
                             "backend yet; compare the rows instead",
                             op.loc,
                         )
-                    op.operands[k] = spread(v, op.loc)
+                    op.operands[k] = spread(v, op.loc, result.type)
         body.append(op)
     loop.region = body
     at = func.body.index(loop)

@@ -41,6 +41,31 @@ def test_rows_seed_4_per_row_value_minus_a_row(write_module):
         check(mod.rz4, (q,), expected)
 
 
+def test_rowin_block_compared_with_a_column(write_module):
+    """``a != n`` with a block ``a: [S, C]`` and a column ``n: [C]``: row-forms spread the column
+    over whole rows while the compare kept the block's type (a VerifyError, rowin seed 8037)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, i32
+
+        @dsl.op(dtypes=(f16, i32))
+        def blkcmp(n: Tensor["C"], x: Tensor[i32, ..., "S", 1], a: Tensor["S", "C"], q: Tensor[..., "S", "C"]):
+            v0 = dsl.abs(x + dsl.cast(a != n, a.dtype))
+            w = dsl.where(a == n, q, a)
+            return v0, w
+        """)
+    rng = np.random.default_rng(8037)
+    for dt in (np.dtype(np.float16), np.dtype(np.int32)):
+        n = rng.integers(-2, 3, 7).astype(dt)
+        x = rng.integers(-4, 4, (2, 3, 1)).astype(np.int32)
+        a = rng.integers(-2, 3, (3, 7)).astype(dt)
+        q = rng.integers(-4, 4, (2, 3, 7)).astype(dt)
+        compute = np.float32 if dt != np.int32 else np.int32  # i32 + f16 computes in f16 (held as f32)
+        v0 = np.abs(x.astype(compute) + (a != n).astype(compute)).astype(dt)
+        w = np.where(a == n, q, np.broadcast_to(a, q.shape))
+        check(mod.blkcmp, (n, x, a, q), (v0, w), cores=2)
+
+
 def test_rows_view_placed_differently_per_variant_in_load_columns(write_module):
     """``(g != k) & (0.5 > w)`` for f16 and i32: lower-bools' 1/0 splat is resident (computed in
     LoadColumns) in the i32 variant but a per-step value in a row slot in the f16 one, and
