@@ -24,7 +24,7 @@ from .kernel import Signature, Variant, emit_kernel
 from .kernel.rows import twin_passes
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
-from .targets import get_target
+from .targets import get_target, select_vector_path_spelling
 from .targets import vector_path as vector_path_of
 from .verify import PassNumericCheck
 
@@ -92,7 +92,8 @@ def lower(
         if check is not None:
             checks[dt] = check
         ub = tgt.ub_usable_bytes - ub_reserve(func)  # broadcast ops keep resident rows outside the tiles
-        pipeline = row_pipeline() if rows else elementwise_pipeline(ub)
+        vector = select_vector_path_spelling(tgt, vector_path)
+        pipeline = row_pipeline(vector) if rows else elementwise_pipeline(ub, vector)
         PassManager(pipeline, print_after_all=sink, after_each=check).run(module)
         if dump is not None:
             for d in dumps:

@@ -81,6 +81,17 @@ def func_ledger(func: Func, key: int, usable: int) -> Ledger:
     )
 
 
+def explain_lines(func: Func, key: int, usable: int) -> list[str]:
+    """What ``dslc compile --explain`` prints for one variant: its UB ledger, then the vector path
+    select-vector-path chose for its compute region, with the reason."""
+    lines = func_ledger(func, key, usable).lines()
+    loop = func.loop()
+    why = loop.attrs.get("vector_why") if loop is not None else None
+    if why:
+        lines.append(f"  vector path: {why}")
+    return lines
+
+
 def ledger(op, dtype, target: str = "ascend910b", **attrs) -> Ledger:
     """The ledger of the kernel variant ``op`` runs for ``dtype`` and ``attrs``."""
     from .compile import lower
