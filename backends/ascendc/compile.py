@@ -119,7 +119,9 @@ def lower(
             tiles[(dt, key)] = f.loop().attrs["tile"]
     first: Func = funcs[op.dtypes[0]]
     twins = (
-        _scalar_twins(op, variants, tgt, granule, min_per_core, tiles)
+        _scalar_twins(
+            op, variants, tgt, granule, min_per_core, tiles, select_vector_path_spelling(tgt, vector_path)
+        )
         if first.attributes.get("broadcast")
         else []
     )
@@ -266,7 +268,9 @@ def _api_ok(func: Func) -> bool:
     return True
 
 
-def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core: dict, tiles: dict) -> list:
+def _scalar_twins(
+    op, variants: list[Variant], tgt, granule: dict, min_per_core: dict, tiles: dict, vector: str
+) -> list:
     """SCALAR mode with vector-scalar instructions: for each tensor input i that can be read as a
     Scalar in every dtype, the op lowered with input i a Scalar (read once per core with GetValue;
     hoist-scalars then uses Adds/Muls/Maxs/Mins/CompareScalar where the result is the same, and
@@ -291,7 +295,7 @@ def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core:
             ub = tgt.ub_usable_bytes - ub_reserve(func)
             module = Module([func])
             try:
-                PassManager(elementwise_pipeline(ub)).run(module)
+                PassManager(elementwise_pipeline(ub, vector)).run(module)
             except CompileError:  # a pass cannot take the Scalar form: the tensor form stands in
                 module = Module([v.func for v in variants if v.dtype == dt])
             for f in module.funcs:
