@@ -25,7 +25,11 @@ class Target:
     ub_block_bytes: int = 32  # DataBlock: UB alignment unit
     repeat_bytes: int = 256  # one MemBase vector repeat / one RegBase VL
     max_repeat_times: int = 255
-    max_block_count: int = 4095  # DataCopy(Ext)Params.blockCount
+    # DataCopy(Ext)Params.blockCount. On ascend950 a strided 2-D DataCopyPad is said to drop rows past
+    # ~32 (cannbot-skills api-datacopy.md, a 'measurement' with no kernel or shape); no primary source
+    # has it: the asc-devkit DataCopyPad page gives [0, 4095], the dav_3510 impl does not chunk, and
+    # ops-nn arch35 kernels copy up to 65535 strided rows (docs/research-950.md section 1). Kept at 4095.
+    max_block_count: int = 4095
     manual_event_ids: int = 6  # ids 0-5 for hand-placed SetFlag/WaitFlag; 6, 7 reserved
     regbase: bool = False
     # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
