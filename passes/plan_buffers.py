@@ -27,6 +27,8 @@ tile, ``buffers = {bN = {bytes = B, slots = S}}`` on the function and ``tile = N
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -185,13 +187,29 @@ def resident_bytes(func: Func) -> int:
     return REPEAT_BYTES * sum(1 for op in func.body if op.opname == "vec.dup")
 
 
-def tile_length(buffers: list[Buffer], usable: int) -> tuple[int, int]:
+def slice_align(func: Func) -> int:
+    """Elements a flat kernel's tile is a multiple of so every tile starts where its core slice
+    does, 512-byte aligned in GM (split-cores); 1 for broadcast kernels."""
+    from .split_cores import SLICE_BYTES, narrowest_gm_bytes
+
+    loop = func.loop()
+    if loop is None or func.attributes.get("broadcast"):
+        return 1
+    return SLICE_BYTES // narrowest_gm_bytes(loop)
+
+
+def tile_length(buffers: list[Buffer], usable: int, gm_align: int = 1) -> tuple[int, int]:
     """(tile, align): the largest tile of ``buffers`` that fits ``usable`` bytes, rounded down to a
-    whole 256-byte repeat of the narrowest buffer (``align`` elements); below ``align`` it does not
+    whole 256-byte repeat of the narrowest buffer and to ``gm_align`` elements (``align``, the
+    least common multiple) where that fits, else to the repeat alone; below ``align`` it does not
     fit."""
     per_elem = sum(b.bytes * b.slots for b in buffers)
-    align = 256 // min((b.bytes for b in buffers), default=4)
-    return ((usable // per_elem) // align * align if per_elem else align), align
+    repeat = 256 // min((b.bytes for b in buffers), default=4)
+    for align in (math.lcm(repeat, gm_align), repeat):
+        tile = (usable // per_elem) // align * align if per_elem else align
+        if tile >= align:
+            return tile, align
+    return tile, align
 
 
 def plan(func: Func, usable: int) -> None:
@@ -203,7 +221,7 @@ def plan(func: Func, usable: int) -> None:
     for op in loop.region:  # the groups are honoured; insert-sync finds the barriers itself
         op.attrs.pop("group", None)
     per_elem = sum(b.bytes * b.slots for b in buffers)
-    tile, align = tile_length(buffers, usable)
+    tile, align = tile_length(buffers, usable, slice_align(func))
     if tile < align:
         lines = ledger_lines(func, buffers, align, usable)
         raise CompileError(

@@ -715,7 +715,7 @@ class KernelText:
         keys = self.key_list()
         slots = any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values())
         return [
-            f"{plan.op_type}: the flat range is split into 32-byte blocks across cores and processed in "
+            f"{plan.op_type}: the flat range is split into blocks of GRANULE elements across cores and processed in "
             f"tiles of TILE elements;",
             "tiles "
             + ("alternate between two UB slots (ping-pong), " if slots else "")
@@ -755,7 +755,9 @@ class KernelText:
     def core_slice(self) -> None:
         w = self.e.w
         tiling = f"{self.plan.op_type}TilingData"
-        w.line(comment="This core's slice: whole 32-byte blocks, the first tailCores cores take one more.")
+        w.line(
+            comment="This core's slice: whole blocks of GRANULE elements, the first tailCores cores take one more."
+        )
         with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
             w.line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
             w.line(
@@ -1046,7 +1048,7 @@ class KernelText:
         )
         w.line(
             f"static constexpr uint64_t GRANULE = {self.e.value_expr(self.per_variant(lambda c: c.granule))};",
-            "elements per 32-byte block of the narrowest GM tensor",
+            "elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor",
         )
         w.line("TPipe pipe_;")
         for c in self.canon:

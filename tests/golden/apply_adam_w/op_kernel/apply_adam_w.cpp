@@ -43,11 +43,11 @@ __aicore__ inline float ToF32(S value) {
     return static_cast<float>(value);
 }
 
-// ApplyAdamW: the flat range is split into 32-byte blocks across cores and processed in tiles of TILE elements;
-// tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM copies (MTE3)
-// are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling keys (static
-// attributes): 0: amsgrad=false, maximize=false, 1: amsgrad=true, maximize=false, 2: amsgrad=false, maximize=true, 3:
-// amsgrad=true, maximize=true.
+// ApplyAdamW: the flat range is split into blocks of GRANULE elements across cores and processed in tiles of TILE
+// elements; tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM
+// copies (MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling
+// keys (static attributes): 0: amsgrad=false, maximize=false, 1: amsgrad=true, maximize=false, 2: amsgrad=false,
+// maximize=true, 3: amsgrad=true, maximize=true.
 template <typename T, bool AMSGRAD, bool MAXIMIZE>
 class KernelApplyAdamW {
 public:
@@ -135,7 +135,7 @@ public:
     }
 
 private:
-    // This core's slice: whole 32-byte blocks, the first tailCores cores take one more.
+    // This core's slice: whole blocks of GRANULE elements, the first tailCores cores take one more.
     __aicore__ inline void SetCoreSlice(const ApplyAdamWTilingData& tiling) {
         const uint64_t core = static_cast<uint64_t>(GetBlockIdx());
         const uint64_t firstBlock = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);
@@ -351,11 +351,11 @@ private:
     }
 
     static constexpr bool IS_FLOAT = IsSameType<T, float>::value;
-    static constexpr uint32_t TILE = IS_FLOAT && !AMSGRAD ? 5184
-                                     : IS_FLOAT           ? 4224
-                                     : !AMSGRAD           ? 5760
-                                                          : 5120;  // elements per tile (plan-buffers)
-    static constexpr uint64_t GRANULE = IS_FLOAT ? 8 : 16;  // elements per 32-byte block of the narrowest GM tensor
+    static constexpr uint32_t TILE = IS_FLOAT && AMSGRAD     ? 4224
+                                     : !IS_FLOAT && !AMSGRAD ? 5632
+                                                             : 5120;  // elements per tile (plan-buffers)
+    static constexpr uint64_t GRANULE =
+        IS_FLOAT ? 128 : 256;  // elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor
     TPipe pipe_;
     TBuf<TPosition::VECIN> varBuf_;
     TBuf<TPosition::VECIN> mBuf_;
