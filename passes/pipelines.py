@@ -5,9 +5,10 @@ from __future__ import annotations
 from .manager import Pass, parse_pipeline
 
 
-def elementwise_pipeline(ub: int, vector: str = "select-vector-path") -> list[Pass]:
+def elementwise_pipeline(ub: int, vector: str = "select-vector-path", stagger: bool = False) -> list[Pass]:
     """The elementwise pipeline; ``ub`` is the target's usable UB in bytes, ``vector`` the
-    select-vector-path spelling with the target's options."""
+    select-vector-path spelling with the target's options, ``stagger`` whether its UB has bank
+    groups to stagger the sources of one instruction over."""
     return parse_pipeline(
         ",".join(
             [
@@ -28,7 +29,7 @@ def elementwise_pipeline(ub: int, vector: str = "select-vector-path") -> list[Pa
                 vector,  # MemBase or RegBase per tile loop, from its final vector ops
                 "double-buffer",  # ping-pong slots for what the DMA touches
                 f"schedule-vector{{ub={ub}}}",  # independent vector ops share a barrier; never a smaller tile
-                f"plan-buffers{{ub={ub}}}",  # needs slots; picks the tile length
+                f"plan-buffers{{ub={ub}{',stagger=true' if stagger else ''}}}",  # needs slots; picks the tile
                 "split-cores",  # host split policy from the narrowest GM tensor
                 "insert-sync",  # last: needs the final buffers and op order
             ]

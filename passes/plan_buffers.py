@@ -212,7 +212,7 @@ def tile_length(buffers: list[Buffer], usable: int, gm_align: int = 1) -> tuple[
     return tile, align
 
 
-def plan(func: Func, usable: int) -> None:
+def plan(func: Func, usable: int, stagger: bool = False) -> None:
     loop = func.loop()
     if loop is None:
         return
@@ -230,7 +230,53 @@ def plan(func: Func, usable: int) -> None:
             func.loc,
         )
     loop.attrs["tile"] = tile
-    func.attributes["buffers"] = {b.name: {"bytes": b.bytes, "slots": b.slots} for b in buffers}
+    phases = bank_phases(loop.region, buffers) if stagger else {}
+    if phases:  # the kernel pads before a buffer that starts in the wrong half: at most 256 B each
+        staggered, _ = tile_length(buffers, usable - BANK_HALF * len(phases), slice_align(func))
+        if staggered >= align:
+            loop.attrs["tile"] = staggered
+        else:
+            phases = {}
+    func.attributes["buffers"] = {
+        b.name: {"bytes": b.bytes, "slots": b.slots, **({"bank": phases[b.name]} if b.name in phases else {})}
+        for b in buffers
+    }
+
+
+BANK_HALF = 256  # A2 UB: 16 bank groups of 32-byte rows; one repeat reads 8 rows, half of them
+
+
+def bank_phases(region, buffers: list[Buffer]) -> dict[str, int]:
+    """The start address modulo 512 (0 or 256) of each buffer that is one of two sources of a
+    vector instruction, so that the two read disjoint bank groups (asc-devkit's Add tuning case 6:
+    a 256-byte shift of one source halves the beats per repeat). The sources of each instruction
+    are the edges of a graph; a 2-colouring cutting the most edges (greedy in plan order, then
+    single flips while they help) gives the phases, the first buffer at 0. A resident repeat is
+    left out: read with repeat stride 0 it meets both halves of a tile source anyway."""
+    owner = {id(op.result): op.attrs["buf"] for op in region if op.result is not None and "buf" in op.attrs}
+    order = [b.name for b in buffers]
+    edges: dict[tuple[str, str], int] = {}
+    for op in region:
+        if op.opname.startswith("dma.") or op.result is None:
+            continue
+        srcs = sorted({owner[id(v)] for v in op.operands if id(v) in owner}, key=order.index)
+        for i, a in enumerate(srcs):
+            for b in srcs[i + 1 :]:
+                edges[(a, b)] = edges.get((a, b), 0) + 1
+    linked = [n for n in order if any(n in e for e in edges)]
+    phase = {n: 0 for n in linked}
+
+    def gain(n: str) -> int:  # edges cut minus edges joined by flipping n
+        return sum((w if phase[a] == phase[b] else -w) for (a, b), w in edges.items() if n in (a, b))
+
+    improved = True
+    while improved:
+        improved = False
+        for n in linked[1:]:
+            if gain(n) > 0:
+                phase[n] ^= BANK_HALF
+                improved = True
+    return phase
 
 
 @register
@@ -238,9 +284,10 @@ def plan(func: Func, usable: int) -> None:
 class PlanBuffersPass(Pass):
     name: ClassVar[str] = "plan-buffers"
     ub: int = 0  # the target's usable UB in bytes; the pipeline passes it (passes never import a backend)
+    stagger: bool = False  # A2's UB bank groups: start the sources of one instruction 256 B apart
 
     def run(self, module: Module) -> None:
         if self.ub <= 0:
             raise PassError("plan-buffers needs the usable UB size: plan-buffers{ub=188160}")
         for func in module.funcs:
-            plan(func, self.ub)
+            plan(func, self.ub, self.stagger)

@@ -93,7 +93,7 @@ def lower(
             checks[dt] = check
         ub = tgt.ub_usable_bytes - ub_reserve(func)  # broadcast ops keep resident rows outside the tiles
         vector = select_vector_path_spelling(tgt, vector_path)
-        pipeline = row_pipeline(vector) if rows else elementwise_pipeline(ub, vector)
+        pipeline = row_pipeline(vector) if rows else elementwise_pipeline(ub, vector, tgt.ub_bank_stagger)
         PassManager(pipeline, print_after_all=sink, after_each=check).run(module)
         if dump is not None:
             for d in dumps:
@@ -295,7 +295,7 @@ def _scalar_twins(
             ub = tgt.ub_usable_bytes - ub_reserve(func)
             module = Module([func])
             try:
-                PassManager(elementwise_pipeline(ub, vector)).run(module)
+                PassManager(elementwise_pipeline(ub, vector, tgt.ub_bank_stagger)).run(module)
             except CompileError:  # a pass cannot take the Scalar form: the tensor form stands in
                 module = Module([v.func for v in variants if v.dtype == dt])
             for f in module.funcs:

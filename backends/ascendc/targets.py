@@ -32,6 +32,10 @@ class Target:
     max_block_count: int = 4095
     manual_event_ids: int = 6  # ids 0-5 for hand-placed SetFlag/WaitFlag; 6, 7 reserved
     regbase: bool = False
+    # A2's UB has 16 bank groups of 32-byte rows; two sources of one instruction in the same groups
+    # take two beats per repeat (pc section 2, asc-devkit 避免bank冲突; measured, C8), so plan-buffers
+    # starts them 256 B apart. On 950 UB conflicts are mostly a non-issue (pc section 2).
+    ub_bank_stagger: bool = False
     # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
     bf16_vector_ops: frozenset[str] = frozenset({"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad"})
     soc_config: str = ""  # the AddConfig / ASCEND_COMPUTE_UNIT name
@@ -47,6 +51,7 @@ TARGETS: dict[str, Target] = {
         ub_usable_bytes=196608 - 256 - 8192,
         aiv_cores=48,
         aic_cores=24,
+        ub_bank_stagger=True,
         soc_config="ascend910b",
     ),
     # Ascend 950PR (arch35): 256 KiB UB, 248 KiB usable for SIMD by default (GetUBSizeInBytes),

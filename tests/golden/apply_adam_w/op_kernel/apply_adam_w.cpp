@@ -92,18 +92,34 @@ public:
         lrOverB1pMinusOne_ = lr_ / b1pMinusOne_;
         // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
         negB2pMinusOne_ = -b2pMinusOne_;
-        pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T));
+        // Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two sources of an
+        // instruction never share one (plan-buffers).
+        if constexpr (!IS_FLOAT || !MAXIMIZE) {
+            pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T));
+        }
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(gradF32Buf_, TILE * sizeof(float));
         }
-        pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T));
+        if constexpr ((!IS_FLOAT && !AMSGRAD) || (IS_FLOAT && AMSGRAD && !MAXIMIZE)) {
+            pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T) + 256);
+        } else if constexpr (IS_FLOAT && MAXIMIZE) {
+            pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T) + 256);
+        }
+        if constexpr ((!IS_FLOAT && AMSGRAD) || (IS_FLOAT && !AMSGRAD)) {
+            pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T));
+        }
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(mF32Buf_, TILE * sizeof(float));
         }
-        if constexpr (AMSGRAD) {
+        if constexpr (!IS_FLOAT && AMSGRAD) {
             pipe_.InitBuffer(maxGradNormBuf_, TILE * 2 * sizeof(T));
+        } else if constexpr (IS_FLOAT && AMSGRAD && MAXIMIZE) {
+            pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T) + 256);
         }
-        pipe_.InitBuffer(vBuf_, TILE * 2 * sizeof(T));
+        if constexpr (IS_FLOAT && AMSGRAD) {
+            pipe_.InitBuffer(maxGradNormBuf_, TILE * 2 * sizeof(T) + 256);
+        }
+        pipe_.InitBuffer(vBuf_, TILE * 2 * sizeof(T) + 256);
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(vF32Buf_, TILE * sizeof(float));
         }
