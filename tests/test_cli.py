@@ -158,12 +158,12 @@ def test_explain_prints_the_row_ledger(tmp_path, capsys):
     )
     ledger = lines[head : head + 10]
     assert any(
-        line.startswith("  b0: row    2 B x 2 slot(s) x rowStep x pitch    %x_t (rms_norm.py:14)")
+        line.startswith("  b0: row    2 B x 2 slot(s) x rowStep x pitch    %x_t (rms_norm.py:15)")
         for line in ledger
     )
     # gamma resident in f16 (2 B), widened per step into the dead squares' row; the per-row rstd
     # (4 B) and its Brcb blocks (32 B per per-row element)
-    assert any("%gamma_f32 (rms_norm.py:14) [column, widened per step]" in line for line in ledger)
+    assert any("%gamma_f32 (rms_norm.py:16) [column, widened per step]" in line for line in ledger)
     assert any(line.startswith("  b4: perrow 32 B") and "[Brcb blocks]" in line for line in ledger)
     assert "  UB = pitch x 2 + scratch + rowStep x (pitch x 12 + 8 x 36) <= 188160 B usable" in "\n".join(
         ledger

@@ -66,13 +66,18 @@ public:
         varOutGm_.SetGlobalBuffer((__gm__ T*)varOut + offset_, count_);
         mOutGm_.SetGlobalBuffer((__gm__ T*)mOut + offset_, count_);
         vOutGm_.SetGlobalBuffer((__gm__ T*)vOut + offset_, count_);
-        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:49  b1p = beta1_power * beta1
         beta1Power_ = ToF32(LoadScalar<T>(beta1Power));
+        // apply_adam_w.py:50  b2p = beta2_power * beta2
         beta2Power_ = ToF32(LoadScalar<T>(beta2Power));
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         lr_ = ToF32(LoadScalar<T>(lr));
         weightDecay_ = ToF32(LoadScalar<T>(weightDecay));
+        // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         beta1_ = ToF32(LoadScalar<T>(beta1));
+        // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
         beta2_ = ToF32(LoadScalar<T>(beta2));
+        // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
         epsilon_ = ToF32(LoadScalar<T>(epsilon));
         // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         beta1MinusOne_ = beta1_ - 1.0f;
@@ -136,7 +141,6 @@ public:
         const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;  // one tile: flags for one slot
         for (int32_t id = 0; id < slotsUsed; ++id) {
             // pre-issue every slot's reverse flags
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
             SetFlag<HardEvent::V_MTE2>(id);     // V -> MTE2: slot of grad read
         }
@@ -204,21 +208,26 @@ private:
         } else if constexpr (IS_FLOAT && AMSGRAD) {
             maxGradNormF32 = maxGradNormBuf_.Get<float>()[slot * TILE];
         }
-        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
         DataCopyPad(var, varGm_[t * TILE], copyT, padT);
         if constexpr (IS_FLOAT) {
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             WaitFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of m, v, grad read
         }
         DataCopyPad(m, mGm_[t * TILE], copyT, padT);
+        // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
         DataCopyPad(v, vGm_[t * TILE], copyT, padT);
         if constexpr (!IS_FLOAT) {
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             WaitFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad read
         }
         DataCopyPad(grad, gradGm_[t * TILE], copyT, padT);
         if constexpr (AMSGRAD) {
+            // apply_adam_w.py:52  v_hat = dsl.maximum(max_grad_norm, v_out)
             DataCopyPad(maxGradNorm, maxGradNormGm_[t * TILE], copyT, padT);
         }
+        // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: var, m, v, grad copied in
         WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (!IS_FLOAT) {
@@ -235,11 +244,10 @@ private:
             Muls(tmp5, gradF32, -1.0f, n);
         }
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             Cast(vF32, v, RoundMode::CAST_NONE, n);
         }
         if constexpr (!IS_FLOAT || MAXIMIZE) {
-            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!MAXIMIZE) {
@@ -255,7 +263,7 @@ private:
             Mul(tmp1, tmp0, tmp5, n);
         }
         if constexpr (!IS_FLOAT && AMSGRAD) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:52  v_hat = dsl.maximum(max_grad_norm, v_out)
             Cast(maxGradNormF32, maxGradNorm, RoundMode::CAST_NONE, n);
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad, maxGradNorm read
         } else if constexpr (!IS_FLOAT && !AMSGRAD && MAXIMIZE) {
@@ -268,7 +276,7 @@ private:
             CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
         if constexpr (!IS_FLOAT || AMSGRAD || MAXIMIZE) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (AMSGRAD) {
@@ -279,7 +287,7 @@ private:
             CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
         if constexpr (AMSGRAD || (IS_FLOAT && !MAXIMIZE)) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!IS_FLOAT) {
@@ -317,7 +325,7 @@ private:
             PipeBarrier<PIPE_V>();
         }
         Adds(denom, denom, epsilon_, n);
-        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT) {
             Cast(varF32, var, RoundMode::CAST_NONE, n);
