@@ -1,0 +1,278 @@
+"""The emulator's RegBase (Reg API, ascend950) subset: bit-exact register arithmetic and casts against
+numpy/ml_dtypes, and every VF rule fault with its corrected twin (fixtures reg_numerics, reg_faults,
+reg_loops)."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from backends.ascendc.sim import vf_rules
+from dsl.errors import BuildError, MemoryFaultError, RaceError, UnsupportedError
+
+from .conftest import KERNELS, T910B, T950, make_project, run
+
+F32 = np.float32
+ALPHA = 1.5
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+def _same(got: np.ndarray, expected: np.ndarray) -> bool:
+    return got.dtype == expected.dtype and np.array_equal(_bits(got), _bits(expected))
+
+
+# ---------------------------------------------------------------- numerics (reg_numerics.cpp)
+
+
+@pytest.mark.parametrize("n", [1000, 64])
+def test_flat_f16_in_f32_math_f16_out_is_bit_exact(projects, rng, n):
+    """DIST_UNPACK_B16 + Cast<float, half>, f32 register math, Cast RINT + DIST_PACK_B32, a tail."""
+    x = rng.standard_normal(n).astype(np.float16)
+    y = rng.standard_normal(n).astype(np.float16)
+    got = run(projects("reg_numerics"), x, y, key=0, alpha=ALPHA, target=T950).outputs[0]
+    xf, yf = x.astype(F32), y.astype(F32)
+    a = np.abs(xf * F32(ALPHA) + yf)
+    # Exp and Ln are evaluated in double and rounded once (as the MemBase ops, sim/README.md).
+    c = np.exp(np.minimum(xf, F32(4)).astype(np.float64)).astype(F32) + F32(1)
+    b = np.sqrt(a) / c - np.maximum(yf, F32(0))
+    ln = -np.log((a + F32(1)).astype(np.float64)).astype(F32)
+    assert _same(got, (b * ln).astype(np.float16))
+
+
+def test_where_via_compare_and_select_in_vec_scope(projects, rng):
+    """__VEC_SCOPE__ with the MicroAPI spelling; Compare<GT> into a MaskReg, Select by it."""
+    x = rng.standard_normal(1000).astype(F32)
+    y = rng.standard_normal(1000).astype(F32)
+    y[:10] = x[:10]  # equal lanes take the false branch
+    got = run(projects("reg_numerics"), x, y, key=1, alpha=ALPHA, target=T950).outputs[0]
+    assert _same(got, np.where(x > y, x * F32(ALPHA), y - x))
+
+
+@pytest.mark.parametrize("cols", [40, 64, 7])
+def test_row_reduction_first_element_store_and_brc_reload(projects, rng, cols):
+    """Reduce<SUM> under a tail mask, Muls on lane 0, StoreAlign<DIST_FIRST_ELEMENT_B32> per row,
+    LocalMemBar, LoadAlign<DIST_BRC_B32> of the row's mean. Inputs are multiples of 1/8, so every
+    partial sum is exact and the (undocumented) summation order cannot change the bits."""
+    rows = 7
+    x = (rng.integers(-64, 64, rows * cols) / 8).astype(F32)
+    got = run(projects("reg_numerics"), x, None, key=2, tile=cols, target=T950).outputs[0]
+    m = x.reshape(rows, cols).sum(axis=1, dtype=F32) * F32(1 / cols)
+    assert _same(got, (x.reshape(rows, cols) - m[:, None]).reshape(-1))
+
+
+@pytest.mark.parametrize("key,saturate", [(3, True), (4, False)])
+def test_quant_chain_f32_rint_f16_then_int8_by_sat_mode(projects, rng, key, saturate):
+    """f16 -> f32 * scale -> f16 (RINT) -> int8 (RINT; SatMode::SAT clamps, NO_SAT keeps the low 8
+    bits) -> f16; values beyond the int8 range, halves and both signs are present."""
+    x = (rng.standard_normal(2000) * 60).astype(np.float16)
+    x[:6] = [0.5, 1.5, -2.5, 2.5, 51.2, -60.0]  # ties to even after * 2.5: 1.25, 3.75, ... and 128, -150
+    got = run(projects("reg_numerics"), x, None, key=key, alpha=2.5, target=T950).outputs[0]
+    h = (x.astype(F32) * F32(2.5)).astype(np.float16).astype(np.float64)
+    r = np.rint(h)
+    q = np.clip(r, -128, 127) if saturate else (r + 128) % 256 - 128
+    assert np.abs(r).max() > 128  # the two modes differ on this input
+    assert _same(got, q.astype(np.int8).astype(np.float16))
+
+
+def test_cast_merging_keeps_unselected_lanes_and_bf16_rounds_to_even(projects, rng):
+    x = rng.standard_normal(1000).astype(F32)
+    got = run(projects("reg_numerics"), x, None, key=5, target=T950, out_dtype=ml_dtypes.bfloat16).outputs[0]
+    expected = np.where(x >= 0, x.astype(ml_dtypes.bfloat16), ml_dtypes.bfloat16(-1))
+    assert _same(got, expected)
+
+
+def test_regbase_needs_arch_3510(projects, rng):
+    x = rng.standard_normal(256).astype(F32)
+    with pytest.raises(UnsupportedError) as info:
+        run(projects("reg_numerics"), x, x, key=1, target=T910B)
+    assert "op_kernel/sim_ew.cpp:" in str(info.value)
+    assert "__VEC_SCOPE__: RegBase vector functions (Reg API) need arch 3510 (ascend950); this is arch 2201" in str(
+        info.value
+    )
+
+
+# ---------------------------------------------------------------- run-time VF faults (reg_faults.cpp)
+
+# bug key, error, message fragments; the corrected twin is key + 1
+FAULTS = [
+    (
+        0,
+        UnsupportedError,
+        [
+            "op_kernel/sim_ew.cpp:56: Muls inside the vector function entered by __VEC_SCOPE__ at "
+            "op_kernel/sim_ew.cpp:54: a VF contains only Reg API calls and scalar code"
+        ],
+    ),
+    (2, UnsupportedError, ["op_kernel/sim_ew.cpp:80: DataCopyPad(UB->GM) inside the vector function"]),
+    (4, UnsupportedError, ["op_kernel/sim_ew.cpp:81: SetFlag inside the vector function entered by __VEC_SCOPE__"]),
+    (
+        6,
+        UnsupportedError,
+        [
+            "op_kernel/sim_ew.cpp:92: Reg::LoadAlign uses a RegTensor declared at op_kernel/sim_ew.cpp:84 outside "
+            "any vector function: registers live only inside the vector function that declares them"
+        ],
+    ),
+    (
+        8,
+        RaceError,
+        [
+            "op_kernel/sim_ew.cpp:112: read-after-write race on UB [0x2000, 0x2100) of TBuf<VECCALC>#2",
+            "V LoadAlign at op_kernel/sim_ew.cpp:112 reloads it after V StoreAlign at op_kernel/sim_ew.cpp:106 "
+            "stored it in the same VF, with no LocalMemBar<MemType::VEC_STORE, MemType::VEC_LOAD>()",
+        ],
+    ),
+    (
+        10,
+        RaceError,
+        [
+            "op_kernel/sim_ew.cpp:20: read-after-write race",
+            "V LoadAlign at op_kernel/sim_ew.cpp:20 reads it after MTE2 DataCopyPad(GM->UB) at op_kernel/sim_ew.cpp:47",
+            "HardEvent::MTE2_V",
+        ],
+    ),
+    (
+        12,
+        RaceError,
+        [
+            "MTE3 DataCopyPad(UB->GM) at op_kernel/sim_ew.cpp:131 reads it after V StoreAlign at "
+            "op_kernel/sim_ew.cpp:22 wrote it",
+            "HardEvent::V_MTE3",
+        ],
+    ),
+    (
+        14,
+        MemoryFaultError,
+        ["op_kernel/sim_ew.cpp:22: Reg::StoreAlign stores lane 0 of a RegTensor that holds no defined data"],
+    ),
+    (
+        16,
+        UnsupportedError,
+        ["op_kernel/sim_ew.cpp:19: Reg::UpdateMask outside a vector function: call it in a __simd_vf__ function"],
+    ),
+]
+
+
+@pytest.mark.parametrize("key,err,fragments", FAULTS, ids=[f"key{c[0]}" for c in FAULTS])
+def test_vf_fault_is_reported_with_the_kernel_line(projects, rng, key, err, fragments):
+    x = rng.standard_normal(1000).astype(F32)
+    with pytest.raises(err) as info:
+        run(projects("reg_faults"), x, None, key=key, alpha=ALPHA, target=T950)
+    msg = str(info.value)
+    for frag in fragments:
+        assert frag in msg, f"{frag!r} not in:\n{msg}"
+
+
+@pytest.mark.parametrize("key", [c[0] + 1 for c in FAULTS])
+def test_vf_fault_corrected_twin_passes(projects, rng, key):
+    x = rng.standard_normal(1000).astype(F32)
+    got = run(projects("reg_faults"), x, None, key=key, alpha=ALPHA, target=T950).outputs[0]
+    assert _same(got, x * F32(ALPHA))
+
+
+# ---------------------------------------------------------------- loop and argument rules (reg_loops.cpp)
+
+LOOPS = (KERNELS / "reg_loops.cpp").read_text()
+COLUMN_LOOP = "for (uint16_t i = 0; i < colRepeats; ++i) {  // COLUMN LOOP"
+ROW_LOOP = "for (uint16_t row = 0; row < rows; ++row) {  // ROW LOOP"
+COLUMN_LINE = LOOPS[: LOOPS.index(COLUMN_LOOP)].count("\n") + 1
+ROW_LINE = LOOPS[: LOOPS.index(ROW_LOOP)].count("\n") + 1
+
+
+def _nest(levels: int) -> str:
+    """The column loop wrapped in `levels - 2` extra single-trip loops (the row loop is one level)."""
+    extra = "".join(f"for (uint16_t k{d} = 0; k{d} < 1; ++k{d}) " for d in range(levels - 2))
+    return extra + COLUMN_LOOP
+
+
+# name, (old, new) text edit, message of the bug; the twin is the fixture itself or the "fix" edit
+LOOP_RULES = [
+    (
+        "counter_uint32",
+        (COLUMN_LOOP, COLUMN_LOOP.replace("uint16_t i", "uint32_t i")),
+        f"op_kernel/sim_ew.cpp:{COLUMN_LINE}: loop counter 'i' is uint32_t: VF hardware loops need "
+        "`for (uint16_t i = 0; i < n; ++i)`: a uint16_t counter from 0, step 1 (in the vector function RowsVF "
+        "(__simd_vf__, line 7))",
+    ),
+    (
+        "counter_int",
+        (ROW_LOOP, ROW_LOOP.replace("uint16_t row", "int row")),
+        f"op_kernel/sim_ew.cpp:{ROW_LINE}: loop counter 'row' is int:",
+    ),
+    (
+        "counter_start",
+        (COLUMN_LOOP, COLUMN_LOOP.replace("i = 0", "i = 1")),
+        f"op_kernel/sim_ew.cpp:{COLUMN_LINE}: loop counter 'i' starts at 1:",
+    ),
+    (
+        "counter_step",
+        (COLUMN_LOOP, COLUMN_LOOP.replace("++i", "i += 2")),
+        f"op_kernel/sim_ew.cpp:{COLUMN_LINE}: loop counter 'i' steps by 'i += 2':",
+    ),
+    (
+        "five_nested",
+        (COLUMN_LOOP, _nest(5)),
+        f"op_kernel/sim_ew.cpp:{COLUMN_LINE}: 5 nested loops: a vector function allows at most 4",
+    ),
+    (
+        "while",
+        (ROW_LOOP, "while (false) {\n    }\n    " + ROW_LOOP),
+        f"op_kernel/sim_ew.cpp:{ROW_LINE}: 'while' in a vector function: a VF has only for loops and if",
+    ),
+]
+
+
+def _x_rows(rng, cols=40, rows=5):
+    return rng.standard_normal(rows * cols).astype(F32), cols
+
+
+@pytest.mark.parametrize("name,edit,message", LOOP_RULES, ids=[r[0] for r in LOOP_RULES])
+def test_vf_loop_rule_is_reported_with_the_kernel_line(tmp_path, rng, name, edit, message):
+    old, new = edit
+    assert old in LOOPS
+    proj = make_project(tmp_path, name, LOOPS.replace(old, new))
+    x, cols = _x_rows(rng)
+    with pytest.raises(UnsupportedError) as info:
+        run(proj, x, tile=cols, alpha=ALPHA, target=T950)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("text", [LOOPS, LOOPS.replace(COLUMN_LOOP, _nest(4))], ids=["two_levels", "four_levels"])
+def test_vf_loop_rule_twin_passes(tmp_path, rng, text):
+    proj = make_project(tmp_path, "loops_ok", text)
+    x, cols = _x_rows(rng)
+    got = run(proj, x, tile=cols, alpha=ALPHA, target=T950).outputs[0]
+    assert _same(got, x * F32(ALPHA))
+
+
+def test_loop_rules_ignore_comments_strings_and_code_outside_vfs():
+    text = (
+        "// __simd_vf__ void F() { for (int i = 0; i < 3; i++) {} }\n"
+        'const char* s = "__VEC_SCOPE__ { while (1) {} }";\n'
+        "__aicore__ void G() { for (int i = 0; i < 3; i++) { while (true) {} } }\n"
+        "__simd_vf__ inline void H(float* p);\n"
+    )
+    vf_rules.check_text(text, "op_kernel/x.cpp")
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ("(__ubuf__ float*)xl.GetPhyAddr(), td.alpha", "xl, td.alpha"),
+        ("__ubuf__ float* x, float alpha", "LocalTensor<float>& x, float alpha"),
+    ],
+    ids=["localtensor_argument", "reference_parameter"],
+)
+def test_vf_arguments_other_than_ub_pointers_and_scalars_do_not_build(tmp_path, old, new):
+    """asc_vf_call's static_assert (the kernel does not build, as on the NPU compiler)."""
+    assert old in LOOPS
+    proj = make_project(tmp_path, "vf_args", LOOPS.replace(old, new))
+    x = np.zeros(80, F32)
+    with pytest.raises(BuildError) as info:
+        run(proj, x, tile=40, target=T950)
+    assert "asc_vf_call: " in str(info.value)
+    assert "raw __ubuf__ pointers and" in str(info.value)
