@@ -4,6 +4,12 @@ reg_loops)."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -11,7 +17,7 @@ import pytest
 from backends.ascendc.sim import vf_rules
 from dsl.errors import BuildError, MemoryFaultError, RaceError, UnsupportedError
 
-from .conftest import KERNELS, T910B, T950, make_project, run
+from .conftest import KERNELS, OP, T910B, T950, make_project, run
 
 F32 = np.float32
 ALPHA = 1.5
@@ -90,8 +96,9 @@ def test_regbase_needs_arch_3510(projects, rng):
     with pytest.raises(UnsupportedError) as info:
         run(projects("reg_numerics"), x, x, key=1, target=T910B)
     assert "op_kernel/sim_ew.cpp:" in str(info.value)
-    assert "__VEC_SCOPE__: RegBase vector functions (Reg API) need arch 3510 (ascend950); this is arch 2201" in str(
-        info.value
+    assert (
+        "__VEC_SCOPE__: RegBase vector functions (Reg API) need arch 3510 (ascend950); this is arch 2201"
+        in str(info.value)
     )
 
 
@@ -108,7 +115,11 @@ FAULTS = [
         ],
     ),
     (2, UnsupportedError, ["op_kernel/sim_ew.cpp:80: DataCopyPad(UB->GM) inside the vector function"]),
-    (4, UnsupportedError, ["op_kernel/sim_ew.cpp:81: SetFlag inside the vector function entered by __VEC_SCOPE__"]),
+    (
+        4,
+        UnsupportedError,
+        ["op_kernel/sim_ew.cpp:81: SetFlag inside the vector function entered by __VEC_SCOPE__"],
+    ),
     (
         6,
         UnsupportedError,
@@ -152,7 +163,9 @@ FAULTS = [
     (
         16,
         UnsupportedError,
-        ["op_kernel/sim_ew.cpp:19: Reg::UpdateMask outside a vector function: call it in a __simd_vf__ function"],
+        [
+            "op_kernel/sim_ew.cpp:19: Reg::UpdateMask outside a vector function: call it in a __simd_vf__ function"
+        ],
     ),
 ]
 
@@ -241,7 +254,9 @@ def test_vf_loop_rule_is_reported_with_the_kernel_line(tmp_path, rng, name, edit
     assert message in str(info.value)
 
 
-@pytest.mark.parametrize("text", [LOOPS, LOOPS.replace(COLUMN_LOOP, _nest(4))], ids=["two_levels", "four_levels"])
+@pytest.mark.parametrize(
+    "text", [LOOPS, LOOPS.replace(COLUMN_LOOP, _nest(4))], ids=["two_levels", "four_levels"]
+)
 def test_vf_loop_rule_twin_passes(tmp_path, rng, text):
     proj = make_project(tmp_path, "loops_ok", text)
     x, cols = _x_rows(rng)
@@ -276,3 +291,48 @@ def test_vf_arguments_other_than_ub_pointers_and_scalars_do_not_build(tmp_path, 
         run(proj, x, tile=40, target=T950)
     assert "asc_vf_call: " in str(info.value)
     assert "raw __ubuf__ pointers and" in str(info.value)
+
+
+# ---------------------------------------------------------------- the real headers (compile gate)
+
+GATE = Path("/work/shared/tools/compile-gate/compile-gate")
+HOST = KERNELS.parent / "host"
+
+
+def _gate(tmp_path: Path, kernel_text: str) -> subprocess.CompletedProcess:
+    op = tmp_path / "out" / OP
+    (op / "op_kernel").mkdir(parents=True)
+    shutil.copytree(HOST, op / "op_host")
+    (op / "op_kernel" / f"{OP}.cpp").write_text(kernel_text)
+    return subprocess.run(
+        [sys.executable, str(GATE), "kernel", "--arch", "950", "-j", "1", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+needs_gate = pytest.mark.skipif(
+    not (GATE.is_file() and os.environ.get("ASC_DEVKIT")),
+    reason="compile gate: set ASC_DEVKIT to an extracted asc-devkit (see the gate's README)",
+)
+
+
+@needs_gate
+@pytest.mark.parametrize("fixture", ["reg_numerics", "reg_loops"])
+def test_fixture_kernels_compile_against_the_real_reg_headers(tmp_path, fixture):
+    """The names and signatures the emulator models are the real ones: the fixtures type-check
+    against asc-devkit's Reg headers (__NPU_ARCH__ 3510)."""
+    proc = _gate(tmp_path, (KERNELS / f"{fixture}.cpp").read_text())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "PASS  kernel[950] sim_ew/op_kernel/sim_ew.cpp" in proc.stdout
+
+
+@needs_gate
+def test_the_gate_rejects_a_wrong_store_distribution(tmp_path):
+    text = (
+        (KERNELS / "reg_numerics.cpp").read_text().replace("DIST_FIRST_ELEMENT_B32", "DIST_FIRST_ELEMENT_B33")
+    )
+    proc = _gate(tmp_path, text)
+    assert proc.returncode == 1
+    assert "'DIST_FIRST_ELEMENT_B33' is not a member of 'AscendC::Reg::StoreDist'" in proc.stdout
