@@ -91,6 +91,49 @@ def test_cast_merging_keeps_unselected_lanes_and_bf16_rounds_to_even(projects, r
     assert _same(got, expected)
 
 
+def test_max_min_relu_log_reduce_max_min_merging_and_masked_duplicate(projects, rng):
+    n = 1000
+    x = rng.standard_normal(n).astype(F32)
+    y = rng.standard_normal(n).astype(F32)
+    got = run(projects("reg_numerics"), x, y, key=6, target=T950).outputs[0]
+    lane = np.arange(n) % 64
+    every4 = lane % 4 == 0
+    chunk = np.arange(n) // 64
+    vmax = np.array([x[chunk == c].max() for c in range(chunk.max() + 1)], F32)[chunk]
+    vmin = np.array([y[chunk == c].min() for c in range(chunk.max() + 1)], F32)[chunk]
+    a = np.where(every4, np.minimum(x, y) * F32(2), np.maximum(x, y))  # MERGING keeps Max elsewhere
+    a = a + np.maximum(x - y, F32(0))
+    a = a + vmax - vmin
+    a = a + np.log((np.abs(x) + F32(1)).astype(np.float64)).astype(F32)
+    a = a + np.where(every4, F32(3), F32(0))
+    assert _same(got, a.astype(F32))
+
+
+def test_widening_cast_layouts_zero_and_one_pick_even_and_odd_elements(projects, rng):
+    n = 1000
+    x = rng.standard_normal(n).astype(np.float16)
+    got = run(projects("reg_numerics"), x, None, key=7, target=T950).outputs[0][: n // 2]  # z[n/2:] unused
+    expected = (x[1::2].astype(F32) - x[0::2].astype(F32)).astype(np.float16)
+    assert _same(got, expected)
+
+
+def test_narrowing_cast_trunc_with_saturation(projects, rng):
+    x = (rng.standard_normal(300) * 1000).astype(F32)
+    x[:6] = [1e6, -1e6, np.inf, -np.inf, np.nan, 65519.0]
+    got = run(projects("reg_numerics"), x, None, key=8, target=T950, out_dtype=np.float16).outputs[0]
+    with np.errstate(invalid="ignore", over="ignore"):
+        rne = x.astype(np.float16)
+        toward = np.where(
+            np.abs(rne.astype(np.float64)) > np.abs(x.astype(np.float64)),
+            np.nextafter(rne, np.float16(0)),
+            rne,
+        )
+    # SAT: NaN -> 0, beyond the range -> +-65504 (and TRUNC never rounds up to inf)
+    expected = np.where(np.isnan(x), np.float16(0), np.clip(toward, -65504, 65504)).astype(np.float16)
+    assert expected[2] == 65504 and expected[3] == -65504 and expected[5] == 65504
+    assert _same(got, expected)
+
+
 def test_regbase_needs_arch_3510(projects, rng):
     x = rng.standard_normal(256).astype(F32)
     with pytest.raises(UnsupportedError) as info:

@@ -80,6 +80,16 @@ inline const char* round_name(RoundMode m) {
     }
 }
 
+// The largest finite value of a float type, with the sign of `negative`.
+template <typename D> inline D max_finite(bool negative) {
+    if constexpr (std::is_same<D, half>::value)
+        return half::from_bits(negative ? 0xfbffu : 0x7bffu);
+    else if constexpr (std::is_same<D, bfloat16_t>::value)
+        return bfloat16_t::from_bits(negative ? 0xff7fu : 0x7f7fu);
+    else
+        return negative ? -std::numeric_limits<float>::max() : std::numeric_limits<float>::max();
+}
+
 // One element: x is the source value (exact in double), m the effective rounding mode.
 template <typename D, typename S> inline D convert(S s, RoundMode m, bool sat) {
     using AscendC::detail::is_floatlike;
@@ -92,14 +102,7 @@ template <typename D, typename S> inline D convert(S s, RoundMode m, bool sat) {
             r = static_cast<float>(static_cast<calc<S>>(s));
         else
             r = AscendC::detail::round_float<D>(x, m);
-        if (sat && std::isinf(static_cast<float>(static_cast<calc<D>>(r))) && !std::isinf(x)) {
-            calc<D> mx = static_cast<calc<D>>(std::numeric_limits<D>::max());
-            return static_cast<D>(x < 0 ? -mx : mx);
-        }
-        if (sat && std::isinf(x)) {
-            calc<D> mx = static_cast<calc<D>>(std::numeric_limits<D>::max());
-            return static_cast<D>(x < 0 ? -mx : mx);
-        }
+        if (sat && std::isinf(static_cast<float>(static_cast<calc<D>>(r)))) return max_finite<D>(x < 0);
         return r;
     } else {
         using L = std::numeric_limits<D>;
