@@ -11,6 +11,7 @@
 #define __cbuf__
 #define __local_mem__
 #define __inout_pipe__(x)
+// Function marks of the Reg API: empty, as in the compile gate's stubs (reg_vf.h opens the VF scope).
 #define __simd_vf__
 #define __simd_callee__
 typedef uint8_t* GM_ADDR;
