@@ -5,6 +5,7 @@ reg_loops)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 
 from backends.ascendc.sim import vf_rules
-from dsl.errors import BuildError, MemoryFaultError, RaceError, UnsupportedError
+from dsl.errors import BuildError, MemoryFaultError, RaceError, SimulationError, UnsupportedError
 
 from .conftest import KERNELS, OP, T910B, T950, make_project, run
 
@@ -379,3 +380,28 @@ def test_the_gate_rejects_a_wrong_store_distribution(tmp_path):
     proc = _gate(tmp_path, text)
     assert proc.returncode == 1
     assert "'DIST_FIRST_ELEMENT_B33' is not a member of 'AscendC::Reg::StoreDist'" in proc.stdout
+
+
+# ---------------------------------------------------------------- a double-buffered RegBase kernel
+
+DOUBLE = (KERNELS / "reg_double_buffer.cpp").read_text()
+DOUBLE_FLAGS = [i for i, line in enumerate(DOUBLE.splitlines()) if re.search(r"\b(SetFlag|WaitFlag)<", line)]
+
+
+def test_double_buffered_regbase_kernel_equals_numpy(projects, rng):
+    x, y = rng.standard_normal((2, 2 * 2048)).astype(F32)
+    res = run(projects("reg_double_buffer"), x, y, tile=512, blocks=2, alpha=-3.0, target=T950, strict=True)
+    assert _same(res.outputs[0], x * F32(-3.0) + y)
+    assert len(DOUBLE_FLAGS) == 16  # 4 pre-issued, 8 in the loop, 4 drained
+
+
+@pytest.mark.parametrize("line_no", DOUBLE_FLAGS, ids=lambda i: f"line{i + 1}")
+def test_deleting_any_flag_of_the_regbase_kernel_is_reported(tmp_path, rng, line_no):
+    lines = DOUBLE.splitlines()
+    removed = lines[line_no].strip()
+    del lines[line_no]
+    proj = make_project(tmp_path, "reg_double_buffer", "\n".join(lines) + "\n")
+    x, y = rng.standard_normal((2, 2 * 2048)).astype(F32)
+    with pytest.raises(SimulationError) as info:
+        run(proj, x, y, tile=512, blocks=2, target=T950, strict=True)
+    assert "op_kernel/sim_ew.cpp:" in str(info.value), removed
