@@ -148,36 +148,54 @@ def test_regbase_needs_arch_3510(projects, rng):
 
 # ---------------------------------------------------------------- run-time VF faults (reg_faults.cpp)
 
+FAULTS_SRC = (KERNELS / "reg_faults.cpp").read_text().splitlines()
+
+
+def _at(snippet: str, after: str | None = None) -> str:
+    """`op_kernel/sim_ew.cpp:N` of the first reg_faults.cpp line holding `snippet` (below `after`)."""
+    first = 0 if after is None else next(i for i, s in enumerate(FAULTS_SRC) if after in s)
+    line = next(i for i, s in enumerate(FAULTS_SRC) if i >= first and snippet in s)
+    return f"op_kernel/sim_ew.cpp:{line + 1}"
+
+
+SCALE_LOAD = _at("Reg::LoadAlign(r, x + i * 64);")
+SCALE_STORE = _at("Reg::StoreAlign(z + i * 64, r, mask);")
+
 # bug key, error, message fragments; the corrected twin is key + 1
 FAULTS = [
     (
         0,
         UnsupportedError,
         [
-            "op_kernel/sim_ew.cpp:56: Muls inside the vector function entered by __VEC_SCOPE__ at "
-            "op_kernel/sim_ew.cpp:54: a VF contains only Reg API calls and scalar code"
+            f"{_at('Muls(zl, xl, alpha')}: Muls inside the vector function entered by __VEC_SCOPE__ at "
+            f"{_at('__VEC_SCOPE__ {')}: a VF contains only Reg API calls and scalar code"
         ],
     ),
-    (2, UnsupportedError, ["op_kernel/sim_ew.cpp:80: DataCopyPad(UB->GM) inside the vector function"]),
+    (
+        2,
+        UnsupportedError,
+        [f"{_at('if (key == 2) DataCopyPad')}: DataCopyPad(UB->GM) inside the vector function"],
+    ),
     (
         4,
         UnsupportedError,
-        ["op_kernel/sim_ew.cpp:81: SetFlag inside the vector function entered by __VEC_SCOPE__"],
+        [f"{_at('if (key == 4) SetFlag')}: SetFlag inside the vector function entered by __VEC_SCOPE__"],
     ),
     (
         6,
         UnsupportedError,
         [
-            "op_kernel/sim_ew.cpp:92: Reg::LoadAlign uses a RegTensor declared at op_kernel/sim_ew.cpp:84 outside "
-            "any vector function: registers live only inside the vector function that declares them"
+            f"{_at('Reg::LoadAlign(r, xp + i * 64);', after='RegTensor<float> outer')}: Reg::LoadAlign uses a "
+            f"RegTensor declared at {_at('RegTensor<float> outer')} outside any vector function: registers live "
+            "only inside the vector function that declares them"
         ],
     ),
     (
         8,
         RaceError,
         [
-            "op_kernel/sim_ew.cpp:112: read-after-write race on UB [0x2000, 0x2100) of TBuf<VECCALC>#2",
-            "V LoadAlign at op_kernel/sim_ew.cpp:112 reloads it after V StoreAlign at op_kernel/sim_ew.cpp:106 "
+            f"{_at('LoadAlign(back, tp')}: read-after-write race on UB [0x2000, 0x2100) of TBuf<VECCALC>#2",
+            f"V LoadAlign at {_at('LoadAlign(back, tp')} reloads it after V StoreAlign at {_at('StoreAlign(tp + i')} "
             "stored it in the same VF, with no LocalMemBar<MemType::VEC_STORE, MemType::VEC_LOAD>()",
         ],
     ),
@@ -185,8 +203,8 @@ FAULTS = [
         10,
         RaceError,
         [
-            "op_kernel/sim_ew.cpp:20: read-after-write race",
-            "V LoadAlign at op_kernel/sim_ew.cpp:20 reads it after MTE2 DataCopyPad(GM->UB) at op_kernel/sim_ew.cpp:47",
+            f"{SCALE_LOAD}: read-after-write race",
+            f"V LoadAlign at {SCALE_LOAD} reads it after MTE2 DataCopyPad(GM->UB) at {_at('DataCopyPad(xl, xGm')}",
             "HardEvent::MTE2_V",
         ],
     ),
@@ -194,21 +212,30 @@ FAULTS = [
         12,
         RaceError,
         [
-            "MTE3 DataCopyPad(UB->GM) at op_kernel/sim_ew.cpp:131 reads it after V StoreAlign at "
-            "op_kernel/sim_ew.cpp:22 wrote it",
+            f"MTE3 DataCopyPad(UB->GM) at {_at('DataCopyPad(zGm, zl, copy);', after='if (!copied)')} reads it "
+            f"after V StoreAlign at {SCALE_STORE} wrote it",
             "HardEvent::V_MTE3",
         ],
     ),
     (
         14,
         MemoryFaultError,
-        ["op_kernel/sim_ew.cpp:22: Reg::StoreAlign stores lane 0 of a RegTensor that holds no defined data"],
+        [f"{SCALE_STORE}: Reg::StoreAlign stores lane 0 of a RegTensor that holds no defined data"],
     ),
     (
         16,
         UnsupportedError,
         [
-            "op_kernel/sim_ew.cpp:19: Reg::UpdateMask outside a vector function: call it in a __simd_vf__ function"
+            f"{_at('Reg::UpdateMask<float>(count)')}: Reg::UpdateMask outside a vector function: call it in a "
+            "__simd_vf__ function"
+        ],
+    ),
+    (
+        18,
+        MemoryFaultError,
+        [
+            f"{SCALE_LOAD}: LoadAlign: DIST_NORM UB [0xf00, 0x1000) (256 B) runs outside TBuf<VECCALC>#0 "
+            f"(InitBuffer at {_at('pipe.InitBuffer(xb')}, UB [0x0, 0xfa0))"
         ],
     ),
 ]
