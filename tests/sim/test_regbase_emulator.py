@@ -220,7 +220,10 @@ FAULTS = [
     (
         14,
         MemoryFaultError,
-        [f"{SCALE_STORE}: Reg::StoreAlign stores lane 0 of a RegTensor that holds no defined data"],
+        [
+            f"{SCALE_STORE}: Reg::StoreAlign stores lane 0 of a RegTensor that holds no defined data there (UB "
+            f"0x1000): it comes from LoadAlign at {SCALE_LOAD}, which read UB that nothing has written"
+        ],
     ),
     (
         16,

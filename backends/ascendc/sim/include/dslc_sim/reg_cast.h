@@ -194,11 +194,13 @@ __simd_callee__ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask, dslc::Loc 
         else
             tmp.put(de, D(0), false);
     }
+    sim::carry(tmp, srcReg);
     if (trait.mrgMode == MaskMergeMode::ZEROING) {
         dstReg = tmp;
     } else {
         for (uint32_t j = 0; j < S::LANES; j++)
             if (mask.on(j, ds) || mask.unknown(j, ds)) dstReg.put(j, tmp.lane(j), tmp.lane_undef(j) || mask.unknown(j, ds));
+        if (!dstReg.from.file) dstReg.from = tmp.from;
     }
 }
 

@@ -87,6 +87,7 @@ inline void binary(const char* api, U& dst, U& a, U& b, MaskReg& mask, dslc::Loc
         auto y = in(b, i, u);
         return static_cast<T>(f(x, y));
     });
+    carry(dst, a, b);
 }
 
 template <MaskMergeMode mode, typename U, typename F>
@@ -99,6 +100,7 @@ inline void unary(const char* api, U& dst, U& a, MaskReg& mask, dslc::Loc loc, F
     dslc::reg_issue(api, loc);
     dslc::count_vector(1);
     lanewise<mode>(dst, mask, [&](uint32_t i, bool& u) { return static_cast<T>(f(in(a, i, u))); });
+    carry(dst, a);
 }
 
 template <typename C> inline C max_c(C a, C b) { return AscendC::detail::max_c(a, b); }
@@ -203,6 +205,7 @@ __simd_callee__ inline void Duplicate(S& dstReg, S& srcReg, MaskReg& mask, dslc:
         u = u || vu;
         return v;
     });
+    sim::carry(dstReg, srcReg);
 }
 
 // ---- Compare / Compares / Select ----
@@ -278,6 +281,7 @@ __simd_callee__ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& m
         bool u = mask.unknown(i, sizeof(E)) || from.lane_undef(i);
         dstReg.put(i, from.lane(i), u);
     }
+    sim::carry(dstReg, srcReg0, srcReg1);
 }
 
 // ---- Reduce: lane 0 = the reduction of the active lanes, the other lanes 0 (ZEROING). SUM adds in
@@ -328,6 +332,7 @@ __simd_callee__ inline void Reduce(S& dstReg, V srcReg, MaskReg mask, dslc::Loc 
     for (uint32_t i = 0; i < S::LANES; i++) dstReg.put(i, D(0), false);
     dstReg.put(0, static_cast<D>(result), u);
     if (type != ReduceType::SUM) dstReg.put(1, D(0), true);
+    sim::carry(dstReg, srcReg);
 }
 
 }  // namespace Reg

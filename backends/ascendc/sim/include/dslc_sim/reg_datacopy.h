@@ -56,11 +56,24 @@ inline void ub_read(uint32_t id, uint32_t addr, uint32_t bytes, dslc::Loc loc) {
 
 template <typename R> inline void check_store(const R& r, uint32_t lane, uint32_t id, uint32_t addr, dslc::Loc loc) {
     if (!r.lane_undef(lane)) return;
+    if (r.from.file)
+        dslc::fault(dslc::F_MEMORY, loc,
+                    "Reg::StoreAlign stores lane %u of a RegTensor that holds no defined data there (UB 0x%x): it comes "
+                    "from LoadAlign at %s:%d, which read UB that nothing has written (uninitialised UB)",
+                    lane, addr, r.from.file, r.from.line);
     dslc::fault(dslc::F_MEMORY, loc,
-                "Reg::StoreAlign stores lane %u of a RegTensor that holds no defined data there (UB 0x%x): it was "
-                "never written, or was loaded from UB that nothing has written (uninitialised UB)",
-                lane, addr);
+                "Reg::StoreAlign stores lane %u of a RegTensor that holds no defined data there (UB 0x%x): the register "
+                "(declared at %s:%d) was never written in that lane",
+                lane, addr, r.home.file, r.home.line);
     (void)id;
+}
+
+// The origin of undefined lanes carries from the sources of an op.
+// (dst may be one of the sources.)
+template <typename D, typename... R> inline void carry(D& dst, const R&... srcs) {
+    dslc::Loc from(nullptr, 0);
+    ((from.file == nullptr ? (void)(from = srcs.from) : (void)0), ...);
+    dst.from = from;
 }
 
 template <typename T, LoadDist dist> constexpr const char* load_dist_name() {
@@ -83,6 +96,11 @@ template <typename T, LoadDist dist, typename U> inline void load(U& dst, const 
     check_reg(dst, "LoadAlign", loc);
     uint32_t id = dslc::reg_issue("LoadAlign", loc);
     const uint8_t* ub = dslc::ub_base();
+    struct SetOrigin {
+        U& r;
+        dslc::Loc at;
+        ~SetOrigin() { r.from = r.undef.any(0, VL) ? at : dslc::Loc(nullptr, 0); }
+    } origin{dst, loc};
     if constexpr (dist == LoadDist::DIST_NORM) {
         uint32_t a = ub_addr_of(src, VL, 32, "LoadAlign", name, loc);
         ub_read(id, a, VL, loc);

@@ -118,10 +118,12 @@ template <typename T, const RegTrait& regTrait = RegTraitNumOne> struct RegTenso
     RegTensor(const RegTensor& o, dslc::Loc loc = {}) : home(loc) {
         std::memcpy(bytes, o.bytes, sizeof bytes);
         undef = o.undef;
+        from = o.from;
     }
     RegTensor& operator=(const RegTensor& o) {
         std::memcpy(bytes, o.bytes, sizeof bytes);
         undef = o.undef;
+        from = o.from;
         return *this;
     }
 
@@ -140,6 +142,8 @@ template <typename T, const RegTrait& regTrait = RegTraitNumOne> struct RegTenso
     alignas(8) uint8_t bytes[sim::VL];
     sim::Bits256 undef;
     sim::RegHome home;
+    // The LoadAlign whose unwritten UB bytes the undefined lanes come from (file nullptr: none).
+    dslc::Loc from{nullptr, 0};
 };
 
 struct MaskReg {
