@@ -393,7 +393,7 @@ needs_gate = pytest.mark.skipif(
 
 
 @needs_gate
-@pytest.mark.parametrize("fixture", ["reg_numerics", "reg_loops"])
+@pytest.mark.parametrize("fixture", ["reg_numerics", "reg_loops", "reg_double_buffer"])
 def test_fixture_kernels_compile_against_the_real_reg_headers(tmp_path, fixture):
     """The names and signatures the emulator models are the real ones: the fixtures type-check
     against asc-devkit's Reg headers (__NPU_ARCH__ 3510)."""
