@@ -393,7 +393,7 @@ needs_gate = pytest.mark.skipif(
 
 
 @needs_gate
-@pytest.mark.parametrize("fixture", ["reg_numerics", "reg_loops", "reg_double_buffer"])
+@pytest.mark.parametrize("fixture", ["reg_numerics", "reg_loops", "reg_double_buffer", "reg_tque"])
 def test_fixture_kernels_compile_against_the_real_reg_headers(tmp_path, fixture):
     """The names and signatures the emulator models are the real ones: the fixtures type-check
     against asc-devkit's Reg headers (__NPU_ARCH__ 3510)."""
@@ -435,3 +435,15 @@ def test_deleting_any_flag_of_the_regbase_kernel_is_reported(tmp_path, rng, line
     with pytest.raises(SimulationError) as info:
         run(proj, x, y, tile=512, blocks=2, target=T950, strict=True)
     assert "op_kernel/sim_ew.cpp:" in str(info.value), removed
+
+
+def test_vf_on_tque_tensors_passes_and_a_vf_before_deque_races(projects, rng):
+    """TQue's implicit sync covers the VF's UB accesses: with the DeQue (key 1) the kernel is exact;
+    running the VF on the input tensor before its DeQue (key 0) drops the MTE2 -> V sync."""
+    x = rng.standard_normal(8 * 320).astype(F32)
+    got = run(projects("reg_tque"), x, tile=320, key=1, alpha=ALPHA, target=T950, strict=True).outputs[0]
+    assert _same(got, x * F32(ALPHA))
+    with pytest.raises(RaceError) as info:
+        run(projects("reg_tque"), x, tile=320, key=0, alpha=ALPHA, target=T950)
+    assert "V LoadAlign at op_kernel/sim_ew.cpp:" in str(info.value)
+    assert "HardEvent::MTE2_V" in str(info.value)
