@@ -135,6 +135,18 @@ def test_narrowing_cast_trunc_with_saturation(projects, rng):
     assert _same(got, expected)
 
 
+def test_where_over_maskreg_not_and_or_xor_and_mask_select(projects, rng):
+    x = (rng.standard_normal(1000) * 2).astype(F32)
+    y = (rng.standard_normal(1000) * 2).astype(F32)
+    got = run(projects("reg_numerics"), x, y, key=9, target=T950).outputs[0]
+    gt, big = x > y, x > 1
+    c = (gt & ~big) | (y < -1)
+    e = np.where(big, c, gt)
+    w = np.where(c, x, y)
+    assert (e ^ c).any() and c.any() and (~c).any()
+    assert _same(got, np.where(e ^ c, w * F32(2), w))
+
+
 def test_regbase_needs_arch_3510(projects, rng):
     x = rng.standard_normal(256).astype(F32)
     with pytest.raises(UnsupportedError) as info:

@@ -337,3 +337,67 @@ __simd_callee__ inline void Reduce(S& dstReg, V srcReg, MaskReg mask, dslc::Loc 
 
 }  // namespace Reg
 }  // namespace AscendC
+
+// ---- MaskReg logic (asc-devkit include/basic_api/reg_compute/kernel_reg_compute_maskreg_intf.h; docs
+// Reg矢量计算/逻辑计算/And.md, Not.md, Or.md, Xor.md, MaskReg计算/Select.md, Move.md): bitwise over the 256
+// bits; bits whose `mask` bit is 0 become 0, except in Select, where `mask` chooses src0 (1) or src1 (0).
+namespace AscendC {
+namespace Reg {
+namespace sim {
+template <typename F>
+inline void mask_logic(const char* api, MaskReg& dst, const MaskReg& a, const MaskReg& b, const MaskReg& mask,
+                       dslc::Loc loc, F f) {
+    check_reg(dst, api, loc);
+    check_reg(a, api, loc);
+    check_reg(b, api, loc);
+    check_reg(mask, api, loc);
+    dslc::reg_issue(api, loc);
+    MaskReg out(loc);
+    for (uint32_t k = 0; k < VL; k++) {
+        bool on = mask.bits.get(k);
+        bool u = mask.undef.get(k) || (on && (a.undef.get(k) || b.undef.get(k)));
+        out.bits.set(k, on && f(a.bits.get(k), b.bits.get(k)));
+        out.undef.set(k, u);
+    }
+    dst = out;
+}
+}  // namespace sim
+
+__simd_callee__ inline void Not(MaskReg& dst, MaskReg& src, MaskReg& mask, dslc::Loc loc = {}) {
+    sim::mask_logic("Not", dst, src, src, mask, loc, [](bool a, bool) { return !a; });
+}
+__simd_callee__ inline void And(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask, dslc::Loc loc = {}) {
+    sim::mask_logic("And", dst, src0, src1, mask, loc, [](bool a, bool b) { return a && b; });
+}
+__simd_callee__ inline void Or(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask, dslc::Loc loc = {}) {
+    sim::mask_logic("Or", dst, src0, src1, mask, loc, [](bool a, bool b) { return a || b; });
+}
+__simd_callee__ inline void Xor(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask, dslc::Loc loc = {}) {
+    sim::mask_logic("Xor", dst, src0, src1, mask, loc, [](bool a, bool b) { return a != b; });
+}
+__simd_callee__ inline void Move(MaskReg& dst, MaskReg& src, MaskReg& mask, dslc::Loc loc = {}) {
+    sim::mask_logic("Move", dst, src, src, mask, loc, [](bool a, bool) { return a; });
+}
+__simd_callee__ inline void Move(MaskReg& dst, MaskReg& src, dslc::Loc loc = {}) {
+    sim::check_reg(dst, "Move", loc);
+    sim::check_reg(src, "Move", loc);
+    dslc::reg_issue("Move", loc);
+    dst = src;
+}
+__simd_callee__ inline void Select(MaskReg& dst, MaskReg& src0, MaskReg& src1, MaskReg& mask, dslc::Loc loc = {}) {
+    sim::check_reg(dst, "Select", loc);
+    sim::check_reg(src0, "Select", loc);
+    sim::check_reg(src1, "Select", loc);
+    sim::check_reg(mask, "Select", loc);
+    dslc::reg_issue("Select", loc);
+    MaskReg out(loc);
+    for (uint32_t k = 0; k < sim::VL; k++) {
+        const MaskReg& from = mask.bits.get(k) ? src0 : src1;
+        out.bits.set(k, from.bits.get(k));
+        out.undef.set(k, mask.undef.get(k) || from.undef.get(k));
+    }
+    dst = out;
+}
+
+}  // namespace Reg
+}  // namespace AscendC
