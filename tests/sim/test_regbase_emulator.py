@@ -459,3 +459,14 @@ def test_vf_on_tque_tensors_passes_and_a_vf_before_deque_races(projects, rng):
         run(projects("reg_tque"), x, tile=320, key=0, alpha=ALPHA, target=T950)
     assert "V LoadAlign at op_kernel/sim_ew.cpp:" in str(info.value)
     assert "HardEvent::MTE2_V" in str(info.value)
+
+
+def test_merging_where_the_3510_impl_refuses_it_does_not_build(tmp_path):
+    """Muls (like Sub, Mul, Div, the unary and scalar ops, Reduce) is ZEROING-only on 3510; the impl's
+    static_assert, mirrored here, names it. Add/Max/Min/Duplicate/Cast take MERGING (test above)."""
+    old = "Reg::Muls(r, r, alpha, mask);"
+    assert old in LOOPS
+    text = LOOPS.replace(old, "Reg::Muls<float, float, Reg::MaskMergeMode::MERGING>(r, r, alpha, mask);")
+    with pytest.raises(BuildError) as info:
+        run(make_project(tmp_path, "merging", text), np.zeros(80, F32), tile=40, target=T950)
+    assert "current Muls api only supported Mode ZEROING on current device!" in str(info.value)

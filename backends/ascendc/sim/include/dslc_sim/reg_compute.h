@@ -116,24 +116,32 @@ template <typename C> inline C min_c(C a, C b) { return AscendC::detail::min_c(a
 
 }  // namespace sim
 
-#define DSLC_REG_BINARY(NAME, MODE_KIND, EXPR)                                                            \
+// MERGING is accepted where the 3510 impl accepts it (Add, Max, Min, Duplicate, Cast); the other ops
+// static_assert ZEROING with the impl's message (impl/basic_api/reg_compute/dav_3510/*_impl.h).
+#define DSLC_ZEROING_ONLY(NAME, mode)                                                                     \
+    static_assert(mode == MaskMergeMode::ZEROING, "current " #NAME " api only supported Mode ZEROING on current device!")
+
+#define DSLC_REG_BINARY(NAME, MODE_KIND, MERGING_OK, EXPR)                                                \
     template <typename T = DefaultType, MODE_KIND mode = MaskMergeMode::ZEROING, typename U>               \
     __simd_callee__ inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask, dslc::Loc loc = {}) { \
+        static_assert(MERGING_OK || mode == MaskMergeMode::ZEROING,                                        \
+                      "current " #NAME " api only supported Mode ZEROING on current device!");             \
         sim::check_t<T, U>();                                                                              \
         sim::binary<mode>(#NAME, dstReg, srcReg0, srcReg1, mask, loc, [](auto a, auto b) { return EXPR; }); \
     }
-DSLC_REG_BINARY(Add, MaskMergeMode, sim::wrap_add(a, b))
-DSLC_REG_BINARY(Sub, MaskMergeMode, sim::wrap_sub(a, b))
-DSLC_REG_BINARY(Mul, MaskMergeMode, sim::wrap_mul(a, b))
-DSLC_REG_BINARY(Div, auto, a / b)
-DSLC_REG_BINARY(Max, MaskMergeMode, sim::max_c(a, b))
-DSLC_REG_BINARY(Min, MaskMergeMode, sim::min_c(a, b))
+DSLC_REG_BINARY(Add, MaskMergeMode, true, sim::wrap_add(a, b))
+DSLC_REG_BINARY(Sub, MaskMergeMode, false, sim::wrap_sub(a, b))
+DSLC_REG_BINARY(Mul, MaskMergeMode, false, sim::wrap_mul(a, b))
+DSLC_REG_BINARY(Div, auto, false, a / b)
+DSLC_REG_BINARY(Max, MaskMergeMode, true, sim::max_c(a, b))
+DSLC_REG_BINARY(Min, MaskMergeMode, true, sim::min_c(a, b))
 #undef DSLC_REG_BINARY
 
 // The scalar is converted to the register's element type first.
 #define DSLC_REG_SCALAR(NAME, EXPR)                                                                              \
     template <typename T = DefaultType, typename U, MaskMergeMode mode = MaskMergeMode::ZEROING, typename S>     \
     __simd_callee__ inline void NAME(S& dstReg, S& srcReg, U scalarValue, MaskReg& mask, dslc::Loc loc = {}) {   \
+        DSLC_ZEROING_ONLY(NAME, mode);                                                                           \
         sim::check_t<T, S>();                                                                                    \
         using E = typename S::ActualT;                                                                           \
         const sim::calc<E> s = static_cast<sim::calc<E>>(static_cast<E>(scalarValue));                           \
@@ -148,6 +156,7 @@ DSLC_REG_SCALAR(Mins, sim::min_c(a, s))
 #define DSLC_REG_UNARY(NAME, MODE_KIND, EXPR)                                                           \
     template <typename T = DefaultType, MODE_KIND mode = MaskMergeMode::ZEROING, typename U>             \
     __simd_callee__ inline void NAME(U& dstReg, U& srcReg, MaskReg& mask, dslc::Loc loc = {}) {          \
+        DSLC_ZEROING_ONLY(NAME, mode);                                                                   \
         sim::check_t<T, U>();                                                                            \
         sim::unary<mode>(#NAME, dstReg, srcReg, mask, loc, [](auto a) { return EXPR; });                 \
     }
@@ -159,6 +168,7 @@ DSLC_REG_UNARY(Sqrt, auto, std::sqrt(a))
 DSLC_REG_UNARY(Ln, auto, AscendC::detail::ln_f(a))
 DSLC_REG_UNARY(Log, auto, AscendC::detail::ln_f(a))
 #undef DSLC_REG_UNARY
+#undef DSLC_ZEROING_ONLY
 
 // ---- Duplicate ----
 template <typename T = DefaultType, typename U, typename S,
