@@ -470,3 +470,112 @@ def test_merging_where_the_3510_impl_refuses_it_does_not_build(tmp_path):
     with pytest.raises(BuildError) as info:
         run(make_project(tmp_path, "merging", text), np.zeros(80, F32), tile=40, target=T950)
     assert "current Muls api only supported Mode ZEROING on current device!" in str(info.value)
+
+
+# ---------------------------------------------------------------- element types per op (emulator vs real headers)
+
+PROBE_TYPES = [
+    "float",
+    "half",
+    "bfloat16_t",
+    "int32_t",
+    "int16_t",
+    "uint16_t",
+    "int8_t",
+    "uint8_t",
+    "uint32_t",
+]
+PROBE_CALLS = {
+    **{op: f"Reg::{op}(a, a, a, m);" for op in ["Add", "Sub", "Mul", "Div", "Max", "Min"]},
+    **{op: f"Reg::{op}(a, a, (T)1, m);" for op in ["Adds", "Muls", "Maxs", "Mins"]},
+    **{op: f"Reg::{op}(a, a, m);" for op in ["Abs", "Relu", "Neg", "Exp", "Sqrt", "Ln", "Log"]},
+    "Compare": "Reg::Compare<T, CMPMODE::GT>(m2, a, a, m);",
+    "Compares": "Reg::Compares<T, CMPMODE::GT>(m2, a, (T)1, m);",
+    "Select": "Reg::Select(a, a, a, m);",
+    "ReduceSum": "Reg::Reduce<ReduceType::SUM>(a, a, m);",
+    "ReduceMax": "Reg::Reduce<ReduceType::MAX>(a, a, m);",
+    "Duplicate": "Reg::Duplicate(a, (T)1, m);",
+}
+FLOATS = {"float", "half"}
+# What asc-devkit 9.1's 3510 impl refuses (its static_asserts), as the compile gate reports it.
+REAL_REFUSES = {
+    "Mul": {"int8_t", "uint8_t"},
+    "Div": {"bfloat16_t", "int8_t", "uint8_t"},
+    "Muls": {"bfloat16_t", "int8_t", "uint8_t"},
+    "Abs": {"bfloat16_t", "uint16_t", "uint8_t", "uint32_t"},
+    "Relu": {"bfloat16_t", "int16_t", "uint16_t", "int8_t", "uint8_t", "uint32_t"},
+    "Neg": {"bfloat16_t", "uint16_t", "uint8_t", "uint32_t"},
+    "Exp": set(PROBE_TYPES) - FLOATS,
+    "Sqrt": set(PROBE_TYPES) - FLOATS,
+    "Ln": set(PROBE_TYPES) - FLOATS,
+    "ReduceSum": {"bfloat16_t", "int16_t", "uint16_t", "int8_t", "uint8_t"},
+    "ReduceMax": {"bfloat16_t", "int8_t", "uint8_t"},
+}
+# The emulator is stricter here: Log of non-floats compiles against the real headers, but it is
+# not a documented type (Log.md: half, float).
+EMULATOR_ALSO_REFUSES = {"Log": set(PROBE_TYPES) - FLOATS}
+
+
+def _probe_text() -> tuple[str, list[tuple[str, str]]]:
+    lines = ['#include "kernel_operator.h"', "using namespace AscendC;"]
+    cases = []
+    for op, call in PROBE_CALLS.items():
+        for t in PROBE_TYPES:
+            cases.append((op, t))
+            lines.append(
+                f"__simd_vf__ inline void P{len(cases)}(__ubuf__ {t}* p) {{ using T = {t}; Reg::RegTensor<T> a; "
+                f"Reg::MaskReg m = Reg::CreateMask<T>(); Reg::MaskReg m2; Reg::LoadAlign(a, p); {call} "
+                "Reg::StoreAlign(p, a, m); }"
+            )
+    lines.append(
+        'extern "C" __global__ __aicore__ void sim_ew(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR) {'
+        + "".join(f" asc_vf_call<P{i + 1}>(({t}*)nullptr);" for i, (_, t) in enumerate(cases))
+        + " }"
+    )
+    return "\n".join(lines) + "\n", cases
+
+
+def _refusals(log: str, file_name: str, cases) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m in re.finditer(rf"{re.escape(file_name)}:(\d+):\d+:(?:   required from here| error:)", log):
+        line = int(m.group(1))
+        if 3 <= line < 3 + len(cases):
+            op, t = cases[line - 3]
+            out.setdefault(op, set()).add(t)
+    return out
+
+
+def test_emulator_refuses_the_element_types_the_real_headers_refuse(tmp_path):
+    from backends.ascendc.sim.build import INCLUDE_DIR
+
+    text, cases = _probe_text()
+    src = tmp_path / "probe.cpp"
+    src.write_text(text)
+    proc = subprocess.run(
+        ["g++", "-std=c++17", "-fsyntax-only", "-fmax-errors=0", "-isystem", str(INCLUDE_DIR), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    expected = {op: REAL_REFUSES.get(op, set()) | EMULATOR_ALSO_REFUSES.get(op, set()) for op in PROBE_CALLS}
+    got = _refusals(proc.stderr, "probe.cpp", cases)
+    assert {op: got.get(op, set()) for op in PROBE_CALLS} == expected
+
+
+@needs_gate
+def test_the_real_headers_refuse_these_element_types(tmp_path):
+    text, cases = _probe_text()
+    op = tmp_path / "out" / OP
+    (op / "op_kernel").mkdir(parents=True)
+    shutil.copytree(HOST, op / "op_host")
+    (op / "op_kernel" / f"{OP}.cpp").write_text(text)
+    logs = tmp_path / "logs"
+    subprocess.run(
+        [sys.executable, str(GATE), "kernel", "--arch", "950", "--logs", str(logs), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    log = (logs / "kernel-950" / OP / f"{OP}.cpp.log").read_text()
+    got = _refusals(log, f"{OP}.cpp", cases)
+    assert {o: got.get(o, set()) for o in PROBE_CALLS} == {o: REAL_REFUSES.get(o, set()) for o in PROBE_CALLS}

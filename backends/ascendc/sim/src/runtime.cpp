@@ -534,6 +534,8 @@ void check_dtype(const char* api, DType dt, Loc loc) {
     S().pending_dt = dt;  // the next issue() is this op
 }
 
+void trace_dtype(DType dt) { S().pending_dt = dt; }
+
 void check_cast(DType src, DType dst, int mode, Loc loc) {
     using R = AscendC::RoundMode;
     S().pending_dt = dst;

@@ -22,6 +22,26 @@ namespace sim {
 
 template <typename T> using calc = typename std::conditional<AscendC::detail::is_floatlike<T>, float, T>::type;
 
+// The element types each op takes on 3510: the SupportType static_asserts of the impl
+// (impl/basic_api/reg_compute/dav_3510/kernel_reg_compute_vec_*_impl.h), probed through the compile
+// gate over f32 f16 bf16 i32 i16 u16 i8 u8 u32 (2026-12-01). 64-bit types are not modelled.
+enum class Types { ALL, NO_B8, NO_B8_BF16, DIV, SIGNED, RELU, FLOAT };
+template <typename T, typename... L> constexpr bool one_of = (std::is_same<T, L>::value || ...);
+template <Types k, typename T> constexpr bool accepts() {
+    constexpr bool all = one_of<T, float, half, bfloat16_t, int32_t, int16_t, uint16_t, int8_t, uint8_t, uint32_t>;
+    switch (k) {
+        case Types::ALL: return all;
+        case Types::NO_B8: return all && sizeof(T) > 1;
+        case Types::NO_B8_BF16: return all && sizeof(T) > 1 && !std::is_same<T, bfloat16_t>::value;
+        case Types::DIV: return one_of<T, float, half, int32_t, int16_t, uint16_t, uint32_t>;
+        case Types::SIGNED: return one_of<T, float, half, int32_t, int16_t, int8_t>;
+        case Types::RELU: return one_of<T, float, half, int32_t>;
+        default: return one_of<T, float, half>;
+    }
+}
+#define DSLC_REG_TYPES(KIND, T) \
+    static_assert(sim::accepts<sim::Types::KIND, T>(), "current data type is not supported on current device!")
+
 template <typename T, typename U> constexpr void check_t() {
     static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, typename U::ActualT>::value,
                   "T type is not correct!");
@@ -79,7 +99,9 @@ inline void binary(const char* api, U& dst, U& a, U& b, MaskReg& mask, dslc::Loc
     check_reg(b, api, loc);
     check_reg(mask, api, loc);
     using T = typename U::ActualT;
-    dslc::check_dtype(api, dslc::DTypeOf<T>::value, loc);
+    if (std::is_integral<T>::value && std::strcmp(api, "Div") == 0)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "Reg::Div of integers is not modelled by the emulator");
+    dslc::trace_dtype(dslc::DTypeOf<T>::value);
     dslc::reg_issue(api, loc);
     dslc::count_vector(1);
     lanewise<mode>(dst, mask, [&](uint32_t i, bool& u) {
@@ -96,7 +118,7 @@ inline void unary(const char* api, U& dst, U& a, MaskReg& mask, dslc::Loc loc, F
     check_reg(a, api, loc);
     check_reg(mask, api, loc);
     using T = typename U::ActualT;
-    dslc::check_dtype(api, dslc::DTypeOf<T>::value, loc);
+    dslc::trace_dtype(dslc::DTypeOf<T>::value);
     dslc::reg_issue(api, loc);
     dslc::count_vector(1);
     lanewise<mode>(dst, mask, [&](uint32_t i, bool& u) { return static_cast<T>(f(in(a, i, u))); });
@@ -121,54 +143,58 @@ template <typename C> inline C min_c(C a, C b) { return AscendC::detail::min_c(a
 #define DSLC_ZEROING_ONLY(NAME, mode)                                                                     \
     static_assert(mode == MaskMergeMode::ZEROING, "current " #NAME " api only supported Mode ZEROING on current device!")
 
-#define DSLC_REG_BINARY(NAME, MODE_KIND, MERGING_OK, EXPR)                                                \
+#define DSLC_REG_BINARY(NAME, MODE_KIND, MERGING_OK, TYPES, EXPR)                                         \
     template <typename T = DefaultType, MODE_KIND mode = MaskMergeMode::ZEROING, typename U>               \
     __simd_callee__ inline void NAME(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& mask, dslc::Loc loc = {}) { \
         static_assert(MERGING_OK || mode == MaskMergeMode::ZEROING,                                        \
                       "current " #NAME " api only supported Mode ZEROING on current device!");             \
+        DSLC_REG_TYPES(TYPES, typename U::ActualT);                                                        \
         sim::check_t<T, U>();                                                                              \
         sim::binary<mode>(#NAME, dstReg, srcReg0, srcReg1, mask, loc, [](auto a, auto b) { return EXPR; }); \
     }
-DSLC_REG_BINARY(Add, MaskMergeMode, true, sim::wrap_add(a, b))
-DSLC_REG_BINARY(Sub, MaskMergeMode, false, sim::wrap_sub(a, b))
-DSLC_REG_BINARY(Mul, MaskMergeMode, false, sim::wrap_mul(a, b))
-DSLC_REG_BINARY(Div, auto, false, a / b)
-DSLC_REG_BINARY(Max, MaskMergeMode, true, sim::max_c(a, b))
-DSLC_REG_BINARY(Min, MaskMergeMode, true, sim::min_c(a, b))
+DSLC_REG_BINARY(Add, MaskMergeMode, true, ALL, sim::wrap_add(a, b))
+DSLC_REG_BINARY(Sub, MaskMergeMode, false, ALL, sim::wrap_sub(a, b))
+DSLC_REG_BINARY(Mul, MaskMergeMode, false, NO_B8, sim::wrap_mul(a, b))
+DSLC_REG_BINARY(Div, auto, false, DIV, a / b)
+DSLC_REG_BINARY(Max, MaskMergeMode, true, ALL, sim::max_c(a, b))
+DSLC_REG_BINARY(Min, MaskMergeMode, true, ALL, sim::min_c(a, b))
 #undef DSLC_REG_BINARY
 
 // The scalar is converted to the register's element type first.
-#define DSLC_REG_SCALAR(NAME, EXPR)                                                                              \
+#define DSLC_REG_SCALAR(NAME, TYPES, EXPR)                                                                       \
     template <typename T = DefaultType, typename U, MaskMergeMode mode = MaskMergeMode::ZEROING, typename S>     \
     __simd_callee__ inline void NAME(S& dstReg, S& srcReg, U scalarValue, MaskReg& mask, dslc::Loc loc = {}) {   \
         DSLC_ZEROING_ONLY(NAME, mode);                                                                           \
+        DSLC_REG_TYPES(TYPES, typename S::ActualT);                                                              \
         sim::check_t<T, S>();                                                                                    \
         using E = typename S::ActualT;                                                                           \
         const sim::calc<E> s = static_cast<sim::calc<E>>(static_cast<E>(scalarValue));                           \
         sim::unary<mode>(#NAME, dstReg, srcReg, mask, loc, [s](auto a) { return EXPR; });                        \
     }
-DSLC_REG_SCALAR(Adds, sim::wrap_add(a, s))
-DSLC_REG_SCALAR(Muls, sim::wrap_mul(a, s))
-DSLC_REG_SCALAR(Maxs, sim::max_c(a, s))
-DSLC_REG_SCALAR(Mins, sim::min_c(a, s))
+DSLC_REG_SCALAR(Adds, ALL, sim::wrap_add(a, s))
+DSLC_REG_SCALAR(Muls, NO_B8_BF16, sim::wrap_mul(a, s))
+DSLC_REG_SCALAR(Maxs, ALL, sim::max_c(a, s))
+DSLC_REG_SCALAR(Mins, ALL, sim::min_c(a, s))
 #undef DSLC_REG_SCALAR
 
-#define DSLC_REG_UNARY(NAME, MODE_KIND, EXPR)                                                           \
+#define DSLC_REG_UNARY(NAME, MODE_KIND, TYPES, EXPR)                                                    \
     template <typename T = DefaultType, MODE_KIND mode = MaskMergeMode::ZEROING, typename U>             \
     __simd_callee__ inline void NAME(U& dstReg, U& srcReg, MaskReg& mask, dslc::Loc loc = {}) {          \
         DSLC_ZEROING_ONLY(NAME, mode);                                                                   \
+        DSLC_REG_TYPES(TYPES, typename U::ActualT);                                                      \
         sim::check_t<T, U>();                                                                            \
         sim::unary<mode>(#NAME, dstReg, srcReg, mask, loc, [](auto a) { return EXPR; });                 \
     }
-DSLC_REG_UNARY(Abs, MaskMergeMode, sim::abs_c(a))
-DSLC_REG_UNARY(Relu, MaskMergeMode, a > 0 ? a : decltype(a)(0))
-DSLC_REG_UNARY(Neg, MaskMergeMode, decltype(a)(-a))
-DSLC_REG_UNARY(Exp, auto, AscendC::detail::exp_f(a))
-DSLC_REG_UNARY(Sqrt, auto, std::sqrt(a))
-DSLC_REG_UNARY(Ln, auto, AscendC::detail::ln_f(a))
-DSLC_REG_UNARY(Log, auto, AscendC::detail::ln_f(a))
+DSLC_REG_UNARY(Abs, MaskMergeMode, SIGNED, sim::abs_c(a))
+DSLC_REG_UNARY(Relu, MaskMergeMode, RELU, a > 0 ? a : decltype(a)(0))
+DSLC_REG_UNARY(Neg, MaskMergeMode, SIGNED, decltype(a)(-a))
+DSLC_REG_UNARY(Exp, auto, FLOAT, AscendC::detail::exp_f(a))
+DSLC_REG_UNARY(Sqrt, auto, FLOAT, std::sqrt(a))
+DSLC_REG_UNARY(Ln, auto, FLOAT, AscendC::detail::ln_f(a))
+DSLC_REG_UNARY(Log, auto, FLOAT, AscendC::detail::ln_f(a))
 #undef DSLC_REG_UNARY
 #undef DSLC_ZEROING_ONLY
+#undef DSLC_REG_TYPES
 
 // ---- Duplicate ----
 template <typename T = DefaultType, typename U, typename S,
@@ -238,7 +264,8 @@ inline void compare(const char* api, MaskReg& dst, U& a, MaskReg& mask, dslc::Lo
     check_reg(a, api, loc);
     check_reg(mask, api, loc);
     using E = typename U::ActualT;
-    dslc::check_dtype(api, dslc::DTypeOf<E>::value, loc);
+    static_assert(accepts<Types::ALL, E>(), "current data type is not supported on current device!");
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
     dslc::reg_issue(api, loc);
     dslc::count_vector(1);
     MaskReg out(loc);
@@ -304,12 +331,16 @@ __simd_callee__ inline void Reduce(S& dstReg, V srcReg, MaskReg mask, dslc::Loc 
     static_assert(mode == MaskMergeMode::ZEROING, "Reduce: only MaskMergeMode::ZEROING is supported");
     using D = typename S::ActualT;
     using E = typename V::ActualT;
-    static_assert(std::is_same<D, E>::value || (type == ReduceType::SUM && sizeof(D) == 4 && sizeof(E) == 2 &&
-                                                std::is_integral<E>::value),
-                  "Reduce: unsupported dst/src types (Reduce.md tables 3-4)");
+    constexpr bool sum_pair = (std::is_same<D, E>::value && sim::one_of<E, float, half, int32_t, uint32_t>) ||
+                              (std::is_same<D, int32_t>::value && std::is_same<E, int16_t>::value) ||
+                              (std::is_same<D, uint32_t>::value && std::is_same<E, uint16_t>::value);
+    constexpr bool extreme_pair =
+        std::is_same<D, E>::value && sim::one_of<E, float, half, int32_t, uint32_t, int16_t, uint16_t>;
+    static_assert(type == ReduceType::SUM ? sum_pair : extreme_pair,
+                  "current data type is not supported on current device! (Reduce.md tables 3-4)");
     sim::check_reg(dstReg, "Reduce", loc);
     sim::check_reg(mask, "Reduce", loc);
-    dslc::check_dtype("Reduce", dslc::DTypeOf<E>::value, loc);
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
     dslc::reg_issue("Reduce", loc);
     dslc::count_vector(1);
     using C = sim::calc<D>;

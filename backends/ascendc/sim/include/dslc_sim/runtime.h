@@ -70,6 +70,8 @@ uint32_t trace_queue_id();  // a fresh id per TQue (its flag keys)
 
 // ---- dtype support of the target ----
 void check_dtype(const char* api, DType dt, Loc loc);
+// Records the dtype of the next issued instruction for the trace (Reg API ops check theirs at compile time).
+void trace_dtype(DType dt);
 // Cast src -> dst with RoundMode `mode` (an int of AscendC::RoundMode).
 void check_cast(DType src, DType dst, int mode, Loc loc);
 
