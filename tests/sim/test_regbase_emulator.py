@@ -253,6 +253,11 @@ FAULTS = [
             f"(InitBuffer at {_at('pipe.InitBuffer(xb')}, UB [0x0, 0xfa0))"
         ],
     ),
+    (
+        20,
+        MemoryFaultError,
+        [f"{SCALE_LOAD}: Reg::LoadAlign<DIST_NORM>: address", "is not a UB address (pass (__ubuf__ T*)"],
+    ),
 ]
 
 
