@@ -22,6 +22,7 @@ from dsl import errors
 from .build import ProjectSources, build_project
 from .dtypes import c_type, ge_code
 from .trace import SimTrace
+from .vf_rules import check_project as check_vf_rules
 
 PIPES = ("S", "V", "MTE2", "MTE3")
 POISON = 0xFF  # fresh output GM: NaN in every float format, -1 in every integer
@@ -108,6 +109,7 @@ def simulate_project(
     if cores < 1:
         raise errors.ArgumentError(f"cores must be >= 1, got {cores}")
     src = ProjectSources.find(Path(project_dir), op_name)
+    check_vf_rules(src.project_dir)
     defines = src.dtype_macros(
         [None if a is None else c_type(np.asarray(a).dtype) for a in inputs],
         [c_type(dt) for _, dt in outputs],

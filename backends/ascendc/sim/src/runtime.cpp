@@ -105,6 +105,13 @@ struct State {
     uint32_t trace_instr = 0;
     uint8_t pending_dt = 0xff, pending_dt2 = 0xff;
     uint32_t queues = 0;
+    // RegBase: the open VF scope (epoch 0: none), where it was entered, whether issue() is called
+    // by a Reg API, and per UB byte the store epoch / instruction of the last VF store.
+    uint32_t vf_epoch = 0, vf_seq = 0, vf_bar = 0, vf_bar_seq = 0;
+    const char* vf_form = nullptr;
+    Loc vf_loc{nullptr, 0};
+    bool reg_issuing = false;
+    std::vector<uint32_t> vf_store_bar, vf_store_instr;
 };
 
 State& S() {
@@ -395,6 +402,8 @@ void begin_block(int64_t idx, int64_t num, uint64_t key) {
     s.counters = BlockCounters{};
     s.last_api[0] = 0;
     s.trace_instr = 0;
+    s.vf_epoch = 0;
+    s.reg_issuing = false;
 }
 
 void end_block() {
@@ -440,6 +449,11 @@ void fault(FaultKind kind, Loc loc, const char* fmt, ...) {
 
 uint32_t issue(Pipe p, const char* api, Loc loc) {
     State& s = S();
+    if (s.vf_epoch && !s.reg_issuing)
+        fault(F_UNSUPPORTED, loc,
+              "%s inside the vector function entered by %s at %s:%d: a VF contains only Reg API calls and scalar "
+              "code (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier; reference-ops.md s4.4)",
+              api, s.vf_form, s.vf_loc.file, s.vf_loc.line);
     uint32_t t = ++s.vc[p].c[p];
     if (p != P_S) {
         for (int q = 1; q < NPIPE; q++) {
@@ -519,6 +533,8 @@ void check_dtype(const char* api, DType dt, Loc loc) {
               dtype_name(dt), c.npu_arch);
     S().pending_dt = dt;  // the next issue() is this op
 }
+
+void trace_dtype(DType dt) { S().pending_dt = dt; }
 
 void check_cast(DType src, DType dst, int mode, Loc loc) {
     using R = AscendC::RoundMode;
@@ -602,7 +618,14 @@ void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const cha
               (unsigned long long)(addr + bytes), (unsigned long long)bytes, buf_name(buf).c_str());
 }
 
-void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write) {
+int ub_buf_at(uint32_t addr) { return buf_at(addr); }
+bool ub_written(uint32_t addr) {
+    const State& s = S();
+    return !s.cfg.race || s.shadow[addr / 32].w != 0;
+}
+uint32_t ub_phys_bytes() { return S().ub_alloc_bytes; }
+
+void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool report_uninit) {
     State& s = S();
     if (!s.cfg.race || bytes == 0) return;
     uint8_t P = s.instrs[id].pipe;
@@ -612,7 +635,7 @@ void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write) {
             return format("UB [0x%x, 0x%x) of %s", blk * 32, blk * 32 + 32, buf_name(buf_at(blk * 32)).c_str());
         };
         if (!write) {
-            if (sh.w == 0) {
+            if (sh.w == 0 && report_uninit) {
                 const Instr& in = s.instrs[id];
                 if (!fault_seen(F_MEMORY, Loc(in.file, in.line), -1))
                     soft_fault(F_MEMORY, Loc(in.file, in.line), Loc(in.file, in.line), -1,
@@ -717,6 +740,75 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
             first = next;
         }
     }
+}
+
+// ---------------------------------------------------------------- RegBase vector functions
+void vf_enter(const char* form, Loc loc) {
+    State& s = S();
+    if (s.cfg.npu_arch != 3510)
+        fault(F_UNSUPPORTED, loc, "%s: RegBase vector functions (Reg API) need arch 3510 (ascend950); this is arch %d",
+              form, s.cfg.npu_arch);
+    if (s.vf_epoch)
+        fault(F_UNSUPPORTED, loc, "%s inside the vector function entered by %s at %s:%d: VFs do not nest", form,
+              s.vf_form, s.vf_loc.file, s.vf_loc.line);
+    s.vf_epoch = ++s.vf_seq;
+    s.vf_bar = ++s.vf_bar_seq;
+    s.vf_form = form;
+    s.vf_loc = loc;
+    if (s.vf_store_bar.size() != s.ub_alloc_bytes) {
+        s.vf_store_bar.assign(s.ub_alloc_bytes, 0);
+        s.vf_store_instr.assign(s.ub_alloc_bytes, 0);
+    }
+}
+
+void vf_exit() { S().vf_epoch = 0; }
+uint32_t vf_epoch() { return S().vf_epoch; }
+
+void vf_require(const char* api, Loc loc) {
+    if (!S().vf_epoch)
+        fault(F_UNSUPPORTED, loc,
+              "Reg::%s outside a vector function: call it in a __simd_vf__ function launched with asc_vf_call<F>(...) "
+              "or inside __VEC_SCOPE__ { ... }",
+              api);
+}
+
+uint32_t reg_issue(const char* api, Loc loc) {
+    vf_require(api, loc);
+    State& s = S();
+    s.reg_issuing = true;
+    uint32_t id = issue(P_V, api, loc);
+    s.reg_issuing = false;
+    return id;
+}
+
+void vf_store(uint32_t instr, uint32_t addr, uint32_t bytes) {
+    State& s = S();
+    for (uint32_t i = 0; i < bytes; i++) {
+        s.vf_store_bar[addr + i] = s.vf_bar;
+        s.vf_store_instr[addr + i] = instr;
+    }
+}
+
+void vf_load(uint32_t instr, uint32_t addr, uint32_t bytes, Loc loc) {
+    State& s = S();
+    for (uint32_t i = 0; i < bytes; i++) {
+        if (s.vf_store_bar[addr + i] != s.vf_bar) continue;
+        uint32_t st = s.vf_store_instr[addr + i];
+        const Instr& w = s.instrs[st];
+        if (fault_seen(F_RACE, Loc(w.file, w.line), -4)) return;
+        soft_fault(F_RACE, loc, Loc(w.file, w.line), -4,
+                   "read-after-write race on UB [0x%x, 0x%x) of %s inside the vector function entered by %s at %s:%d: "
+                   "%s reloads it after %s stored it in the same VF, with no LocalMemBar<MemType::VEC_STORE, "
+                   "MemType::VEC_LOAD>() between them (a VF's loads may overtake its stores)",
+                   addr + i, addr + bytes, buf_name(buf_at(addr)).c_str(), s.vf_form, s.vf_loc.file, s.vf_loc.line,
+                   instr_desc(instr).c_str(), instr_desc(st).c_str());
+        return;
+    }
+}
+
+void vf_store_load_bar() {
+    State& s = S();
+    s.vf_bar = ++s.vf_bar_seq;
 }
 
 // ---------------------------------------------------------------- sync

@@ -11,8 +11,9 @@
 #define __cbuf__
 #define __local_mem__
 #define __inout_pipe__(x)
-#define __simd_vf__ inline
-#define __simd_callee__ inline
+// Function marks of the Reg API: empty, as in the compile gate's stubs (reg_vf.h opens the VF scope).
+#define __simd_vf__
+#define __simd_callee__
 typedef uint8_t* GM_ADDR;
 
 // ASSERT(expr): assert() in CANN's CPU debug build, nothing on the NPU (asc-devkit

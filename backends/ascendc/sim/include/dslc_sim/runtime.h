@@ -70,6 +70,8 @@ uint32_t trace_queue_id();  // a fresh id per TQue (its flag keys)
 
 // ---- dtype support of the target ----
 void check_dtype(const char* api, DType dt, Loc loc);
+// Records the dtype of the next issued instruction for the trace (Reg API ops check theirs at compile time).
+void trace_dtype(DType dt);
 // Cast src -> dst with RoundMode `mode` (an int of AscendC::RoundMode).
 void check_cast(DType src, DType dst, int mode, Loc loc);
 
@@ -83,8 +85,32 @@ uint32_t ub_buf_bytes(int buf);
 void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what,
               Loc loc);
 // Records an access by instruction `instr` to UB bytes [addr, addr+bytes) (32-B block granular).
-void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write);
+// A read of a block nothing wrote is an uninitialised-read fault unless `report_uninit` is false
+// (RegBase loads, which read whole VLs: their unwritten lanes become undefined register lanes).
+void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write, bool report_uninit = true);
 bool race_on();
+// The UB buffer holding `addr` (the newest allocation), or -1; whether the 32-B block of `addr`
+// was written (always true with race detection off, which keeps no shadow).
+int ub_buf_at(uint32_t addr);
+bool ub_written(uint32_t addr);
+uint32_t ub_phys_bytes();
+
+// ---- RegBase vector functions (reg_vf.h) ----
+// A VF scope: asc_vf_call or __VEC_SCOPE__ at `loc`. Faults on arch != 3510 and inside a VF.
+void vf_enter(const char* form, Loc loc);
+void vf_exit();
+// A fresh id per VF scope (registers record it), 0 outside one.
+uint32_t vf_epoch();
+// Issues a Reg API instruction on V; faults outside a VF. Any other issue() inside a VF faults
+// (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier in a VF).
+uint32_t reg_issue(const char* api, Loc loc);
+// Checks that a Reg API that issues nothing (UpdateMask, CreateMask) runs inside a VF.
+void vf_require(const char* api, Loc loc);
+// A VF store of UB bytes [addr, addr+bytes) and a VF load: a load of bytes this VF stored with no
+// LocalMemBar<VEC_STORE, VEC_LOAD> since is a RaceError (the load may overtake the store).
+void vf_store(uint32_t instr, uint32_t addr, uint32_t bytes);
+void vf_load(uint32_t instr, uint32_t addr, uint32_t bytes, Loc loc);
+void vf_store_load_bar();
 
 // ---- GM ----
 // Bounds-checks [p, p+bytes) against the tensors the harness allocated, then records it.
