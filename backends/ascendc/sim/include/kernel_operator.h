@@ -7,6 +7,7 @@
 #include "dslc_sim/tensor.h"
 #include "dslc_sim/tpipe.h"
 #include "dslc_sim/sync.h"
+#include "dslc_sim/crosscore.h"
 #include "dslc_sim/datacopy.h"
 #include "dslc_sim/vec_common.h"
 #include "dslc_sim/vec_arith.h"
