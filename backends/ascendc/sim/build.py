@@ -150,7 +150,7 @@ def _finish(jobs: list[tuple[subprocess.Popen, Path, Path]], what: str) -> None:
 
 
 # The emulator's own sources (src/), compiled once and linked into every project.
-RUNTIME_SOURCES = ("runtime.cpp", "harness.cpp", "crosscore.cpp")
+RUNTIME_SOURCES = ("runtime.cpp", "harness.cpp", "crosscore.cpp", "cube.cpp")
 
 
 @lru_cache(maxsize=4)

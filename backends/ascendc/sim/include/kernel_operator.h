@@ -9,6 +9,7 @@
 #include "dslc_sim/sync.h"
 #include "dslc_sim/crosscore.h"
 #include "dslc_sim/datacopy.h"
+#include "dslc_sim/cube.h"
 #include "dslc_sim/vec_common.h"
 #include "dslc_sim/vec_arith.h"
 #include "dslc_sim/vec_cast.h"

@@ -148,7 +148,9 @@ void hand_off(int me, std::unique_lock<std::mutex>& lk) {
         for (int k = 0; k < x.ncores; k++) waiting = waiting || x.ctl[k].st == WAITING;
         if (waiting) {
             // Every live core waits: name each waiter, its flag and counter, and who set it last.
-            int first = -1;  // the report's line: the first waiter in the order AIC, AIV0, AIV1
+            // The report's line: a waiter whose core holds Sets on another id (a Wait on the wrong id?),
+            // else the first waiter in the order AIC, AIV0, AIV1.
+            int first = -1, mismatch = -1;
             std::string who;
             for (int k = 0; k < x.ncores; k++) {
                 const CoreCtl& c = x.ctl[k];
@@ -169,9 +171,17 @@ void hand_off(int me, std::unique_lock<std::mutex>& lk) {
                             state += fmt("; the %s's CrossCoreSetFlag<%d>(%d) at %s waits for the other AIV's",
                                          core_label(t.front().setter), mode, c.counter, where(t.front().loc).c_str());
                     }
+                for (int o = 0; o < kCounters; o++)
+                    if (o != c.counter && !x.ctr[k][o].q.empty()) {
+                        state += fmt("; but counter %d holds %d Set(s), the last by the %s at %s: a Wait on the wrong id?",
+                                     o, static_cast<int>(x.ctr[k][o].q.size()), core_label(x.ctr[k][o].last_setter),
+                                     where(x.ctr[k][o].last).c_str());
+                        if (mismatch < 0) mismatch = k;
+                    }
                 who += fmt("; the %s waits in CrossCoreWaitFlag(%d) at %s (%s is 0, %s)", core_label(k), c.flag,
                            where(c.wait).c_str(), counter_name(k, c.counter).c_str(), state.c_str());
             }
+            if (mismatch >= 0) first = mismatch;
             core_switch(first);
             try {
                 record_fault(F_DEADLOCK, x.ctl[first].wait, 7000 + x.ctl[first].flag,

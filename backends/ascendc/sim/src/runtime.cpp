@@ -231,15 +231,31 @@ EvPipes event_pipes(int ev) {
     }
 }
 
+// "UB [a, b)" on an AIV; on an AIC the memory of its local-memory map (L1, L0A, L0B, L0C; cube.cpp).
+std::string mem_range(uint32_t a, uint32_t b) {
+    const State& s = S();
+    if (s.kind != CK_AIC) return format("UB [0x%x, 0x%x)", a, b);
+    const uint32_t sizes[] = {s.cfg.l1_bytes, s.cfg.l0a_bytes, s.cfg.l0b_bytes, s.cfg.l0c_bytes};
+    const char* names[] = {"L1", "L0A", "L0B", "L0C"};
+    uint32_t base = 0;
+    for (int m = 0; m < 4; m++) {
+        if (a < base + sizes[m] || m == 3) return format("%s [0x%x, 0x%x)", names[m], a - base, b - base);
+        base += sizes[m];
+    }
+    return "";
+}
+
 std::string buf_name(int b) {
     const State& s = S();
-    if (b < 0 || b >= static_cast<int>(s.bufs.size())) return "an unallocated UB range";
+    if (b < 0 || b >= static_cast<int>(s.bufs.size()))
+        return s.kind == CK_AIC ? "an unallocated range" : "an unallocated UB range";
     const UbBuf& u = s.bufs[b];
+    const char* how = s.kind == CK_AIC ? "Alloc" : "InitBuffer";
     if (u.slot >= 0)
-        return format("%s#%d slot %d (InitBuffer at %s:%d, UB [0x%x, 0x%x))", u.kind, u.index, u.slot, u.file, u.line,
-                      u.start, u.start + u.bytes);
-    return format("%s#%d (InitBuffer at %s:%d, UB [0x%x, 0x%x))", u.kind, u.index, u.file, u.line, u.start,
-                  u.start + u.bytes);
+        return format("%s#%d slot %d (%s at %s:%d, %s)", u.kind, u.index, u.slot, how, u.file, u.line,
+                      mem_range(u.start, u.start + u.bytes).c_str());
+    return format("%s#%d (%s at %s:%d, %s)", u.kind, u.index, how, u.file, u.line,
+                  mem_range(u.start, u.start + u.bytes).c_str());
 }
 
 int buf_at(uint32_t addr) {
@@ -265,6 +281,11 @@ template <typename Where> void race_fault(uint32_t cur, uint32_t prev, Hazard h,
     Loc loc(a.file, a.line);
     Loc key(b.file, b.line);
     if (fault_seen(F_RACE, key, a.pipe)) return;
+    if (cur == prev) {  // one instruction whose destinations overlap (e.g. an ND2NZ stride too small)
+        soft_fault(F_RACE, loc, key, a.pipe, "%s writes %s twice (its destinations overlap): the hardware does not "
+                   "define the order of one instruction's writes", instr_desc(cur).c_str(), where().c_str());
+        return;
+    }
     std::string fix;
     if (a.core != b.core)
         fix = format("CrossCoreSetFlag on %s after the %s access and CrossCoreWaitFlag on %s before this one",
@@ -702,17 +723,23 @@ void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const cha
               (unsigned long long)(addr + bytes), (unsigned long long)bytes, buf_name(buf).c_str());
 }
 
-void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write) {
+int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc) {
+    State& s = S();
+    s.bufs.push_back(UbBuf{start, bytes, kind, -1, loc.file, loc.line, s.buf_seq++});
+    return static_cast<int>(s.bufs.size() - 1);
+}
+
+void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool report_uninit) {
     State& s = S();
     if (!s.cfg.race || bytes == 0) return;
     uint8_t P = s.instrs[id].pipe;
     for (uint32_t blk = addr / 32, last = (addr + bytes - 1) / 32; blk <= last; blk++) {
         Shadow& sh = s.shadow[blk];
         auto where = [&]() {
-            return format("UB [0x%x, 0x%x) of %s", blk * 32, blk * 32 + 32, buf_name(buf_at(blk * 32)).c_str());
+            return format("%s of %s", mem_range(blk * 32, blk * 32 + 32).c_str(), buf_name(buf_at(blk * 32)).c_str());
         };
         if (!write) {
-            if (sh.w == 0) {
+            if (sh.w == 0 && report_uninit) {
                 const Instr& in = s.instrs[id];
                 if (!fault_seen(F_MEMORY, Loc(in.file, in.line), -1))
                     soft_fault(F_MEMORY, Loc(in.file, in.line), Loc(in.file, in.line), -1,

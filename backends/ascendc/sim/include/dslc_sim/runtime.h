@@ -111,8 +111,14 @@ uint32_t ub_buf_bytes(int buf);
 void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what,
               Loc loc);
 // Records an access by instruction `instr` to UB bytes [addr, addr+bytes) (32-B block granular).
-void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write);
+// A read of a block nothing wrote is an uninitialised-read fault unless `report_uninit` is false
+// (RegBase loads, which read whole VLs: their unwritten lanes become undefined register lanes).
+void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write, bool report_uninit = true);
 bool race_on();
+
+// ---- the AIC's memories (cube.h, src/cube.cpp) ----
+// A buffer [start, start + bytes) of the running core's local memory, named `kind` in reports.
+int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc);
 
 // ---- GM ----
 // Bounds-checks [p, p+bytes) against the tensors the harness allocated, then records it.
