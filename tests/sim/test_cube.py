@@ -214,3 +214,25 @@ def test_l0a_capacity_and_alignment(tmp_path):
         MemoryFaultError, match="LoadData.*the destination at L0A byte 0x20 is not 512-byte aligned"
     ):
         _run(proj, 64, 64, 32)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 2, 1), (16, 17, 32), (17, 33, 255), (64, 48, 100)])
+def test_int8_matmul_is_exact_on_an_aic_only_kernel(tmp_path, m, n, k):
+    proj = tmp_path / "mm"
+    shutil.copytree(FIXTURE, proj)
+    (proj / "op_kernel" / "sim_mm.cpp").write_text(
+        (KERNEL.parent.parent.parent / "kernels" / "mm_i8.cpp").read_text()
+    )
+    rng = np.random.default_rng(k)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    bt = rng.integers(-128, 128, (n, k), dtype=np.int8)
+    assert k != n  # (the host tells b's layout apart by its shape)
+    res = simulate_project(
+        proj,
+        "sim_mm",
+        inputs=[a, bt],
+        outputs=[((m, n), np.int32)],
+        attrs=[64, 64, 256, 1, 1, 1.0],
+        target=T910B,
+    )
+    np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ bt.astype(np.int64).T)
