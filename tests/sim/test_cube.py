@@ -236,3 +236,14 @@ def test_int8_matmul_is_exact_on_an_aic_only_kernel(tmp_path, m, n, k):
         target=T910B,
     )
     np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ bt.astype(np.int64).T)
+
+
+def test_trace_records_each_core_and_the_cube_pipes(project):
+    res, _, _ = _run(project, 64, 64, 32, blocks=1, trace=True)
+    rec = res.trace.records
+    apis = np.array(res.trace.apis)[rec["api"]]
+    assert set(rec["core"]) == {0, 1, 2}
+    cube = rec["pipe"] >= 4  # MTE1, M, FIX
+    assert set(rec["core"][cube]) == {0}
+    assert {"Mmad", "Fixpipe(L0C->GM)", "LoadData(L1->L0, LoadData2DParams)"} <= set(apis[cube])
+    assert set(apis[rec["core"] != 0]) >= {"Muls", "DataCopyPad(GM->UB)"}

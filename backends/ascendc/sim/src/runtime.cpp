@@ -398,6 +398,7 @@ TraceRec blank_rec(Pipe p, TraceKind k, const char* api, Loc loc) {
     r.loc = intern_loc(loc);
     r.key = kTraceNone32;
     r.ub[0] = r.ub[1] = r.ub[2] = kTraceNone32;
+    r.core = static_cast<uint32_t>(S().core);
     return r;
 }
 }  // namespace

@@ -49,7 +49,7 @@ struct TraceRec {
     uint32_t key;      // flags: event * 8 + id (TQue: 1 << 20 | ...); L2 hint: CacheMode; barrier: pipe_t
     uint32_t gm_off;   // byte offset of the copy's first GM byte in its region (low 32 bits)
     uint32_t ub[3];    // UB addresses of dst, src0, src1 (vector ops), kTraceNone32: none
-    uint32_t pad;
+    uint32_t core;     // the core of the block that issued it (crosscore.cpp: AIC 0, AIV0 1, AIV1 2)
 };
 static_assert(sizeof(TraceRec) == 48, "TraceRec layout is read by Python");
 
