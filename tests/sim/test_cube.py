@@ -43,7 +43,7 @@ def project(tmp_path_factory):
     return proj
 
 
-def _run(project, m, n, k, *, base=(64, 64, 32), blocks=2, key=1, alpha=0.5, seed=0, **kw):
+def _run(project, m, n, k, *, base=(64, 64, 32), blocks=2, key=1, alpha=0.5, seed=0, target=T910B, **kw):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
@@ -53,7 +53,7 @@ def _run(project, m, n, k, *, base=(64, 64, 32), blocks=2, key=1, alpha=0.5, see
         inputs=[a, b],
         outputs=[((m, n), np.float32)],
         attrs=[*base, blocks, key, alpha],
-        target=T910B,
+        target=target,
         **kw,
     )
     return res, a, b
@@ -247,3 +247,102 @@ def test_trace_records_each_core_and_the_cube_pipes(project):
     assert set(rec["core"][cube]) == {0}
     assert {"Mmad", "Fixpipe(L0C->GM)", "LoadData(L1->L0, LoadData2DParams)"} <= set(apis[cube])
     assert set(apis[rec["core"] != 0]) >= {"Muls", "DataCopyPad(GM->UB)"}
+
+
+# ---- 950: L0C -> UB with DUAL_DST_SPLIT_M (tests/sim/fixtures/kernels/mm950.cpp) ----
+KERNEL950 = FIXTURE.parent / "kernels" / "mm950.cpp"
+T950 = TARGETS["ascend950"]
+
+
+@pytest.fixture(scope="module")
+def project950(tmp_path_factory):
+    proj = tmp_path_factory.mktemp("cube950") / "mm"
+    shutil.copytree(FIXTURE, proj)
+    (proj / "op_kernel" / "sim_mm.cpp").write_text(KERNEL950.read_text())
+    return proj
+
+
+SHAPES950 = [
+    (64, 64, 32, (64, 64, 32), 2),
+    (1, 16, 1, (64, 64, 32), 1),
+    (17, 8, 255, (16, 16, 64), 2),
+    (100, 70, 50, (64, 64, 32), 2),
+    (320, 16, 16, (16, 16, 16), 1),  # 20 tiles on one core: the flag ids rotate (count / 15 % 3)
+]
+
+
+@pytest.mark.parametrize("m,n,k,base,blocks", SHAPES950, ids=[f"{s[0]}x{s[1]}x{s[2]}" for s in SHAPES950])
+def test_950_split_m_matmul_bit_exact(project950, m, n, k, base, blocks):
+    res, a, b = _run(project950, m, n, k, base=base, blocks=blocks, target=T950)
+    np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, base[2]) * np.float32(0.5))
+
+
+def test_950_under_interleavings(project950):
+    for seed in (1, 4):
+        res, a, b = _run(project950, 100, 70, 50, target=T950, interleave=seed)
+        np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 32) * np.float32(0.5))
+
+
+def _line950(text: str) -> int:
+    lines = [i + 1 for i, s in enumerate(KERNEL950.read_text().splitlines()) if text in s]
+    assert len(lines) == 1, (text, lines)
+    return lines[0]
+
+
+BUGS950 = [
+    # key, error, report line, fragments, (m, n, k, blocks)
+    (
+        20,
+        MemoryFaultError,
+        "Muls(out, c, alpha_, rows * nAlign);",
+        ["Muls: src UB [0x2000, 0x4000)", "runs outside TBuf<VECCALC>#0", "AIV1"],
+        (64, 64, 32, 2),
+    ),
+    (
+        21,
+        MemoryFaultError,
+        "Muls(out, c, alpha_, rows * nAlign);",
+        ["AIV0 V Muls", "which nothing has written"],
+        (64, 8, 32, 2),
+    ),
+    (
+        22,
+        RaceError,
+        "Muls(out, c, alpha_, rows * nAlign);",
+        ["AIV0 V Muls", "after AIC FIX Fixpipe(L0C->UB)", "CrossCoreWaitFlag on AIV0"],
+        (128, 64, 32, 1),
+    ),
+]
+
+
+@pytest.mark.parametrize("key,err,line_text,fragments,shape", BUGS950, ids=[str(b[0]) for b in BUGS950])
+def test_950_planted_mistakes(project950, key, err, line_text, fragments, shape):
+    m, n, k, blocks = shape
+    with pytest.raises(err) as e:
+        _run(project950, m, n, k, blocks=blocks, key=key, target=T950)
+    msg = str(e.value)
+    assert msg.startswith(f"op_kernel/sim_mm.cpp:{_line950(line_text)}: "), msg
+    for f in fragments:
+        assert f in msg, (f, msg)
+
+
+def test_950_fixpipe_overwriting_a_ub_the_aiv_still_reads_in_another_interleaving(project950):
+    # Without the AIC's Wait: in some interleavings the AIV reads first and the next Fixpipe's
+    # write is the race; in others the AIV reads the next tile's data (a race, or, when the later
+    # Set took effect first, wrong rows that only the leaked counter shows). Every run is a fault.
+    kinds = set()
+    for seed in range(1, 9):
+        with pytest.raises((RaceError, SyncError)) as e:
+            _run(project950, 128, 64, 32, blocks=1, key=22, target=T950, interleave=seed)
+        first = str(e.value).splitlines()[0]
+        kinds.add("leak" if "flag leak" in first else first.split(" race on ")[0].split(": ")[-1])
+    assert {"read-after-write", "write-after-read"} <= kinds, kinds
+
+
+def test_split_m_needs_an_even_m(tmp_path):
+    proj = tmp_path / "mm"
+    shutil.copytree(FIXTURE, proj)
+    text = KERNEL950.read_text().replace("uint16_t((curM + 1) & ~1u)", "uint16_t(curM)")
+    (proj / "op_kernel" / "sim_mm.cpp").write_text(text)
+    with pytest.raises(MemoryFaultError, match=r"DUAL_DST_SPLIT_M needs an even mSize, got 17"):
+        _run(proj, 17, 16, 16, base=(32, 16, 16), blocks=1, target=T950)

@@ -344,8 +344,9 @@ void cross_set(int mode, int pipe, int flag, Loc loc) {
     check_flag_range("CrossCoreSetFlag", mode, flag, false, loc);
     issue(static_cast<Pipe>(p), "CrossCoreSetFlag", loc);
     Pending pend{snapshot(static_cast<Pipe>(p)), loc, me};
-    if (config().interleave_seed) {
+    if (config().interleave_seed) {  // held back with the core's other pending Sets, or all applied now
         x.ctl[me].deferred.push_back({(mode << 8) | flag, pend});
+        if (x.rng() % 2) flush_sets(me);
         return;
     }
     apply_set(me, mode, flag, pend);

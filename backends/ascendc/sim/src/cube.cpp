@@ -26,6 +26,8 @@ uint32_t mem_size(int hw) {
 
 const char* cube_mem_name(int hw) { return hw >= 0 && hw <= 5 ? kMemName[hw] : "?"; }
 
+uint32_t cube_ub_capacity() { return config().ub_capacity; }
+
 uint32_t cube_mem_base(int hw) {
     const Config& c = config();
     switch (hw) {
@@ -45,6 +47,14 @@ int cube_mem_at(uint32_t addr) {
 
 int cube_alloc(int hw, uint32_t& head, uint64_t bytes, uint32_t* addr, Loc loc) {
     const bool aic = core_kind() == CK_AIC;
+    if (hw == 1 && aic) {  // the AIC's view of its AIVs' UB: a Fixpipe destination (cube.h)
+        if (head + bytes > config().ub_capacity)
+            fault(F_MEMORY, loc, "UB over capacity: LocalMemAllocator<Hardware::UB>::Alloc of %llu B at byte %u on the AIC",
+                  (unsigned long long)bytes, head);
+        *addr = head;
+        head += static_cast<uint32_t>(bytes);
+        return kAivUbView;
+    }
     if (hw < 1 || hw > 5 || (hw == 1) == aic)
         fault(F_UNSUPPORTED, loc, "LocalMemAllocator<Hardware::%s>::Alloc on the %s: the %s has %s", cube_mem_name(hw),
               core_label(core_current()), aic ? "AIC" : "AIV", aic ? "L1, L0A, L0B and L0C" : "only UB");

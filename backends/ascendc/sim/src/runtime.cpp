@@ -724,6 +724,36 @@ void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const cha
               (unsigned long long)(addr + bytes), (unsigned long long)bytes, buf_name(buf).c_str());
 }
 
+// The AIC's Fixpipe into an AIV's UB (cube.h): that AIV's memory, shadow and buffers, checked
+// against the AIC's clocks (the current core's), so an AIV read the write is not ordered with races.
+int aiv_core(int sub) {
+    const State& s = S();
+    for (int k = 0; k < s.ncores; k++)
+        if (s.kinds[k] == CK_AIV && (k == s.core ? s.sub : s.parked[k].sub) == sub) return k;
+    return -1;
+}
+
+void ub_access_remote(int core, uint32_t id, uint32_t addr, const void* data, uint32_t bytes) {
+    State& s = S();
+    CoreState& other = s.parked[core];
+    std::memcpy(other.ub.get() + addr, data, bytes);
+    std::swap(s.shadow, other.shadow);
+    std::swap(s.bufs, other.bufs);
+    const CoreKind kind = s.kind;
+    s.kind = CK_AIV;
+    try {
+        ub_access(id, addr, bytes, true);
+    } catch (...) {
+        s.kind = kind;
+        std::swap(s.shadow, other.shadow);
+        std::swap(s.bufs, other.bufs);
+        throw;
+    }
+    s.kind = kind;
+    std::swap(s.shadow, other.shadow);
+    std::swap(s.bufs, other.bufs);
+}
+
 int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc) {
     State& s = S();
     s.bufs.push_back(UbBuf{start, bytes, kind, -1, loc.file, loc.line, s.buf_seq++});

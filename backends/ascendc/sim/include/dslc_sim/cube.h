@@ -27,7 +27,10 @@
 enum class QuantMode_t : uint8_t { NoQuant = 0, F322F16, F322BF16, DEQF16, VDEQF16, QF322B8_PRE, VQF322B8_PRE, REQ8, VREQ8 };
 
 namespace dslc {
+// LocalMemAllocator<Hardware::UB> on the AIC: a view of its AIVs' UB (a tensor Fixpipe may write).
+constexpr int kAivUbView = -2;
 const char* cube_mem_name(int hw);
+uint32_t cube_ub_capacity();
 uint32_t cube_mem_base(int hw);
 int cube_mem_at(uint32_t addr);
 int cube_alloc(int hw, uint32_t& head, uint64_t bytes, uint32_t* addr, Loc loc);
@@ -159,10 +162,12 @@ template <typename T> inline float cube_in(T v) { return static_cast<float>(v); 
 }  // namespace detail
 
 // ---- MTE2: GM (ND) -> L1 (NZ) ----
-template <typename T>
+// (950: template <typename T, bool enableSmallC0 = false>; the SmallC0 mode is not modelled.)
+template <typename T, bool enableSmallC0 = false>
 __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
                                 dslc::Loc loc = {}) {
     const char* api = "DataCopy(GM->L1, Nd2NzParams)";
+    if (enableSmallC0) dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: enableSmallC0 is not modelled", api);
     constexpr uint32_t C0 = 32 / sizeof(T);
     const uint32_t blocks = detail::ceil_div(p.dValue, C0);
     uint64_t span = 0;  // bytes of L1 from dst to the last written byte
@@ -234,11 +239,75 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
     dslc::count_dma(dslc::P_MTE1, uint64_t(n) * 512, n);
 }
 
+// ---- MTE1: L1 -> L0A / L0B, the arch 3510 form (LoadData_2D_V2.md) ----
+struct LoadData2DParamsV2 {
+    __aicore__ LoadData2DParamsV2() {}
+    __aicore__ LoadData2DParamsV2(const uint32_t mStartPositionIn, const uint32_t kStartPositionIn,
+                                  const uint16_t mStepIn, const uint16_t kStepIn, const int32_t srcStrideIn,
+                                  const uint16_t dstStrideIn, const bool ifTransposeIn, const uint8_t sidIn)
+        : mStartPosition(mStartPositionIn), kStartPosition(kStartPositionIn), mStep(mStepIn), kStep(kStepIn),
+          srcStride(srcStrideIn), dstStride(dstStrideIn), ifTranspose(ifTransposeIn), sid(sidIn) {}
+    uint32_t mStartPosition = 0;  // 16 elements
+    uint32_t kStartPosition = 0;  // 32 B
+    uint16_t mStep = 0;           // 16 elements
+    uint16_t kStep = 0;           // 32 B
+    int32_t srcStride = 0;        // 512 B between the source's K-direction fractals
+    uint16_t dstStride = 0;       // 512 B between the destination's K-direction fractals
+    bool ifTranspose = false;
+    uint8_t sid = 0;
+};
+
+// The source is NZ: fractal (mi, ki) at (ki * srcStride + mi) * 512 B. Without transpose the
+// destination is NZ too, fractal (mi, ki) at (ki * dstStride + mi); with ifTranspose each
+// fractal is transposed and lands at (mi * dstStride + ki) (B's ZN from its NZ copy). b16 only.
+template <typename T>
+__aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParamsV2& p,
+                                dslc::Loc loc = {}) {
+    const char* api = "LoadData(L1->L0, LoadData2DParamsV2)";
+    if (dslc::npu_arch() != 3510)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s is the arch 3510 form (use LoadData2DParams on arch %d)", api,
+                    dslc::npu_arch());
+    if (sizeof(T) != 2)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the emulator models b16 types, got %s", api,
+                    dslc::dtype_name(dslc::DTypeOf<T>::value));
+    const int hw = dslc::cube_mem_at(dst.addr());
+    if (hw != detail::kHwL0A && hw != detail::kHwL0B)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: the destination must be in L0A or L0B, this tensor is in %s", api,
+                    dslc::cube_mem_name(hw));
+    const uint32_t ms = p.mStep, ks = p.kStep;
+    auto dst_frac = [&](uint32_t i, uint32_t j) { return p.ifTranspose ? i * p.dstStride + j : j * p.dstStride + i; };
+    auto src_frac = [&](uint32_t i, uint32_t j) {
+        return (p.kStartPosition + j) * uint32_t(p.srcStride) + p.mStartPosition + i;
+    };
+    if (ms && ks) {
+        dslc::cube_check(api, "destination", dst.buf(), dst.addr(), (uint64_t(dst_frac(ms - 1, ks - 1)) + 1) * 512, hw,
+                         512, loc);
+        dslc::cube_check(api, "source", src.buf(), src.addr(), (uint64_t(src_frac(ms - 1, ks - 1)) + 1) * 512,
+                         detail::kHwL1, 32, loc);
+    }
+    uint32_t id = dslc::issue(dslc::P_MTE1, api, loc);
+    uint8_t* mem = dslc::ub_base();
+    for (uint32_t j = 0; j < ks; j++)
+        for (uint32_t i = 0; i < ms; i++) {
+            uint32_t sa = src.addr() + src_frac(i, j) * 512, da = dst.addr() + dst_frac(i, j) * 512;
+            dslc::ub_access(id, sa, 512, false, false);
+            dslc::ub_access(id, da, 512, true);
+            uint16_t tmp[256];
+            std::memcpy(tmp, mem + sa, 512);
+            uint16_t* d = reinterpret_cast<uint16_t*>(mem + da);
+            for (int r = 0; r < 16; r++)
+                for (int c = 0; c < 16; c++) d[p.ifTranspose ? c * 16 + r : r * 16 + c] = tmp[r * 16 + c];
+        }
+    dslc::count_dma(dslc::P_MTE1, uint64_t(ms) * ks * 512, ms * ks);
+}
+
 // ---- M: Mmad, L0C (+)= L0A x L0B ----
 // Accumulation order (docs/emulator-cube.md): per output element, the k range is taken one 16-deep
 // fractal at a time in k order; inside a fractal the f32 products (exact for f16/bf16) are summed
 // in k order from 0 in f32, and that partial sum is added to the f32 accumulator (L0C's value when
-// cmatrixInitVal is false, else 0). i8 x i8 accumulates exactly in i32.
+// cmatrixInitVal is false, else 0). i8 x i8 accumulates exactly in i32. The cube works on whole
+// fractals: rows m..ceil16(m) and columns n..ceil16(n) of L0C are written too (from whatever
+// L0A/L0B hold there), which a Fixpipe of an even-padded M may read.
 template <typename T, typename U, typename S>
 __aicore__ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
                             const MmadParams& p, dslc::Loc loc = {}) {
@@ -284,13 +353,17 @@ __aicore__ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm,
     }
     uint8_t* mem = dslc::ub_base();
     std::vector<float> bcol(p.k);
-    for (uint32_t n = 0; n < p.n; n++) {
+    if (dslc::race_on())  // the padding rows and columns of the fractals
+        for (uint32_t m = 0; m < mb * 16; m++)
+            for (uint32_t n = 0; n < nb * 16; n += 16)
+                if (m >= p.m || n + 16 > p.n) dslc::ub_access(id, c_at(m, n), 16 * sizeof(T), true);
+    for (uint32_t n = 0; n < (p.k ? nb * 16 : p.n); n++) {
         for (uint32_t k = 0; k < p.k; k++) {
             U bv;
             std::memcpy(&bv, mem + b_at(k, n), sizeof(U));
             bcol[k] = detail::cube_in(bv);
         }
-        for (uint32_t m = 0; m < p.m; m++) {
+        for (uint32_t m = 0; m < (p.k ? mb * 16 : p.m); m++) {
             T* c = reinterpret_cast<T*>(mem + c_at(m, n));
             if constexpr (i8in) {
                 int32_t acc = p.cmatrixInitVal ? 0 : *c;
@@ -359,6 +432,151 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
         T* g = dst.GetPhyAddr(uint64_t(m) * p.dstStride);
         dslc::gm_access(id, g, uint64_t(p.nSize) * sizeof(T), true, api, loc);
         std::memcpy(g, row.data(), uint64_t(p.nSize) * sizeof(T));
+    }
+    dslc::count_dma(dslc::P_FIX, uint64_t(p.mSize) * p.nSize * sizeof(T), p.mSize);
+}
+
+// ---- FIX, the arch 3510 forms: L0C -> GM and L0C -> UB (Fixpipe（L0C到UB数据搬运）.md,
+// kernel_struct_fixpipe.h FixpipeParamsArch3510, impl/basic_api/utils/kernel_utils_mode.h) ----
+enum class ClipReluMode { NOCLIP_RELU = 0, CLIP_RELU = 1 };
+enum class ReluMode { NO_RELU = 0, NORMAL_RELU = 1, SCALAR_RELU = 2, VECTOR_RELU = 3 };
+enum DualDstMode : uint8_t { DUAL_DST_DISABLE = 0, DUAL_DST_SPLIT_M, DUAL_DST_SPLIT_N };
+struct Nz2NdParams {
+    __aicore__ Nz2NdParams() {}
+    __aicore__ Nz2NdParams(const uint16_t ndNumIn, const uint16_t srcNdStrideIn, const uint32_t dstNdStrideIn)
+        : ndNum(ndNumIn), srcNdStride(srcNdStrideIn), dstNdStride(dstNdStrideIn) {}
+    uint16_t ndNum = 1;
+    uint16_t srcNdStride = 0;
+    uint32_t dstNdStride = 0;
+};
+template <CO2Layout format> struct TransformParams {};
+template <> struct TransformParams<CO2Layout::NZ> { using PARAMS = uint8_t; };
+template <> struct TransformParams<CO2Layout::ROW_MAJOR> { using PARAMS = Nz2NdParams; };
+
+template <CO2Layout format = CO2Layout::ROW_MAJOR> struct FixpipeParamsArch3510 {
+    __aicore__ FixpipeParamsArch3510() {}
+    __aicore__ FixpipeParamsArch3510(const uint16_t nSizeIn, const uint16_t mSizeIn, const uint16_t srcStrideIn,
+                                     const uint32_t dstStrideIn)
+        : nSize(nSizeIn), mSize(mSizeIn), srcStride(srcStrideIn), dstStride(dstStrideIn) {}
+    ReluMode preReluMode = ReluMode::NO_RELU;
+    ClipReluMode preClipReluMode = ClipReluMode::NOCLIP_RELU;
+    uint64_t reluScalar = 0;
+    uint64_t vectorRelu = 0;
+    uint16_t nSize = 0;
+    uint16_t mSize = 0;
+    uint16_t srcStride = 0;  // C0_Size units: ceil16(mSize)
+    uint32_t dstStride = 0;  // ND: elements of a destination row (V220's NZ unit was 32 B)
+    QuantMode_t quantPre = QuantMode_t::NoQuant;
+    uint64_t deqScalar = 0;
+    bool reluEn = false;
+    uint8_t unitFlag = 0;
+    uint8_t dualDstCtl = 0;   // 0: one UB (subBlockId); 1: split M, rows [0, M/2) to AIV0, the rest to AIV1; 2: split N
+    bool subBlockId = false;
+    typename TransformParams<format>::PARAMS params;
+    bool isChannelSplit = false;
+};
+
+namespace detail {
+// Element (m, n) of the ND result: L0C NZ (srcStride rows per 16-column block) -> dst type, with
+// quantPre's conversion and ReLU; checks the pair like Fixpipe(L0C->GM).
+template <typename T, typename U> struct FixpipeRows {
+    const uint8_t* mem;
+    uint32_t src, stride;
+    bool relu;
+    T at(uint32_t m, uint32_t n) const {
+        U v;
+        std::memcpy(&v, mem + src + ((n / 16) * stride + m) * 16 * sizeof(U) + (n % 16) * sizeof(U), sizeof(U));
+        if (relu && v < U(0)) v = U(0);
+        return static_cast<T>(v);
+    }
+};
+template <typename T, typename U>
+inline void check_fixpipe(const char* api, QuantMode_t quant, uint32_t m, uint32_t n, uint32_t srcStride,
+                          dslc::Loc loc) {
+    constexpr bool from_f32 = std::is_same<U, float>::value;
+    static_assert(from_f32 || std::is_same<U, int32_t>::value, "Fixpipe: L0C holds float or int32_t");
+    const QuantMode_t want = std::is_same<T, half>::value         ? QuantMode_t::F322F16
+                             : std::is_same<T, bfloat16_t>::value ? QuantMode_t::F322BF16
+                                                                  : QuantMode_t::NoQuant;
+    if (!(std::is_same<T, U>::value || (from_f32 && want != QuantMode_t::NoQuant)) || quant != want)
+        dslc::fault(dslc::F_UNSUPPORTED, loc,
+                    "%s: %s L0C -> %s with quantPre %d: modelled are float -> float and int32_t -> int32_t with "
+                    "NoQuant, float -> half with F322F16, float -> bfloat16_t with F322BF16",
+                    api, dslc::dtype_name(dslc::DTypeOf<U>::value), dslc::dtype_name(dslc::DTypeOf<T>::value),
+                    int(quant));
+    if (m && n && srcStride < ceil_div(m, 16) * 16)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: srcStride %u < mSize %u rounded up to 16: column blocks would overlap",
+                    api, srcStride, m);
+}
+}  // namespace detail
+
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+__aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
+                               const FixpipeParamsArch3510<config.format>& p, dslc::Loc loc = {}) {
+    const char* api = "Fixpipe(L0C->GM, FixpipeParamsArch3510)";
+    if (config.format != CO2Layout::ROW_MAJOR || config.isToUB)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: only a ROW_MAJOR (NZ -> ND) config to GM is modelled here", api);
+    if (p.params.ndNum != 1) dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: only ndNum = 1 is modelled", api);
+    if (p.dualDstCtl) dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: dualDstCtl is for L0C -> UB", api);
+    FixpipeParamsV220 v(p.nSize, p.mSize, p.srcStride, p.dstStride, p.reluEn, p.quantPre, 0, 1, 0, 0, p.unitFlag);
+    Fixpipe<T, U, CFG_ROW_MAJOR>(dst, src, v, loc);
+}
+
+// L0C -> UB (950): single destination (the UB of AIV subBlockId) or DUAL_DST_SPLIT_M (rows
+// [0, mSize/2) to AIV0, [mSize/2, mSize) to AIV1, each at dst's UB offset, dense with dstStride
+// elements per row). The dual modes take no conversion or ReLU. The write lands in the AIVs' UB:
+// an AIV access it is not ordered with (a CrossCore flag from the FIX pipe) is a race.
+template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
+__aicore__ inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src,
+                               const FixpipeParamsArch3510<config.format>& p, dslc::Loc loc = {}) {
+    const char* api = "Fixpipe(L0C->UB)";
+    if (dslc::npu_arch() != 3510)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s needs arch 3510 (this is arch %d)", api, dslc::npu_arch());
+    if (!config.isToUB)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the FixpipeConfig must set isToUB = true (Fixpipe（L0C到UB数据搬运）.md)",
+                    api);
+    if (config.format != CO2Layout::ROW_MAJOR)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: only ROW_MAJOR (NZ -> ND) is modelled", api);
+    if (dst.buf() != dslc::kAivUbView)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: the destination must be a UB tensor (LocalMemAllocator<Hardware::UB> on the AIC)",
+                    api);
+    if (p.dualDstCtl > 1)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: dualDstCtl %u (split N) is not modelled", api, unsigned(p.dualDstCtl));
+    const bool split = p.dualDstCtl == 1;
+    if (split && (p.quantPre != QuantMode_t::NoQuant || p.reluEn || !std::is_same<T, U>::value))
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: DUAL_DST_SPLIT_M takes no on-the-fly conversion or ReLU", api);
+    if (split && p.mSize % 2 != 0)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: DUAL_DST_SPLIT_M needs an even mSize, got %u (pad M: (curM + 1) & ~1)", api,
+                    p.mSize);
+    if (dst.addr() % 32 != 0)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: the UB destination 0x%x is not 32-byte aligned", api, dst.addr());
+    detail::check_fixpipe<T, U>(api, p.quantPre, p.mSize, p.nSize, p.srcStride, loc);
+    const uint32_t nb = detail::ceil_div(p.nSize, 16);
+    dslc::cube_check(api, "source", src.buf(), src.addr(), uint64_t(nb) * p.srcStride * 16 * sizeof(U),
+                     detail::kHwL0C, 64, loc);
+    const uint32_t rows = split ? p.mSize / 2 : p.mSize;
+    if (p.nSize && uint64_t(dst.addr()) + (uint64_t(rows - 1) * p.dstStride + p.nSize) * sizeof(T) >
+                       uint64_t(dslc::cube_ub_capacity()))
+        dslc::fault(dslc::F_MEMORY, loc, "%s: %u rows of %u elements (row pitch %u) at UB 0x%x run past the UB", api, rows,
+                    p.nSize, p.dstStride, dst.addr());
+    uint32_t id = dslc::issue(dslc::P_FIX, api, loc);
+    if (!p.mSize || !p.nSize) return;
+    detail::FixpipeRows<T, U> in{dslc::ub_base(), src.addr(), p.srcStride, p.reluEn};
+    std::vector<T> row(p.nSize);
+    for (uint32_t m = 0; m < p.mSize; m++) {
+        for (uint32_t n = 0; n < p.nSize; n++) {
+            if (n % 16 == 0)
+                dslc::ub_access(id, src.addr() + ((n / 16) * p.srcStride + m) * 16 * uint32_t(sizeof(U)),
+                                std::min<uint32_t>(16, p.nSize - n) * sizeof(U), false);
+            row[n] = in.at(m, n);
+        }
+        const int sub = split ? (m < rows ? 0 : 1) : int(p.subBlockId);
+        const int core = dslc::aiv_core(sub);
+        if (core < 0)
+            dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the block has no AIV%d (__mix__(1, 2) has two)", api, sub);
+        const uint32_t r = split ? m % rows : m;
+        dslc::ub_access_remote(core, id, dst.addr() + r * p.dstStride * uint32_t(sizeof(T)), row.data(),
+                               p.nSize * uint32_t(sizeof(T)));
     }
     dslc::count_dma(dslc::P_FIX, uint64_t(p.mSize) * p.nSize * sizeof(T), p.mSize);
 }

@@ -119,6 +119,10 @@ bool race_on();
 // ---- the AIC's memories (cube.h, src/cube.cpp) ----
 // A buffer [start, start + bytes) of the running core's local memory, named `kind` in reports.
 int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc);
+// The core index of AIV `sub` of the block (-1: none); a write by the running core (the AIC's
+// Fixpipe) of `bytes` from `data` into that core's UB at `addr`, with its race checks.
+int aiv_core(int sub);
+void ub_access_remote(int core, uint32_t id, uint32_t addr, const void* data, uint32_t bytes);
 
 // ---- GM ----
 // Bounds-checks [p, p+bytes) against the tensors the harness allocated, then records it.
