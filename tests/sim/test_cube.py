@@ -346,3 +346,16 @@ def test_split_m_needs_an_even_m(tmp_path):
     (proj / "op_kernel" / "sim_mm.cpp").write_text(text)
     with pytest.raises(MemoryFaultError, match=r"DUAL_DST_SPLIT_M needs an even mSize, got 17"):
         _run(proj, 17, 16, 16, base=(32, 16, 16), blocks=1, target=T950)
+
+
+SIZES = (1, 16, 17, 255, 256, 1000)
+SLOW = [(m, n, k) for m in SIZES for n in SIZES for k in SIZES]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m,n,k", SLOW, ids=[f"{m}x{n}x{k}" for m, n, k in SLOW])
+@pytest.mark.parametrize("arch", ["910b", "950"])
+def test_matmul_matrix(project, project950, arch, m, n, k):
+    proj, target = (project, T910B) if arch == "910b" else (project950, T950)
+    res, a, b = _run(proj, m, n, k, base=(128, 128, 64), blocks=3, target=target)
+    np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 64) * np.float32(0.5))

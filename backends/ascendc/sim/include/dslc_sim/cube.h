@@ -440,7 +440,6 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
 // kernel_struct_fixpipe.h FixpipeParamsArch3510, impl/basic_api/utils/kernel_utils_mode.h) ----
 enum class ClipReluMode { NOCLIP_RELU = 0, CLIP_RELU = 1 };
 enum class ReluMode { NO_RELU = 0, NORMAL_RELU = 1, SCALAR_RELU = 2, VECTOR_RELU = 3 };
-enum DualDstMode : uint8_t { DUAL_DST_DISABLE = 0, DUAL_DST_SPLIT_M, DUAL_DST_SPLIT_N };
 struct Nz2NdParams {
     __aicore__ Nz2NdParams() {}
     __aicore__ Nz2NdParams(const uint16_t ndNumIn, const uint16_t srcNdStrideIn, const uint32_t dstNdStrideIn)
@@ -470,7 +469,9 @@ template <CO2Layout format = CO2Layout::ROW_MAJOR> struct FixpipeParamsArch3510 
     uint64_t deqScalar = 0;
     bool reluEn = false;
     uint8_t unitFlag = 0;
-    uint8_t dualDstCtl = 0;   // 0: one UB (subBlockId); 1: split M, rows [0, M/2) to AIV0, the rest to AIV1; 2: split N
+    // 0: one UB (subBlockId); 1: split M, rows [0, M/2) to AIV0, the rest to AIV1; 2: split N (the
+    // Tensor API names them Te::DualDstMode DUAL_DST_SPLIT_M/N, tensor_api/utils/utils.h)
+    uint8_t dualDstCtl = 0;
     bool subBlockId = false;
     typename TransformParams<format>::PARAMS params;
     bool isChannelSplit = false;
