@@ -359,3 +359,14 @@ def test_matmul_matrix(project, project950, arch, m, n, k):
     proj, target = (project, T910B) if arch == "910b" else (project950, T950)
     res, a, b = _run(proj, m, n, k, base=(128, 128, 64), blocks=3, target=target)
     np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 64) * np.float32(0.5))
+
+
+def test_profile_project_refuses_a_mixed_kernel_clearly(project):
+    from backends.ascendc.profile import profile_project
+    from dsl.errors import UnsupportedError
+
+    a, b = np.ones((64, 32), np.float16), np.ones((32, 64), np.float16)
+    with pytest.raises(UnsupportedError, match=r"^the performance model does not model __mix__ kernels yet"):
+        profile_project(
+            project, "sim_mm", inputs=[a, b], outputs=[((64, 64), np.float32)], attrs=[64, 64, 32, 2, 1, 0.5]
+        )
