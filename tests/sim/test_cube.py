@@ -312,6 +312,13 @@ BUGS950 = [
         ["AIV0 V Muls", "after AIC FIX Fixpipe(L0C->UB)", "CrossCoreWaitFlag on AIV0"],
         (128, 64, 32, 1),
     ),
+    (
+        23,
+        MemoryFaultError,
+        "DataCopyPad(zGm_[(mOff + sub * halfM) * n_ + nOff], out,",
+        ["DataCopyPad(UB->GM): source UB [0x2000, 0x42f8)", "runs outside TBuf<VECOUT>#1"],
+        (64, 70, 32, 2),
+    ),
 ]
 
 
