@@ -438,6 +438,13 @@ void run_block(void (*launch)(uint8_t**), uint8_t** args) {
                 if (!x.has_fault) x.has_fault = true, x.fault = f;
                 x.abort = true;
                 lk.unlock();
+            } catch (const std::exception& e) {  // (Abort is not one)
+                lk.lock();
+                if (!x.has_fault)
+                    x.has_fault = true, x.fault = SimFault{F_SIM, std::string("uncaught C++ exception on the ") +
+                                                                      core_label(me) + ": " + e.what()};
+                x.abort = true;
+                lk.unlock();
             }
             lk.lock();
         } catch (const Abort&) {
