@@ -179,3 +179,56 @@ def test_mode4_needs_950_and_maps_aiv1_to_id_plus_16(tmp_path):
     )
     with pytest.raises(UnsupportedError, match=re.escape("mode 4 needs arch 3510")):
         run(proj, x, tile=TILE, blocks=BLOCKS, key=1)
+
+
+MISUSE = [
+    # replace in mix_flags.cpp, error, message
+    (
+        "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_DONE);",
+        "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_DONE + 14);",
+        SyncError,
+        "CrossCoreSetFlag<2>(17): flag ids are 0-15 (the hardware keeps the low 4 bits, 1: another flag); id + 16 "
+        "addresses AIV1 only in mode 4",
+    ),
+    (
+        "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_DONE);",
+        "CrossCoreSetFlag<0, PIPE_MTE3>(AIV_DONE);",
+        UnsupportedError,
+        "CrossCoreSetFlag<0>: mode 0 synchronises every AIC (or AIV) of the launch",
+    ),
+    (
+        "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_DONE);",
+        "CrossCoreSetFlag<2, PIPE_S>(AIV_DONE);",
+        SyncError,
+        "CrossCoreSetFlag<2, PIPE_S>: the pipe cannot be PIPE_ALL or PIPE_S (modes 0-2)",
+    ),
+    (
+        "for (int i = 0; i < sets; i++) CrossCoreSetFlag<2, PIPE_MTE2>(AIC_DONE);",
+        "for (int i = 0; i < sets; i++) CrossCoreSetFlag<2, PIPE_V>(AIC_DONE);",
+        UnsupportedError,
+        "CrossCoreSetFlag<2, PIPE_V> on the AIC: it has no such pipe",
+    ),
+    (
+        "float v = zGm.GetValue(first);",
+        "SetFlag<HardEvent::V_MTE3>(0); float v = zGm.GetValue(first);",
+        UnsupportedError,
+        "SetFlag<HardEvent::V_MTE3> on the AIC: it has no V pipe (a vector-side event",
+    ),
+    (
+        "    DataCopy(t, xGm[off], half);",
+        "    SetFlag<HardEvent::M_FIX>(0);\n    DataCopy(t, xGm[off], half);",
+        UnsupportedError,
+        "SetFlag<HardEvent::M_FIX> on the AIV0: it has no M pipe (a cube-side event",
+    ),
+]
+
+
+@pytest.mark.parametrize("old,new,err,msg", MISUSE, ids=[str(i) for i in range(len(MISUSE))])
+def test_cross_core_misuse(tmp_path, old, new, err, msg):
+    text = (KERNELS / "mix_flags.cpp").read_text()
+    assert text.count(old) == 1, old
+    proj = make_project(tmp_path, "mix_flags", text.replace(old, new))
+    with pytest.raises(err) as e:
+        run(proj, _x(), tile=TILE, blocks=BLOCKS, key=1)
+    assert msg in str(e.value), str(e.value)
+    assert str(e.value).startswith("op_kernel/sim_ew.cpp:")

@@ -377,3 +377,30 @@ def test_profile_project_refuses_a_mixed_kernel_clearly(project):
         profile_project(
             project, "sim_mm", inputs=[a, b], outputs=[((64, 64), np.float32)], attrs=[64, 64, 32, 2, 1, 0.5]
         )
+
+
+@pytest.mark.parametrize("out", [np.float16, "bfloat16"])
+@pytest.mark.parametrize("relu", [False, True])
+def test_fixpipe_converts_f32_to_f16_and_bf16_with_relu(tmp_path, out, relu):
+    import ml_dtypes
+
+    dt = np.dtype(ml_dtypes.bfloat16) if out == "bfloat16" else np.dtype(out)
+    proj = tmp_path / "mm"
+    shutil.copytree(FIXTURE, proj)
+    (proj / "op_kernel" / "sim_mm.cpp").write_text((FIXTURE.parent / "kernels" / "mm_cast.cpp").read_text())
+    rng = np.random.default_rng(3)
+    m, n, k = 33, 40, 50
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    res = simulate_project(
+        proj,
+        "sim_mm",
+        inputs=[a, b],
+        outputs=[((m, n), dt)],
+        attrs=[64, 64, 64, 1, 2 if relu else 1, 1.0],
+        target=T910B,
+    )
+    acc = mmad_model(a, b, 64)
+    if relu:
+        acc = np.maximum(acc, np.float32(0))
+    np.testing.assert_array_equal(res.outputs[0].view(np.uint16), acc.astype(dt).view(np.uint16))
