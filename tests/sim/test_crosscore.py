@@ -232,3 +232,15 @@ def test_cross_core_misuse(tmp_path, old, new, err, msg):
         run(proj, _x(), tile=TILE, blocks=BLOCKS, key=1)
     assert msg in str(e.value), str(e.value)
     assert str(e.value).startswith("op_kernel/sim_ew.cpp:")
+
+
+def test_each_core_has_its_own_current_tpipe(tmp_path):
+    # AIV0 waits in the mode-1 meeting while AIV1 builds its TPipe: GetTPipePtr() must still be AIV0's.
+    text = (KERNELS / "mix_flags.cpp").read_text()
+    old = "        CrossCoreWaitFlag(5);\n"
+    assert text.count(old) == 1
+    proj = make_project(
+        tmp_path, "mix_flags", text.replace(old, old + "        ASSERT(GetTPipePtr() == &pipe);\n")
+    )
+    x = _x()
+    np.testing.assert_array_equal(run(proj, x, tile=TILE, blocks=BLOCKS, key=8).outputs[0], _expected(x))
