@@ -39,6 +39,16 @@ class Target:
     # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
     bf16_vector_ops: frozenset[str] = frozenset({"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad"})
     soc_config: str = ""  # the AddConfig / ASCEND_COMPUTE_UNIT name
+    # The AIC's memories per AI Core (ascendc-api.md section 1: 512K / 64K / 64K and L0C 128K on
+    # 910B, 256K on 950) and the address alignment of each (regbase-cv.md section 3.2: L1 32 B,
+    # L0A/L0B one 512-B fractal, L0C 64 B as Fixpipe requires).
+    l1_bytes: int = 512 * 1024
+    l0a_bytes: int = 64 * 1024
+    l0b_bytes: int = 64 * 1024
+    l0c_bytes: int = 128 * 1024
+    l1_align: int = 32
+    l0ab_align: int = 512
+    l0c_align: int = 64
 
 
 TARGETS: dict[str, Target] = {
@@ -63,6 +73,7 @@ TARGETS: dict[str, Target] = {
         ub_usable_bytes=253952,
         aiv_cores=64,
         aic_cores=32,
+        l0c_bytes=256 * 1024,
         regbase=True,
         bf16_vector_ops=frozenset(
             {
