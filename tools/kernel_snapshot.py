@@ -75,7 +75,11 @@ def main() -> None:
                 try:
                     files = lower(op, target, warn_builtin=False, cann=cann).files
                 except Exception as e:  # noqa: BLE001
-                    text = f"{type(e).__name__}: {e}".replace(str(workdir), "<work>").replace("\n", " | ")
+                    text = (
+                        f"{type(e).__name__}: {e}".replace(str(workdir), "<work>")
+                        .replace(str(ROOT), "<root>")
+                        .replace("\n", " | ")
+                    )
                     print(f"error  {config}/{label}: {text}")
                     continue
                 for rel in sorted(files):
