@@ -253,13 +253,14 @@ def _vector_ops(func: Func) -> int:
     return sum(1 for op in func.loop().region if not op.opname.startswith(("dma.", "sync.")))
 
 
-def _api_ok(func: Func) -> bool:
-    """Every vector op of ``func`` takes its dtype in the A2 API (the kernel renderer's check)."""
-    from .kernel.variant import VariantRenderer
+def _api_ok(func: Func, tgt) -> bool:
+    """Every vector op of ``func`` takes its dtype in the vector API (the kernel renderer's check)."""
+    from .kernel.vector import MemBase
 
     try:
+        vc = MemBase(tgt)
         for op in func.walk():
-            VariantRenderer.check_dtype(None, op)
+            vc.check(op)
     except CompileError:
         return False
     return True
@@ -298,7 +299,7 @@ def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core:
                 key = twin_key(a, i, attr_keys, n)
                 base = next(v for v in variants if v.dtype == dt and v.key == a)
                 cheaper = f is not base.func and _vector_ops(f) < _vector_ops(base.func) + 1
-                if not _api_ok(f):  # e.g. an i8 scalar splatted by Duplicate: keep the tensor form
+                if not _api_ok(f, tgt):  # e.g. an i8 scalar splatted by Duplicate: keep the tensor form
                     f, cheaper = base.func, False  # (never selected: every dtype needs the point)
                 v = Variant(key, f, dt, {**base.bind, SCALAR_INPUT: TWIN_PREFIX + p.value.name})
                 v.ub_budget = ub

@@ -33,8 +33,9 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..cann import spelling
 from ..writer import CodeWriter
-from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
+from .api import BINARY, CASTS, CMP_MODES, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from .merge import Block, Stmt, blocks, merge
+from .vector import MemBase
 from .naming import RESERVED, camel, gm_param
 from .template import COPY_PARAMS, KernelText, _bytes, every_binding, variant_id
 from .variant import (
@@ -129,6 +130,7 @@ class RowVariantRenderer(VariantRenderer):
         from .naming import NameTable
 
         self.names = NameTable()
+        self.vc = MemBase(cann=facts.cann)
 
     def kind(self, v) -> str:
         return self.layout.kind(v.type)
@@ -300,7 +302,7 @@ class RowVariantRenderer(VariantRenderer):
         return name
 
     def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
-        self.check_dtype(op)
+        self.vc.check(op)
         name = op.opname
         args = op.operands
         dst = self.view(op.result)
@@ -474,12 +476,6 @@ class RowVariantRenderer(VariantRenderer):
             note="Welford statistics of the row so far; its mean after the last chunk",
             dsl=loc,
         )
-
-    def check_dtype(self, op: Op) -> None:
-        api = OP_API.get(op.opname)
-        if api is None or op.opname == "vec.brc":
-            return
-        super().check_dtype(op)
 
 
 def _note_above(st: Stmt) -> Stmt:

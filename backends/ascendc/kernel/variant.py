@@ -19,11 +19,9 @@ from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
 from .api import (
-    A2_DTYPES,
     BINARY,
     CASTS,
     CMP_MODES,
-    OP_API,
     SCALAR_BINARY,
     SCALAR_CMP,
     UNARY,
@@ -36,6 +34,7 @@ from passes.rows import is_row_func
 
 from ..cann import DEFAULT_CANN, spelling
 from .merge import Stmt
+from .vector import MemBase
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name, gm_param
 
 # Op attributes that do not change what a value computes: its buffer, and where a column-chunked
@@ -191,6 +190,7 @@ class VariantRenderer:
             self.func.attributes["buffers"],
         )
         self.names = NameTable()
+        self.vc = MemBase(cann=facts.cann)  # the vector code path
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -620,7 +620,7 @@ class VariantRenderer:
         """A vector op over the tile's ``n`` elements (``count`` is the row renderer's: a tile op
         always covers the whole tile)."""
         name = op.opname
-        self.check_dtype(op)
+        self.vc.check(op)
         dst = self.view(op.result)
         args = op.operands
         if name in BINARY:
@@ -702,20 +702,6 @@ class VariantRenderer:
         if owner is not None and owner.opname == "const":
             return self.typed_for(typed_literal(owner.attrs["value"], dt), dt, view)
         return self.scalar(v)
-
-    def check_dtype(self, op: Op) -> None:
-        api = OP_API.get(op.opname)
-        if api is None:
-            return
-        dt = (op.operands[0] if op.opname == "cmp" else op.result).type.dtype
-        if op.opname == "cmp" and dt == i32 and op.attrs["pred"] != "eq":
-            raise _fail(op, f"Compare takes int32_t for equality only on A2, not '{op.attrs['pred']}'")
-        if ctype(dt) not in A2_DTYPES[api]:
-            raise _fail(
-                op,
-                f"{api} does not take {dt} in the A2 vector API dslc targets "
-                f"(it takes {', '.join(sorted(A2_DTYPES[api]))}); cast to f32 first",
-            )
 
     # -- types ----------------------------------------------------------------------------------
 
