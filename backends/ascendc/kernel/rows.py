@@ -193,7 +193,7 @@ class RowVariantRenderer(VariantRenderer):
             count = "cols_"
             if op.opname in ("cmp", "where"):  # Compare/Select take whole repeats (colLen_ holds them)
                 count = "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))"
-            code.resident.append(self.vector(op, count=count, loc=where(op)))
+            code.resident.append(self.vector(op, count=count))
             written.add(id(op.result))
 
     # -- the step -------------------------------------------------------------------------------
@@ -301,8 +301,9 @@ class RowVariantRenderer(VariantRenderer):
             return f"{name}[r * pitch_]"
         return name
 
-    def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
+    def vector(self, op: Op, count: str | None = None) -> Stmt:
         self.vc.check(op)
+        loc = where(op)
         name = op.opname
         args = op.operands
         dst = self.view(op.result)

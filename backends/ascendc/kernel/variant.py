@@ -34,7 +34,10 @@ from passes.rows import is_row_func
 
 from ..cann import DEFAULT_CANN, spelling
 from .merge import Stmt
-from .vector import MemBase
+from .vector import Extent, Form, MemBase, Operand, VecOp
+from .vector.base import where
+
+TILE_EXTENT = Extent("n", "nAligned")  # a tile op covers the tile's n elements (whole repeats: nAligned)
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name, gm_param
 
 # Op attributes that do not change what a value computes: its buffer, and where a column-chunked
@@ -65,13 +68,6 @@ class Signature:
     inputs: list[str]
     outputs: list[str]
     attrs: list[tuple[str, str]]  # (name, "float" | "int") run-time attributes
-
-
-def where(op) -> str | None:
-    """``file.py:LINE`` of an op (or function): the source-map label of its statements."""
-    if op.loc is None:
-        return None
-    return f"{op.loc.filename}:{op.loc.line}"
 
 
 def _fail(op: Op, msg: str) -> CompileError:
@@ -608,7 +604,7 @@ class VariantRenderer:
             return Stmt(self.store_call(v, view, camel(out) + "Gm_", c), dsl=loc)
         if not isinstance(op.result.type, TensorType):
             raise _fail(op, f"scalar op '{name}' inside the {self.LOOP} loop")
-        return self.vector(op, loc=loc)
+        return self.vector(op)
 
     def load_call(self, op: Op, view: str, gm: str, c: str) -> str:
         return f"DataCopyPad({view}, {gm}[t * TILE], {copy_params(c)}, {pad_params(c)});"
@@ -616,76 +612,20 @@ class VariantRenderer:
     def store_call(self, v, view: str, gm: str, c: str) -> str:
         return f"DataCopyPad({gm}[t * TILE], {view}, {copy_params(c)});"
 
-    def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
-        """A vector op over the tile's ``n`` elements (``count`` is the row renderer's: a tile op
-        always covers the whole tile)."""
-        name = op.opname
-        self.vc.check(op)
+    def vector(self, op: Op) -> Stmt:
+        """A vector op over the tile's ``n`` elements (the vector code path renders it)."""
         dst = self.view(op.result)
-        args = op.operands
-        if name in BINARY:
-            a, b = (self.use(x) for x in args)
-            resident = [
-                x.owner is not None and x.owner.opname == "vec.dup" and x.owner not in self.loop.region
-                for x in args
-            ]
-            if resident[1]:
-                return Stmt(f"{BINARY[name]}RepeatRhs({dst}, {a}, {b}, n);", dsl=loc)
-            if resident[0]:
-                return Stmt(f"{BINARY[name]}RepeatLhs({dst}, {a}, {b}, n);", dsl=loc)
-            return Stmt(f"{BINARY[name]}({dst}, {a}, {b}, n);", dsl=loc)
-        if name in VECTOR_SCALAR:
-            s = self.scalar_for(args[1], op.result.type.dtype, dst)
-            return Stmt(f"{VECTOR_SCALAR[name]}({dst}, {self.use(args[0])}, {s}, n);", dsl=loc)
-        if name in UNARY:
-            return Stmt(f"{UNARY[name]}({dst}, {self.use(args[0])}, n);", dsl=loc)
-        if name == "neg":
-            lit = self.typed_for(typed_literal(-1, op.result.type.dtype), op.result.type.dtype, dst)
-            return Stmt(f"Muls({dst}, {self.use(args[0])}, {lit}, n);", dsl=loc)
-        if name == "vec.dup":
-            return Stmt(
-                f"Duplicate({dst}, {self.scalar_for(args[0], op.result.type.dtype, dst)}, n);", dsl=loc
-            )
-        if name == "round":
-            return Stmt(
-                f"Cast({dst}, {self.use(args[0])}, RoundMode::CAST_RINT, n);",
-                note="round half to even",
-                dsl=loc,
-            )
-        if name == "cast":
-            pair = (args[0].type.dtype, op.result.type.dtype)
-            if pair not in CASTS:
-                raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the 910B backend yet")
-            return Stmt(f"Cast({dst}, {self.use(args[0])}, RoundMode::{CASTS[pair]}, n);", dsl=loc)
-        if name == "cmp" and isinstance(args[1].type, ScalarType):
-            a = self.use(args[0])
-            s = self.scalar_for(args[1], args[0].type.dtype, a)
-            mode = CMP_MODES[op.attrs["pred"]]
-            return Stmt(
-                f"{spelling('compare_scalar', self.facts.cann)}({dst}, {a}, {s}, CMPMODE::{mode}, nAligned);",
-                note="bit mask",
-                dsl=loc,
-            )
-        if name == "cmp":
-            a, b = (self.use(x) for x in args)
-            mode = CMP_MODES[op.attrs["pred"]]
-            return Stmt(f"Compare({dst}, {a}, {b}, CMPMODE::{mode}, nAligned);", note="bit mask", dsl=loc)
-        if name == "where":
-            if args[1].type.dtype != args[2].type.dtype:
-                raise _fail(
-                    op,
-                    f"dsl.where branches must share a dtype on the vector unit "
-                    f"({args[1].type.dtype} vs {args[2].type.dtype}); cast one of them",
-                )
-            if isinstance(args[2].type, ScalarType):
-                c, a = self.use(args[0]), self.use(args[1])
-                s = self.scalar_for(args[2], args[1].type.dtype, a)
-                return Stmt(
-                    f"Select({dst}, {c}, {a}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, nAligned);", dsl=loc
-                )
-            c, a, b = (self.use(x) for x in args)
-            return Stmt(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", dsl=loc)
-        raise _fail(op, f"'{name}' is not supported by the 910B elementwise backend yet")
+        out = Operand(dst, op.result.type.dtype, Form.TILE, self.view_types.get(dst))
+        return self.vc.op(VecOp(op, out, [self.operand(x) for x in op.operands], TILE_EXTENT), self)
+
+    def operand(self, x) -> Operand:
+        """A tile op's source: a view (a resident broadcast: one repeat, read with stride 0) or a scalar."""
+        if isinstance(x.type, ScalarType):
+            return Operand("", x.type.dtype, Form.SCALAR, value=x)
+        owner = x.owner
+        resident = owner is not None and owner.opname == "vec.dup" and owner not in self.loop.region
+        text = self.use(x)
+        return Operand(text, x.type.dtype, Form.REPEAT if resident else Form.TILE, self.view_types.get(text))
 
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         """``expr`` as the element type of ``view``: written ``static_cast<T>`` when that is T."""

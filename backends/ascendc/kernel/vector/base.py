@@ -18,6 +18,13 @@ from dsl.ir import Op
 from ..merge import Stmt
 
 
+def where(op) -> str | None:
+    """``file.py:LINE`` of an op (or function): the source-map label of its statements."""
+    if op.loc is None:
+        return None
+    return f"{op.loc.filename}:{op.loc.line}"
+
+
 class Form(enum.Enum):
     """How an operand is laid out for the op."""
 
