@@ -31,11 +31,13 @@ from dsl.ir import Op, ScalarType, TensorType
 
 from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
-from ..cann import spelling
 from ..writer import CodeWriter
-from .api import BINARY, CASTS, CMP_MODES, UNARY, VECTOR_SCALAR, ctype, typed_literal
+from .api import BINARY, VECTOR_SCALAR, ctype
 from .merge import Block, Stmt, blocks, merge
-from .vector import MemBase
+from .vector import Extent, Form, MemBase, Operand, VecOp
+
+# A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
+COLUMN_EXTENT = Extent("cols_", "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))")
 from .naming import RESERVED, camel, gm_param
 from .template import COPY_PARAMS, KernelText, _bytes, every_binding, variant_id
 from .variant import (
@@ -190,10 +192,7 @@ class RowVariantRenderer(VariantRenderer):
             if any(id(v) in written for v in op.operands):
                 code.resident.append(Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1))
                 written.clear()
-            count = "cols_"
-            if op.opname in ("cmp", "where"):  # Compare/Select take whole repeats (colLen_ holds them)
-                count = "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))"
-            code.resident.append(self.vector(op, count=count))
+            code.resident.append(self.vector(op, COLUMN_EXTENT))
             written.add(id(op.result))
 
     # -- the step -------------------------------------------------------------------------------
@@ -293,15 +292,20 @@ class RowVariantRenderer(VariantRenderer):
 
     # -- vector statements ------------------------------------------------------------------------
 
-    def operand(self, v, per_row: bool) -> str:
-        """An operand inside the per-row loop (``per_row``) or of a whole-step call."""
+    def operand(self, v, per_row: bool) -> Operand:
+        """A source inside the per-row loop (``per_row``: a row at ``[r * pitch_]``) or of a
+        whole-step call; a per-row value (the scalar of a vector-scalar call: ``GetValue``), a
+        column, or a scalar."""
+        if not isinstance(v.type, TensorType):
+            return Operand("", v.type.dtype, Form.SCALAR, value=v)
         k = self.kind(v)
+        form = {ROW: Form.ROW if per_row else Form.TILE, COL: Form.COLUMN, PERROW: Form.PER_ROW}.get(
+            k, Form.TILE
+        )
         name = self.use(v)
-        if per_row and k == ROW:
-            return f"{name}[r * pitch_]"
-        return name
+        return Operand(name, v.type.dtype, form, self.view_types.get(name))
 
-    def vector(self, op: Op, count: str | None = None) -> Stmt:
+    def vector(self, op: Op, extent: Extent | None = None) -> Stmt:
         self.vc.check(op)
         loc = where(op)
         name = op.opname
@@ -353,67 +357,16 @@ class RowVariantRenderer(VariantRenderer):
                 dsl=loc,
             )
         per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
-        if count is None:
+        if extent is None:
             if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
-                count = "cols_"
-            elif name in ("cmp", "where"):  # whole repeats: per-row buffers are sized for them
-                count = "nPerRowAligned" if rkind == PERROW else "nAligned"
+                extent = Extent("cols_", "cols_")
+            elif rkind == PERROW:  # Compare/Select: whole repeats (per-row buffers are sized for them)
+                extent = Extent("nPerRow", "nPerRowAligned")
             else:
-                count = "nPerRow" if rkind == PERROW else "n"
-        d = f"{dst}[r * pitch_]" if per_row else dst
-        ops = [self.operand(a, per_row) if isinstance(a.type, TensorType) else None for a in args]
-        if name in BINARY:
-            call = f"{BINARY[name]}({d}, {ops[0]}, {ops[1]}, {count});"
-        elif name in VECTOR_SCALAR:
-            if kinds[1] == PERROW:
-                s = f"{self.use(args[1])}.GetValue(r * PER_ROW)"
-            else:
-                s = self.scalar_for(args[1], op.result.type.dtype, dst)
-            call = f"{VECTOR_SCALAR[name]}({d}, {ops[0]}, {s}, {count});"
-        elif name in UNARY:
-            call = f"{UNARY[name]}({d}, {ops[0]}, {count});"
-        elif name == "neg":
-            lit = self.typed_for(typed_literal(-1, op.result.type.dtype), op.result.type.dtype, dst)
-            call = f"Muls({d}, {ops[0]}, {lit}, {count});"
-        elif name == "vec.dup":
-            call = f"Duplicate({d}, {self.scalar_for(args[0], op.result.type.dtype, dst)}, {count});"
-        elif name == "round":
-            return Stmt(
-                _loop(per_row, f"Cast({d}, {ops[0]}, RoundMode::CAST_RINT, {count});"),
-                note="round half to even",
-                dsl=loc,
-            )
-        elif name == "cast":
-            pair = (args[0].type.dtype, op.result.type.dtype)
-            if pair not in CASTS:
-                raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the row backend yet")
-            call = f"Cast({d}, {ops[0]}, RoundMode::{CASTS[pair]}, {count});"
-        elif name == "cmp":
-            mode = CMP_MODES[op.attrs["pred"]]
-            if ops[1] is None:  # a row against a scalar (a constant, a Scalar input)
-                s = self.scalar_for(args[1], args[0].type.dtype, ops[0])
-                compare = spelling("compare_scalar", self.facts.cann)
-                call = f"{compare}({d}, {ops[0]}, {s}, CMPMODE::{mode}, {count});"
-            else:
-                call = f"Compare({d}, {ops[0]}, {ops[1]}, CMPMODE::{mode}, {count});"
-            return Stmt(call, note="bit mask", dsl=loc)
-        elif name == "where":
-            if args[1].type.dtype != args[2].type.dtype:
-                raise _fail(op, "dsl.where branches must share a dtype on the vector unit; cast one of them")
-            if ops[1] is None:
-                raise _fail(
-                    op, "dsl.where with a scalar first branch reached the row kernel; swap the branches"
-                )
-            if ops[2] is None:
-                s = self.scalar_for(args[2], args[1].type.dtype, ops[1])
-                call = f"Select({d}, {ops[0]}, {ops[1]}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});"
-            else:
-                call = (
-                    f"Select({d}, {ops[0]}, {ops[1]}, {ops[2]}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});"
-                )
-        else:
-            raise _fail(op, f"'{name}' is not supported by the row backend yet")
-        return Stmt(_loop(per_row, call), dsl=loc)
+                extent = Extent("n", "nAligned")
+        extent = dataclasses.replace(extent, rows="rows" if per_row else None, family="rows")
+        out = Operand(dst, op.result.type.dtype, Form.ROW if per_row else Form.TILE, self.view_types.get(dst))
+        return self.vc.op(VecOp(op, out, [self.operand(a, per_row) for a in args], extent), self)
 
     def fold(self, op: Op, loc) -> Stmt:
         """Seed 002's binary add: the columns past foldNum_ (the largest power of two below cols_)
@@ -501,10 +454,6 @@ def twin_passes(twin) -> tuple[int, dict]:
         if not op.opname.startswith("sync.") and ("phases" in op.attrs or "once" in op.attrs)
     }
     return twin.attributes["phases"], ops
-
-
-def _loop(per_row: bool, call: str) -> str:
-    return f"{LOOP} {call}" if per_row else call
 
 
 def _word(c: str) -> str:

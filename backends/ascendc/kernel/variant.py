@@ -18,21 +18,10 @@ from dsl.dtypes import DType, bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
-from .api import (
-    BINARY,
-    CASTS,
-    CMP_MODES,
-    SCALAR_BINARY,
-    SCALAR_CMP,
-    UNARY,
-    VECTOR_SCALAR,
-    ctype,
-    float_literal,
-    typed_literal,
-)
+from .api import SCALAR_BINARY, SCALAR_CMP, ctype, float_literal, typed_literal
 from passes.rows import is_row_func
 
-from ..cann import DEFAULT_CANN, spelling
+from ..cann import DEFAULT_CANN
 from .merge import Stmt
 from .vector import Extent, Form, MemBase, Operand, VecOp
 from .vector.base import where
