@@ -46,15 +46,11 @@ from .variant import (
     Variant,
     VariantCode,
     VariantRenderer,
-    _fail,
     _quiet_paired_waits,
     field_name,
     tile_ops,
     where,
 )
-
-CHUNK_REDUCE = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
-LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 
 
 @dataclass
@@ -302,60 +298,18 @@ class RowVariantRenderer(VariantRenderer):
         form = {ROW: Form.ROW if per_row else Form.TILE, COL: Form.COLUMN, PERROW: Form.PER_ROW}.get(
             k, Form.TILE
         )
+        if v.owner is not None and v.owner.opname == "vec.brcb":
+            form = Form.BLOCKS
         name = self.use(v)
-        return Operand(name, v.type.dtype, form, self.view_types.get(name))
+        buf = v.owner.attrs.get("buf") if v.owner is not None else None
+        return Operand(name, v.type.dtype, form, self.view_types.get(name), buf)
 
     def vector(self, op: Op, extent: Extent | None = None) -> Stmt:
-        self.vc.check(op)
-        loc = where(op)
         name = op.opname
         args = op.operands
         dst = self.view(op.result)
         rkind = self.kind(op.result)
         kinds = [self.kind(a) for a in args]
-        if name == "reduce":
-            return self.reduce(op, loc)
-        if name == "vec.fold":
-            return self.fold(op, loc)
-        if name == "welford.var":
-            self.code.uses_welford = self.code.uses_mean = True
-            if op.attrs.get("blocks"):
-                self.code.welford_blocks = True
-            return Stmt(
-                f"WelfordVar({dst}, {self.use(args[1])});",
-                note="variance of the row: its Welford statistics merged (Chan)",
-                dsl=loc,
-            )
-        if name == "vec.brc":
-            src = self.use(args[0])
-            if kinds[0] == PERROW:
-                call = f"Duplicate({dst}[r * pitch_], {src}.GetValue(r * PER_ROW), cols_);"
-            else:
-                call = f"DataCopy({dst}[r * pitch_], {src}, pitch_);"
-            return Stmt(
-                f"{LOOP} {call}",
-                note=f"{'per-row value' if kinds[0] == PERROW else 'column'} over whole rows",
-                dsl=loc,
-            )
-        if name == "vec.brcb":
-            self.code.spreads = True
-            return Stmt(
-                f"SpreadPerRow({dst}, {self.use(args[0])}, rows);",
-                note="each row's value over a 32-byte block (Brcb)",
-                dsl=loc,
-            )
-        if name in BINARY and rkind == ROW and PERROW in kinds:
-            k = kinds.index(PERROW)
-            if args[k].owner is None or args[k].owner.opname != "vec.brcb":
-                raise _fail(
-                    op, f"'{name}' of a row and a per-row value needs the per-row value as Brcb blocks"
-                )
-            self.code.row_ops.add(name)
-            first = "true" if k == 0 else "false"
-            return Stmt(
-                f"RowsByValue<RowOp::{name.upper()}, {first}>({dst}, {self.use(args[1 - k])}, {self.use(args[k])}, rows);",
-                dsl=loc,
-            )
         per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
         if extent is None:
             if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
@@ -365,71 +319,21 @@ class RowVariantRenderer(VariantRenderer):
             else:
                 extent = Extent("n", "nAligned")
         extent = dataclasses.replace(extent, rows="rows" if per_row else None, family="rows")
-        out = Operand(dst, op.result.type.dtype, Form.ROW if per_row else Form.TILE, self.view_types.get(dst))
+        form = {ROW: Form.ROW if per_row else Form.TILE, COL: Form.COLUMN, PERROW: Form.PER_ROW}.get(
+            rkind, Form.TILE
+        )
+        out = Operand(dst, op.result.type.dtype, form, self.view_types.get(dst), op.attrs.get("buf"))
         return self.vc.op(VecOp(op, out, [self.operand(a, per_row) for a in args], extent), self)
 
-    def fold(self, op: Op, loc) -> Stmt:
-        """Seed 002's binary add: the columns past foldNum_ (the largest power of two below cols_)
-        added (max/min-ed) onto the front of the row, one elementwise call per row, in place."""
-        self.code.uses_fold = True
-        dst, src = self.view(op.result), self.use(op.operands[0])
-        fn = {"sum": "Add", "mean": "Add", "max": "Max", "min": "Min"}[op.attrs["kind"]]
-        code = ""
-        if op.result.owner.attrs.get("buf") != op.operands[0].owner.attrs.get("buf"):
-            code = f"DataCopy({dst}, {src}, n);\nPipeBarrier<PIPE_V>();\n"
-        code += (
-            f"for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r) "
-            f"{fn}({dst}[r * pitch_], {dst}[r * pitch_], {dst}[r * pitch_ + foldNum_], cols_ - foldNum_);"
-        )
-        return Stmt(code, note="fold the columns past foldNum_ onto the front (seed 002)", dsl=loc)
+    @property
+    def needs(self) -> RowCode:
+        """Where the vector code path records the helpers, members and buffers it asked for."""
+        return self.code
 
-    def reduce(self, op: Op, loc) -> Stmt:
-        kind = op.attrs["kind"]
-        dst, src = self.view(op.result), self.use(op.operands[0])
-        count = "foldNum_" if op.attrs.get("folded") else "cols_"
-        if self.chunked and op.attrs.get("welford"):
-            return self.chunk_reduce(op, dst, src, count, loc)
-        self.code.row_reduces.add(CHUNK_REDUCE[kind])
-        if self.chunked or getattr(self.v, "twin_passes", None) is not None:
-            return self.step_reduce(op, dst, src, count, loc)
-        code = f"ReduceRows<RowReduce::{CHUNK_REDUCE[kind]}>({dst}, {src}, {count}, rows);"
-        note = "one value per row"
-        if kind == "mean":
-            self.code.uses_mean = True
-            code += f"\nPipeBarrier<PIPE_V>();\nMuls({dst}, {dst}, invCols_, nPerRow);"
-            note = "sum per row, then times 1 / cols"
-        return Stmt(code, note=note, dsl=loc)
-
-    def step_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
-        """A reduction in a kernel with column-chunked twins: one ReduceRows call the full-load
-        variant and its twin write alike (so ProcessStep holds it once): the step's rows, or
-        (COLUMN_CHUNKS) the row so far, chunk by chunk (ReduceChunk); a mean scales by 1 / cols
-        (after the last chunk)."""
-        kind = op.attrs["kind"]
-        which = CHUNK_REDUCE[kind]
-        if self.chunked:
-            if op.result.type.dtype.name != "f32":
-                raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
-            self.code.uses_part = True
-            self.code.chunk_helpers.add(which)
-        mean = ", true" if kind == "mean" else ""
-        note = "one value per row (chunked: the row so far)"
-        if kind == "mean":
-            self.code.uses_mean = self.code.mean_reduce = True
-            note = "mean per row (chunked: sum so far; / cols at the last chunk)"
-        code = f"ReduceRows<RowReduce::{which}{mean}>({dst}, {src}, {count}, rows, chunk);"
-        return Stmt(code, note=note, dsl=loc)
-
-    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
-        """A chunked twin's mean under Welford statistics (``passes/chunk_rows.py`` ``welford``)."""
-        if op.result.type.dtype.name != "f32":
-            raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
-        self.code.uses_welford = self.code.uses_mean = True
-        return Stmt(
-            f"WelfordChunk({dst}, {src}, {count}, chunk);",
-            note="Welford statistics of the row so far; its mean after the last chunk",
-            dsl=loc,
-        )
+    @property
+    def twinned(self) -> bool:
+        """A full-load variant that writes its column-chunked twin's guards (one ProcessStep)."""
+        return getattr(self.v, "twin_passes", None) is not None
 
 
 def _note_above(st: Stmt) -> Stmt:

@@ -23,6 +23,14 @@ BACKEND = {"flat": "910B elementwise backend", "rows": "row backend"}
 CAST_BACKEND = {"flat": "910B backend", "rows": "row backend"}
 KERNEL = {"flat": "elementwise kernel", "rows": "row kernel"}
 
+# The row schedule's forms (rows.py): ops MemBase writes as the row kernel's helper calls and
+# per-row loops. They read the schedule's members (cols_, foldNum_, invCols_) and the step's
+# locals (rows, chunk), and record the helpers they need on ``ctx.needs`` (a RowCode).
+ROW_FORMS = ("reduce", "vec.fold", "welford.var", "vec.brc", "vec.brcb")
+ROW_LOOP = "for (uint32_t r = 0; r < rows; ++r)"
+PER_ROW_FORMS = (Form.PER_ROW, Form.BLOCKS)
+REDUCE_KIND = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
+
 
 class MemBase:
     path = "membase"
@@ -61,6 +69,8 @@ class MemBase:
         name, loc = op.opname, where(op)
         dst, srcs = vop.dst, vop.srcs
         dt = op.result.type.dtype
+        if name in ROW_FORMS or self.by_value(vop):
+            return self.row_form(vop, ctx)
         d = self.text(dst, e)
         ops = [None if x.form is Form.SCALAR else self.text(x, e) for x in srcs]
         note = None
@@ -68,7 +78,7 @@ class MemBase:
             side = "Rhs" if srcs[1].form is Form.REPEAT else "Lhs" if srcs[0].form is Form.REPEAT else ""
             call = f"{BINARY[name]}{'Repeat' + side if side else ''}({d}, {ops[0]}, {ops[1]}, {e.count});"
         elif name in VECTOR_SCALAR:
-            if srcs[1].form is Form.PER_ROW:  # row r's value, read by the scalar unit
+            if srcs[1].form in PER_ROW_FORMS:  # row r's value, read by the scalar unit
                 s = f"{srcs[1].text}.GetValue(r * {e.per_row})"
             else:
                 s = ctx.scalar_for(srcs[1].value, dt, dst.text)
@@ -130,3 +140,128 @@ class MemBase:
                 f"dsl.where with a scalar first branch reached the {KERNEL[e.family]}; swap the branches",
                 op.loc,
             )
+
+    # -- the row schedule's forms -----------------------------------------------------------------
+
+    @staticmethod
+    def by_value(vop: VecOp) -> bool:
+        """``row (+) per-row``: a binary op of a row and a per-row value (RowsByValue)."""
+        return (
+            vop.op.opname in BINARY
+            and vop.dst.form in (Form.ROW, Form.TILE)
+            and any(x.form in PER_ROW_FORMS for x in vop.srcs)
+        )
+
+    def row_form(self, vop: VecOp, ctx) -> Stmt:
+        op, dst, srcs, e = vop.op, vop.dst.text, vop.srcs, vop.extent
+        name, loc, needs = op.opname, where(op), ctx.needs
+        if name == "reduce":
+            return self.reduce(vop, ctx)
+        if name == "vec.fold":
+            needs.uses_fold = True
+            return self.fold(vop)
+        if name == "welford.var":
+            needs.uses_welford = needs.uses_mean = True
+            if op.attrs.get("blocks"):
+                needs.welford_blocks = True
+            return Stmt(
+                f"WelfordVar({dst}, {srcs[1].text});",
+                note="variance of the row: its Welford statistics merged (Chan)",
+                dsl=loc,
+            )
+        if name == "vec.brc":
+            src, per_row = srcs[0].text, srcs[0].form in PER_ROW_FORMS
+            if per_row:
+                call = f"Duplicate({dst}[r * {e.pitch}], {src}.GetValue(r * {e.per_row}), cols_);"
+            else:
+                call = f"DataCopy({dst}[r * {e.pitch}], {src}, {e.pitch});"
+            return Stmt(
+                f"{ROW_LOOP} {call}",
+                note=f"{'per-row value' if per_row else 'column'} over whole rows",
+                dsl=loc,
+            )
+        if name == "vec.brcb":
+            needs.spreads = True
+            return Stmt(
+                f"SpreadPerRow({dst}, {srcs[0].text}, rows);",
+                note="each row's value over a 32-byte block (Brcb)",
+                dsl=loc,
+            )
+        k = next(i for i, x in enumerate(srcs) if x.form in PER_ROW_FORMS)
+        if srcs[k].form is not Form.BLOCKS:
+            raise CompileError(
+                f"'{name}' of a row and a per-row value needs the per-row value as Brcb blocks", op.loc
+            )
+        needs.row_ops.add(name)
+        first = "true" if k == 0 else "false"
+        return Stmt(
+            f"RowsByValue<RowOp::{name.upper()}, {first}>({dst}, {srcs[1 - k].text}, {srcs[k].text}, rows);",
+            dsl=loc,
+        )
+
+    def fold(self, vop: VecOp) -> Stmt:
+        """Seed 002's binary add: the columns past foldNum_ (the largest power of two below cols_)
+        added (max/min-ed) onto the front of the row, one elementwise call per row, in place."""
+        op, dst, src, e = vop.op, vop.dst.text, vop.srcs[0].text, vop.extent
+        fn = {"sum": "Add", "mean": "Add", "max": "Max", "min": "Min"}[op.attrs["kind"]]
+        code = ""
+        if vop.dst.buffer != vop.srcs[0].buffer:
+            code = f"DataCopy({dst}, {src}, {e.count});\nPipeBarrier<PIPE_V>();\n"
+        code += (
+            f"for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r) "
+            f"{fn}({dst}[r * {e.pitch}], {dst}[r * {e.pitch}], {dst}[r * {e.pitch} + foldNum_], cols_ - foldNum_);"
+        )
+        return Stmt(code, note="fold the columns past foldNum_ onto the front (seed 002)", dsl=where(op))
+
+    def reduce(self, vop: VecOp, ctx) -> Stmt:
+        """One value per row: ReduceRows over the step's rows; in a kernel with column-chunked
+        twins the call both write alike (``step_reduce``); a twin's Welford mean: WelfordChunk."""
+        op, dst, src, needs = vop.op, vop.dst.text, vop.srcs[0].text, ctx.needs
+        kind, loc = op.attrs["kind"], where(op)
+        count = "foldNum_" if op.attrs.get("folded") else "cols_"
+        if ctx.chunked and op.attrs.get("welford"):
+            self.chunk_only_f32(op)
+            needs.uses_welford = needs.uses_mean = True
+            return Stmt(
+                f"WelfordChunk({dst}, {src}, {count}, chunk);",
+                note="Welford statistics of the row so far; its mean after the last chunk",
+                dsl=loc,
+            )
+        which = REDUCE_KIND[kind]
+        needs.row_reduces.add(which)
+        if ctx.chunked or ctx.twinned:
+            return self.step_reduce(vop, ctx, count)
+        code = f"ReduceRows<RowReduce::{which}>({dst}, {src}, {count}, rows);"
+        note = "one value per row"
+        if kind == "mean":
+            needs.uses_mean = True
+            code += f"\nPipeBarrier<PIPE_V>();\nMuls({dst}, {dst}, invCols_, {vop.extent.count});"
+            note = "sum per row, then times 1 / cols"
+        return Stmt(code, note=note, dsl=loc)
+
+    def step_reduce(self, vop: VecOp, ctx, count: str) -> Stmt:
+        """A reduction in a kernel with column-chunked twins: one ReduceRows call the full-load
+        variant and its twin write alike (so ProcessStep holds it once): the step's rows, or
+        (COLUMN_CHUNKS) the row so far, chunk by chunk (ReduceChunk); a mean scales by 1 / cols
+        (after the last chunk)."""
+        op, needs = vop.op, ctx.needs
+        kind = op.attrs["kind"]
+        which = REDUCE_KIND[kind]
+        if ctx.chunked:
+            self.chunk_only_f32(op)
+            needs.uses_part = True
+            needs.chunk_helpers.add(which)
+        mean = ", true" if kind == "mean" else ""
+        note = "one value per row (chunked: the row so far)"
+        if kind == "mean":
+            needs.uses_mean = needs.mean_reduce = True
+            note = "mean per row (chunked: sum so far; / cols at the last chunk)"
+        code = (
+            f"ReduceRows<RowReduce::{which}{mean}>({vop.dst.text}, {vop.srcs[0].text}, {count}, rows, chunk);"
+        )
+        return Stmt(code, note=note, dsl=where(op))
+
+    @staticmethod
+    def chunk_only_f32(op: Op) -> None:
+        if op.result.type.dtype.name != "f32":
+            raise CompileError("a reduction of a row in column chunks accumulates f32 values only", op.loc)
