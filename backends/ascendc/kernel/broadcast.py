@@ -172,11 +172,17 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
     return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_param(name)}, {size});")
 
 
-def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
+def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
-    ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies."""
+    ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
+    ``vc``: the vector code path (its V barrier)."""
     tiling = f"{op_type}TilingData"
     line = w.line
+
+    def barrier() -> None:
+        if vc.barrier_line():
+            line(vc.barrier_line())
+
     line(comment="This core's slice. FLAT/SCALAR: whole 32-byte blocks of the flat range; row modes: whole")
     line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
     with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
@@ -377,7 +383,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                 line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
                 with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
                     line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
-                    line("PipeBarrier<PIPE_V>();")
+                    barrier()
                     line(
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
@@ -387,7 +393,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                     line("uint64_t left = 0;")
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
-            line("PipeBarrier<PIPE_V>();")
+            barrier()
     w.line()
     line(comment="Duplicate for every element type (8-bit values as 16-bit pairs).")
     line("template <typename U>")

@@ -186,7 +186,7 @@ class RowVariantRenderer(VariantRenderer):
                 )
                 continue
             if any(id(v) in written for v in op.operands):
-                code.resident.append(Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1))
+                code.resident += self.vc.barrier(where(op))
                 written.clear()
             code.resident.append(self.vector(op, COLUMN_EXTENT))
             written.add(id(op.result))
@@ -199,11 +199,13 @@ class RowVariantRenderer(VariantRenderer):
         at = self.func.body.index(self.loop)
         before = [op for op in self.func.body[:at] if op.opname.startswith("sync.")]
         after = [op for op in self.func.body[at + 1 :] if op.opname.startswith("sync.")]
-        code.pre = [self.sync(op, "pre-issue") for op in before if self.slotted(op)]
-        code.post = [self.sync(op, "drain") for op in after if self.slotted(op)]
-        code.pre_fixed = [self.sync(op, "pre-issue") for op in before if not self.slotted(op)]
-        code.post_fixed = [self.sync(op, "drain") for op in after if not self.slotted(op)]
-        body = [self.guard(op, self.render_op(op)) for op in self.loop.region]
+        code.pre = [st for op in before if self.slotted(op) for st in self.sync_stmts(op, "pre-issue")]
+        code.post = [st for op in after if self.slotted(op) for st in self.sync_stmts(op, "drain")]
+        code.pre_fixed = [
+            st for op in before if not self.slotted(op) for st in self.sync_stmts(op, "pre-issue")
+        ]
+        code.post_fixed = [st for op in after if not self.slotted(op) for st in self.sync_stmts(op, "drain")]
+        body = [self.guard(op, st) for op in self.loop.region for st in self.op_stmts(op)]
         code.body = _row_copy_outs(_quiet_paired_waits(body))
         if not self.chunked:  # a chunked twin spreads once per row, applies every chunk
             code.body = _spread_in_place(code.body)
@@ -411,6 +413,12 @@ def _row_copy_outs(body: list[Stmt]) -> list[Stmt]:
 class RowKernelText(KernelText):
     """The class template of a row operator (see the module docstring)."""
 
+    def barrier(self, why: str | None = None) -> None:
+        """A V -> V barrier line of Init or a helper, as the vector code path spells it."""
+        line = self.vc.barrier_line()
+        if line:
+            self.e.w.line(line, why)
+
     def codes(self) -> list[RowCode]:
         return list(self.plan.codes.values())
 
@@ -454,7 +462,7 @@ class RowKernelText(KernelText):
             body.line("PipeBarrier<PIPE_ALL>();", "the zero-filled columns before MTE2 copies them in")
             body.line("LoadColumns();")
         elif any(self.computed_columns(c) for c in self.codes()):
-            body.line("PipeBarrier<PIPE_V>();", "the zero-filled columns before Init computes them")
+            self.barrier("the zero-filled columns before Init computes them")
         body.line("PipeBarrier<PIPE_ALL>();", "once per core: Init's copies and math before the first step")
         self.e.w = w
         text = "\n".join(line.split("//", 1)[0] for line in body.lines)
@@ -671,7 +679,7 @@ class RowKernelText(KernelText):
             "int32_t count, uint64_t chunk)"
         ):
             self._lanes("laneMean", "laneM2", "delta")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             w.line("if (chunk == 0) {")
             w.level += 1
             w.line("Adds(laneMean, src, 0.0f, count);", "the first sample: mean x, M2 0")
@@ -689,7 +697,7 @@ class RowKernelText(KernelText):
                 ("Add(laneM2, laneM2, delta, count);", None),
             ):
                 if not line.startswith("Sub"):
-                    w.line("PipeBarrier<PIPE_V>();")
+                    self.barrier()
                 w.line(line, why)
             w.level -= 1
             w.line("}")
@@ -707,7 +715,7 @@ class RowKernelText(KernelText):
             "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
         ):
             self._lanes("laneMean", "delta", "lanes")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             if blocks:
                 w.line(
                     comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0"
@@ -723,7 +731,7 @@ class RowKernelText(KernelText):
                     w.line("c += full == 0 ? lanes - c : repeats * 64;")
             else:
                 w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             w.line("Mul(delta, delta, delta, lanes);")
             w.line("MergeLanes(var, laneMean, delta, true);")
         w.line()
@@ -738,16 +746,16 @@ class RowKernelText(KernelText):
             w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
             w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
             w.line("const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             w.line("Muls(tmp, src, static_cast<float>(chunks_ - 1), lanes);")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             w.line("Add(tmp, tmp, src, full);")
             with w.block("if (withM2)"):
-                w.line("PipeBarrier<PIPE_V>();")
+                self.barrier()
                 w.line("Add(tmp, tmp, welfordBuf_.Get<float>()[pitch_], lanes);", "+ lane M2")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             w.line("ReduceSum(out, tmp, scratch, lanes);")
-            w.line("PipeBarrier<PIPE_V>();")
+            self.barrier()
             w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
 
     def _lanes(self, *names: str) -> None:
@@ -1041,7 +1049,7 @@ class RowKernelText(KernelText):
                 w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
                 w.line("LocalTensor<float> part = partBuf_.Get<float>();")
                 w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
-                w.line("PipeBarrier<PIPE_V>();")
+                self.barrier()
                 for k, (api, combine) in (
                     ("SUM", ("ReduceSum", "Add")),
                     ("MAX", ("ReduceMax", "Max")),
@@ -1051,7 +1059,7 @@ class RowKernelText(KernelText):
                         continue
                     with w.block(f"if constexpr (KIND == RowReduce::{k})"):
                         w.line(f"{api}(dst, src, scratch, count);")
-                        w.line("PipeBarrier<PIPE_V>();")
+                        self.barrier()
                         w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
             w.line()
 
@@ -1082,7 +1090,7 @@ class RowKernelText(KernelText):
                         "Brcb(blocks[done * 256 / sizeof(U)], values[done * 8], static_cast<uint8_t>(now), "
                         "BrcbRepeatParams(1, 8));"
                     )
-                w.line("PipeBarrier<PIPE_V>();", "the blocks are read next")
+                self.barrier("the blocks are read next")
                 w.line("return blocks;")
             w.line()
         kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.row_reduces for c in self.codes())]
@@ -1138,7 +1146,7 @@ class RowKernelText(KernelText):
                     w.line("}")
                 if mean:
                     with w.block("if constexpr (MEAN)"):
-                        w.line("PipeBarrier<PIPE_V>();")
+                        self.barrier()
                         w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
             w.line()
         ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]

@@ -23,6 +23,7 @@ from . import broadcast as bc
 from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
 from .naming import camel, pascal, gm_param
+from .vector import MemBase
 from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
 
 _FLAG = {"half": "IS_HALF", "float": "IS_FLOAT", "bfloat16_t": "IS_BF16", "int32_t": "IS_INT32"}
@@ -414,6 +415,7 @@ class KernelText:
         self.view_types = view_types
         self.e = Emitter(plan)
         self.w = self.e.w
+        self.vc = MemBase(cann=plan.cann)  # the vector code path of helpers and Init
         self.canon, maps = canonical_buffers(list(plan.codes.values()))
         self.bufmap = dict(zip(plan.codes, maps))
         self.bcast = bc.is_broadcast(plan.variants)
@@ -687,7 +689,7 @@ class KernelText:
             w.line("private:")
             w.level += 1
             if self.bcast and self.bcast_inputs():
-                bc.emit_helpers(w, plan.op_type, self.bcast_inputs())
+                bc.emit_helpers(w, plan.op_type, self.bcast_inputs(), self.vc)
             else:
                 self.core_slice()
             w.line()

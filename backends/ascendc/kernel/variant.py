@@ -176,6 +176,7 @@ class VariantRenderer:
         )
         self.names = NameTable()
         self.vc = MemBase(cann=facts.cann)  # the vector code path
+        self.resident_barrier = 0  # statements at the end of code.resident ordering the broadcasts
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -410,9 +411,9 @@ class VariantRenderer:
         code.resident_members[member] = c
         code.view_of[id(op.result)] = member
         value = self.scalar_for(op.operands[0], dt, member)
-        if not code.resident:
-            code.resident.append(Stmt("", None, where(op)))  # placeholder for the barrier, below
-        code.resident[-1:-1] = [
+        if self.resident_barrier:  # the barrier goes after the last broadcast
+            del code.resident[-self.resident_barrier :]
+        code.resident += [
             Stmt(f"pipe_.InitBuffer({member[:-1]}Buf_, 256);", dsl=where(op)),
             Stmt(f"{member} = {member[:-1]}Buf_.Get<{c}>();", dsl=where(op)),
             Stmt(
@@ -421,9 +422,9 @@ class VariantRenderer:
                 dsl=where(op),
             ),
         ]
-        code.resident[-1] = Stmt(
-            "PipeBarrier<PIPE_V>();", note="the tiles read the broadcasts", dsl=where(op)
-        )
+        barrier = self.vc.barrier(where(op), note="the tiles read the broadcasts", weight=Stmt.weight)
+        code.resident += barrier
+        self.resident_barrier = len(barrier)
 
     def render_scalar(self, op: Op, attrs: set[str]) -> None:
         code = self.code
@@ -541,8 +542,10 @@ class VariantRenderer:
             for op in before
             if op.opname.startswith("sync.") and op.opname != "sync.barrier"
         ]
-        code.post = [self.sync(op, "drain") for op in after if op.opname.startswith("sync.")]
-        body = [self.render_op(op) for op in self.loop.region]
+        code.post = [
+            st for op in after if op.opname.startswith("sync.") for st in self.sync_stmts(op, "drain")
+        ]
+        body = [st for op in self.loop.region for st in self.op_stmts(op)]
         code.body = _copy_outs(_quiet_paired_waits(body))
 
     def dma_names(self, bufs: list[str], pipe: str) -> str:
@@ -556,9 +559,16 @@ class VariantRenderer:
                     names.append(camel(op.attrs["output"]))
         return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
 
-    def sync(self, op: Op, role: str | None = None) -> Stmt:
+    def sync_stmts(self, op: Op, role: str | None = None) -> list[Stmt]:
+        """A flag, or the V -> V order a barrier op asks for (the vector code path spells it)."""
         if op.opname == "sync.barrier":
-            return Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1)
+            return self.vc.barrier(where(op))
+        return [self.sync(op, role)]
+
+    def op_stmts(self, op: Op) -> list[Stmt]:
+        return self.sync_stmts(op) if op.opname.startswith("sync.") else [self.render_op(op)]
+
+    def sync(self, op: Op, role: str | None = None) -> Stmt:
         event, ident = op.attrs["event"], op.attrs["id"]
         src, dst = event.split("_")
         ident = {"slot": "slot", "slot+2": "slot + 2"}.get(ident, str(ident))

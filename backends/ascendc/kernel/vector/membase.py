@@ -29,6 +29,7 @@ KERNEL = {"flat": "elementwise kernel", "rows": "row kernel"}
 ROW_FORMS = ("reduce", "vec.fold", "welford.var", "vec.brc", "vec.brcb")
 ROW_LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 PER_ROW_FORMS = (Form.PER_ROW, Form.BLOCKS)
+BARRIER = "PipeBarrier<PIPE_V>();"
 REDUCE_KIND = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
 
 
@@ -54,6 +55,21 @@ class MemBase:
                 f"(it takes {', '.join(sorted(A2_DTYPES[api]))}); cast to f32 first",
                 op.loc,
             )
+
+    # -- V -> V order ----------------------------------------------------------------------------
+
+    def barrier(self, loc: str | None = None, note: str | None = None, weight: int = 1) -> list[Stmt]:
+        """The statements that order a vector op after the one before it (MemBase: a V barrier)."""
+        return [Stmt(BARRIER, note=note, dsl=loc, weight=weight)]
+
+    def barrier_line(self) -> str | None:
+        """The same for helper code a writer prints line by line (None: no line)."""
+        return BARRIER
+
+    def barrier_text(self) -> str:
+        """The barrier inside a multi-line statement's code: a line and its newline, or nothing."""
+        line = self.barrier_line()
+        return f"{line}\n" if line else ""
 
     # -- one op -----------------------------------------------------------------------------------
 
@@ -206,7 +222,7 @@ class MemBase:
         fn = {"sum": "Add", "mean": "Add", "max": "Max", "min": "Min"}[op.attrs["kind"]]
         code = ""
         if vop.dst.buffer != vop.srcs[0].buffer:
-            code = f"DataCopy({dst}, {src}, {e.count});\nPipeBarrier<PIPE_V>();\n"
+            code = f"DataCopy({dst}, {src}, {e.count});\n{self.barrier_text()}"
         code += (
             f"for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r) "
             f"{fn}({dst}[r * {e.pitch}], {dst}[r * {e.pitch}], {dst}[r * {e.pitch} + foldNum_], cols_ - foldNum_);"
@@ -235,7 +251,7 @@ class MemBase:
         note = "one value per row"
         if kind == "mean":
             needs.uses_mean = True
-            code += f"\nPipeBarrier<PIPE_V>();\nMuls({dst}, {dst}, invCols_, {vop.extent.count});"
+            code += f"\n{self.barrier_text()}Muls({dst}, {dst}, invCols_, {vop.extent.count});"
             note = "sum per row, then times 1 / cols"
         return Stmt(code, note=note, dsl=loc)
 
