@@ -175,7 +175,7 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
 def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
     ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
-    ``vc``: the vector code path (its V barrier)."""
+    ``vc``: the vector code path (its V barrier and zero fill)."""
     tiling = f"{op_type}TilingData"
     line = w.line
 
@@ -519,8 +519,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                     f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
                 ):
                     line(
-                        f"Duplicate({camel(name)}RowBuf_.Get<int16_t>(), static_cast<int16_t>(0), "
-                        "static_cast<int32_t>(ROW_BYTES / 2));",
+                        vc.zero_fill(f"{camel(name)}RowBuf_", "ROW_BYTES / 2").code,
                         "the pitch's tail is defined",
                     )
                     line("resident = true;")

@@ -550,11 +550,7 @@ class RowKernelText(KernelText):
             slots = " * slots_" if info["slots"] > 1 else ""
             held = [v for v in code.views.values() if v.buffer == b]
             count = f"{length}{slots} * {self.width_text(held, info['bytes'], code.variant.dtype)} / 2"
-            out.append(
-                Stmt(
-                    f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));"
-                )
-            )
+            out.append(self.vc.zero_fill(mapping[b], count))
         if out:
             out[0] = Stmt(
                 out[0].code, "pad lanes and per-row lanes the steps compute on get defined contents"

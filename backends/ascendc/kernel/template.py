@@ -841,12 +841,7 @@ class KernelText:
                 else "TILE"
             )
             count = f"{elems}{slots} * {info['bytes']} / 2"
-            out.append(
-                Stmt(
-                    f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));",
-                    dsl=where(code.variant.func),
-                )
-            )
+            out.append(self.vc.zero_fill(mapping[b], count, loc=where(code.variant.func)))
         out.append(Stmt("PipeBarrier<PIPE_ALL>();", note="once per core, before the tile loop"))
         if out:
             out[0] = Stmt(

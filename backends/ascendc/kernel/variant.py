@@ -413,15 +413,7 @@ class VariantRenderer:
         value = self.scalar_for(op.operands[0], dt, member)
         if self.resident_barrier:  # the barrier goes after the last broadcast
             del code.resident[-self.resident_barrier :]
-        code.resident += [
-            Stmt(f"pipe_.InitBuffer({member[:-1]}Buf_, 256);", dsl=where(op)),
-            Stmt(f"{member} = {member[:-1]}Buf_.Get<{c}>();", dsl=where(op)),
-            Stmt(
-                f"Duplicate({member}, {value}, static_cast<int32_t>(256 / sizeof({c})));",
-                note="one repeat; every tile reads it with repeat stride 0",
-                dsl=where(op),
-            ),
-        ]
+        code.resident += self.vc.resident_broadcast(member, c, value, where(op))
         barrier = self.vc.barrier(where(op), note="the tiles read the broadcasts", weight=Stmt.weight)
         code.resident += barrier
         self.resident_barrier = len(barrier)
