@@ -395,18 +395,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
             barrier()
     w.line()
-    line(comment="Duplicate for every element type (8-bit values as 16-bit pairs).")
-    line("template <typename U>")
-    with w.block("__aicore__ inline void Splat(const LocalTensor<U>& dst, U value, uint32_t count)"):
-        with w.block("if constexpr (sizeof(U) == 1)"):
-            line("const uint16_t byte = static_cast<uint8_t>(value);")
-            line("const int16_t pair = static_cast<int16_t>(byte | (byte << 8));")
-            line(
-                "Duplicate(dst.template ReinterpretCast<int16_t>(), pair, static_cast<int32_t>((count + 1) / 2));"
-            )
-        with w.block("else"):
-            line("Duplicate(dst, value, static_cast<int32_t>(count));")
-    w.line()
+    vc.helpers(w, [], "splat")
     line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
     line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
     line("template <typename U>")

@@ -32,7 +32,7 @@ from dsl.ir import Op, ScalarType, TensorType
 from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..writer import CodeWriter
-from .api import BINARY, VECTOR_SCALAR, ctype
+from .api import VECTOR_SCALAR, ctype
 from .merge import Block, Stmt, blocks, merge
 from .vector import Extent, Form, MemBase, Operand, VecOp
 
@@ -58,20 +58,10 @@ class RowCode(VariantCode):
     rows: dict = field(default_factory=dict)  # plan-rows: align, perrow, count_align, scratch
     resident: list[Stmt] = field(default_factory=list)  # Init: columns computed once
     col_loads: list[Stmt] = field(default_factory=list)  # Init: columns copied in
-    uses_mean: bool = False
-    uses_fold: bool = False
     pre_fixed: list[Stmt] = field(default_factory=list)  # a single-slot buffer's reverse flag
     post_fixed: list[Stmt] = field(default_factory=list)
     chunked: bool = False  # the column-chunked twin (passes/chunk_rows.py): one row, in chunks
     phases: int = 1  # passes over a row's chunks (chunked twins)
-    uses_part: bool = False  # a chunk's partial reduction (chunked twins)
-    chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
-    spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
-    row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
-    row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
-    uses_welford: bool = False  # Welford statistics of a chunked row (mean and variance in one pass)
-    welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
-    mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
 
 
 ROW_LOCALS = frozenset(
@@ -195,7 +185,7 @@ class RowVariantRenderer(VariantRenderer):
 
     def render_loop(self) -> None:
         code = self.code
-        code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        code.needs.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
         at = self.func.body.index(self.loop)
         before = [op for op in self.func.body[:at] if op.opname.startswith("sync.")]
         after = [op for op in self.func.body[at + 1 :] if op.opname.startswith("sync.")]
@@ -328,11 +318,6 @@ class RowVariantRenderer(VariantRenderer):
         return self.vc.op(VecOp(op, out, [self.operand(a, per_row) for a in args], extent), self)
 
     @property
-    def needs(self) -> RowCode:
-        """Where the vector code path records the helpers, members and buffers it asked for."""
-        return self.code
-
-    @property
     def twinned(self) -> bool:
         """A full-load variant that writes its column-chunked twin's guards (one ProcessStep)."""
         return getattr(self.v, "twin_passes", None) is not None
@@ -450,9 +435,9 @@ class RowKernelText(KernelText):
         body.level = w.level + 1
         self.e.w = body
         body.line("SetCoreRows(tiling);")
-        if any(c.uses_mean for c in self.codes()):
+        if any(c.needs.uses_mean for c in self.codes()):
             body.line("invCols_ = tiling.invCols;")
-        if any(c.uses_fold for c in self.codes()):
+        if any(c.needs.uses_fold for c in self.codes()):
             body.line("foldNum_ = tiling.foldNum;")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
@@ -511,9 +496,9 @@ class RowKernelText(KernelText):
             out.append(
                 Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
             )
-        if code.uses_part:
+        if code.needs.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
-        if code.uses_welford:
+        if code.needs.uses_welford:
             out.append(
                 Stmt(
                     "pipe_.InitBuffer(welfordBuf_, 3 * pitch_ * sizeof(float));",
@@ -643,126 +628,15 @@ class RowKernelText(KernelText):
         """The helpers of the column-chunked twins' statements: Welford, FoldNum (ReduceChunk goes with
         ReduceRows, after the RowReduce enum: ``reduce_chunk_helper``)."""
         w = self.e.w
-        if any(c.uses_welford for c in self.codes()):
-            self.welford_helpers()
-        if any(c.uses_fold for c in self.codes()):
+        if any(c.needs.uses_welford for c in self.codes()):
+            self.vc.helpers(w, [c.needs for c in self.codes()], "welford")
+        if any(c.needs.uses_fold for c in self.codes()):
             w.line()
             w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
             with w.block("__aicore__ static inline uint32_t FoldNum(uint32_t cols)"):
                 w.line("uint32_t fold = cols;")
                 w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
                 w.line("return fold;")
-
-    def welford_helpers(self) -> None:
-        """Seed 002's single-pass statistics of a row in column chunks: lane j of welfordBuf_ keeps
-        the running mean and M2 of column j of every chunk so far (Welford, vectorized over the
-        chunk); the lanes merge into the row's mean after the last chunk and into its variance once
-        the next pass starts (Chan: lane j saw ``chunks_`` samples, or one fewer past the last
-        chunk's columns)."""
-        w = self.e.w
-        w.line()
-        w.line(
-            comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared"
-        )
-        w.line(
-            comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample."
-        )
-        w.line(
-            comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples)."
-        )
-        with w.block(
-            "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
-            "int32_t count, uint64_t chunk)"
-        ):
-            self._lanes("laneMean", "laneM2", "delta")
-            self.barrier()
-            w.line("if (chunk == 0) {")
-            w.level += 1
-            w.line("Adds(laneMean, src, 0.0f, count);", "the first sample: mean x, M2 0")
-            w.line("Duplicate(laneM2, 0.0f, count);")
-            w.level -= 1
-            w.line("} else {")
-            w.level += 1
-            w.line("const float n = static_cast<float>(chunk + 1);", "samples per lane, this one included")
-            for line, why in (
-                ("Sub(delta, src, laneMean, count);", "x - mean"),
-                ("Muls(delta, delta, 1.0f / n, count);", None),
-                ("Add(laneMean, laneMean, delta, count);", "mean += (x - mean) / n"),
-                ("Mul(delta, delta, delta, count);", None),
-                ("Muls(delta, delta, n * (n - 1.0f), count);", "(x - old mean) * (x - new mean)"),
-                ("Add(laneM2, laneM2, delta, count);", None),
-            ):
-                if not line.startswith("Sub"):
-                    self.barrier()
-                w.line(line, why)
-            w.level -= 1
-            w.line("}")
-            w.line("if (chunk + 1 == chunks_) MergeLanes(mean, delta, laneMean, false);")
-        blocks = any(c.welford_blocks for c in self.codes())
-        w.line()
-        w.line(
-            comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
-        )
-        if blocks:
-            w.line(comment="mean)^2) / cols; `shift` holds the mean over a 32-byte block (SpreadPerRow).")
-        else:
-            w.line(comment="mean)^2) / cols; `shift` holds -mean.")
-        with w.block(
-            "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
-        ):
-            self._lanes("laneMean", "delta", "lanes")
-            self.barrier()
-            if blocks:
-                w.line(
-                    comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0"
-                )
-                with w.block("for (int32_t c = 0; c < lanes;)"):
-                    w.line("const int32_t full = (lanes - c) / 64;")
-                    w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                    w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
-                    w.line(
-                        "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
-                        "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
-                    )
-                    w.line("c += full == 0 ? lanes - c : repeats * 64;")
-            else:
-                w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
-            self.barrier()
-            w.line("Mul(delta, delta, delta, lanes);")
-            w.line("MergeLanes(var, laneMean, delta, true);")
-        w.line()
-        w.line(
-            comment="out = (sum over lanes of samples x src (+ lane M2)) / cols, through `tmp`: lanes below the"
-        )
-        w.line(comment="last chunk's columns saw chunks_ samples, the others one fewer.")
-        with w.block(
-            "__aicore__ inline void MergeLanes(const LocalTensor<float>& out, const LocalTensor<float>& tmp, "
-            "const LocalTensor<float>& src, bool withM2)"
-        ):
-            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
-            w.line("const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);")
-            self.barrier()
-            w.line("Muls(tmp, src, static_cast<float>(chunks_ - 1), lanes);")
-            self.barrier()
-            w.line("Add(tmp, tmp, src, full);")
-            with w.block("if (withM2)"):
-                self.barrier()
-                w.line("Add(tmp, tmp, welfordBuf_.Get<float>()[pitch_], lanes);", "+ lane M2")
-            self.barrier()
-            w.line("ReduceSum(out, tmp, scratch, lanes);")
-            self.barrier()
-            w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
-
-    def _lanes(self, *names: str) -> None:
-        decls = {
-            "laneMean": "LocalTensor<float> laneMean = welfordBuf_.Get<float>();",
-            "laneM2": "LocalTensor<float> laneM2 = welfordBuf_.Get<float>()[pitch_];",
-            "delta": "LocalTensor<float> delta = welfordBuf_.Get<float>()[2 * pitch_];",
-            "lanes": "const int32_t lanes = static_cast<int32_t>(colsPerLoop_);",
-        }
-        for name in names:
-            self.e.w.line(decls[name])
 
     def step(self, chunks: bool = False) -> None:
         """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
@@ -892,7 +766,7 @@ class RowKernelText(KernelText):
                 "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
                 "this chunk's columns",
             )
-            if any(c.uses_fold for c in self.codes()):
+            if any(c.needs.uses_fold for c in self.codes()):
                 w.line("foldNum_ = FoldNum(cols_);")
 
     def views(self, stmts, coalesce: bool = False) -> dict[str, str]:
@@ -988,7 +862,7 @@ class RowKernelText(KernelText):
             w.line()
         if self.has_blocks():
             self.block_rows_helper()
-        self.by_value_helpers()
+        self.vc.helpers(w, [c.needs for c in self.codes()], "by_value")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
                 comment="Reduction scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."
@@ -1027,193 +901,6 @@ class RowKernelText(KernelText):
                 w.line("done += n;")
         w.line()
 
-    def reduce_chunk_helper(self) -> None:
-        """ReduceChunk (after the RowReduce enum it takes): a chunked twin's reduction, chunk by chunk."""
-        w = self.e.w
-        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
-        if kinds:
-            w.line(
-                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
-                "into partBuf_,"
-            )
-            w.line(comment="then adds (max-es, min-es) it on.")
-            w.line("template <RowReduce KIND>")
-            with w.block(
-                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
-                "int32_t count, uint64_t chunk)"
-            ):
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
-                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
-                self.barrier()
-                for k, (api, combine) in (
-                    ("SUM", ("ReduceSum", "Add")),
-                    ("MAX", ("ReduceMax", "Max")),
-                    ("MIN", ("ReduceMin", "Min")),
-                ):
-                    if k not in kinds:
-                        continue
-                    with w.block(f"if constexpr (KIND == RowReduce::{k})"):
-                        w.line(f"{api}(dst, src, scratch, count);")
-                        self.barrier()
-                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
-            w.line()
-
-    def by_value_helpers(self) -> None:
-        """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
-        32-byte block each, a level-0 vector call reads a row's block with block stride 0
-        (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits)."""
-        w = self.e.w
-        if any(c.spreads for c in self.codes()):
-            w.line(
-                comment="Each row's value (element r * PER_ROW of `values`) over a whole 32-byte block: block r * PER_ROW"
-            )
-            w.line(
-                comment="of `blocks` (Brcb: a repeat spreads 8 elements over 8 blocks), ready for the vector unit."
-            )
-            w.line("template <typename U>")
-            with w.block(
-                "__aicore__ inline LocalTensor<U> SpreadPerRow(const LocalTensor<U>& blocks, "
-                "const LocalTensor<U>& values, uint32_t rows)"
-            ):
-                w.line("const uint32_t repeats = rows * PER_ROW / 8;")
-                with w.block("for (uint32_t done = 0; done < repeats; done += 255)"):
-                    w.line(
-                        "const uint32_t now = repeats - done < 255 ? repeats - done : 255;",
-                        "repeatTime is 8 bits",
-                    )
-                    w.line(
-                        "Brcb(blocks[done * 256 / sizeof(U)], values[done * 8], static_cast<uint8_t>(now), "
-                        "BrcbRepeatParams(1, 8));"
-                    )
-                self.barrier("the blocks are read next")
-                w.line("return blocks;")
-            w.line()
-        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.row_reduces for c in self.codes())]
-        if kinds:
-            w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
-            w.line()
-            self.reduce_chunk_helper()
-            w.line(
-                comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
-                "reduced into"
-            )
-            w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
-            chunks = any(c.chunk_helpers for c in self.codes())
-            mean = any(c.mean_reduce for c in self.codes())
-            notes = [
-                *(["COLUMN_CHUNKS: the one row so far, chunk by chunk (ReduceChunk)."] if chunks else []),
-                *(["MEAN: times 1 / cols" + (" (after the last chunk)." if chunks else ".")] if mean else []),
-            ]
-            if notes:
-                w.line(comment=" ".join(notes))
-            w.line("template <RowReduce KIND" + (", bool MEAN = false>" if mean else ">"))
-            tail = (
-                (", uint64_t chunk = 0" if chunks else ", [[maybe_unused]] uint64_t chunk = 0")
-                if chunks or mean
-                else ""
-            )
-            with w.block(
-                "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
-                f"int32_t count, uint32_t rows{tail})"
-            ):
-                if chunks:
-                    w.line("if constexpr (COLUMN_CHUNKS) {")
-                    w.level += 1
-                    w.line("ReduceChunk<KIND>(dst, src, count, chunk);")
-                    if mean:
-                        w.line(
-                            "if (chunk + 1 < chunks_) return;",
-                            "the row's sum is complete after the last chunk",
-                        )
-                    w.level -= 1
-                    w.line("} else {")
-                    w.level += 1
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-                    for k, kind in enumerate(kinds):
-                        head = "if constexpr" if k == 0 else "} else if constexpr"
-                        api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
-                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                        w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
-                    w.line("}")
-                if chunks:
-                    w.level -= 1
-                    w.line("}")
-                if mean:
-                    with w.block("if constexpr (MEAN)"):
-                        self.barrier()
-                        w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
-            w.line()
-        ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]
-        if not ops:
-            return
-        w.line(f"enum class RowOp : uint32_t {{ {', '.join(o.upper() for o in ops)} }};")
-        w.line()
-        w.line(comment="One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.")
-        w.line("template <RowOp OP, typename U>")
-        with w.block(
-            "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, "
-            "const LocalTensor<U>& b, uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params)"
-        ):
-            for k, o in enumerate(ops):
-                head = "if constexpr" if k == 0 else "} else if constexpr"
-                w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
-                w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
-            w.line("}")
-        w.line()
-        for line in (
-            "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",
-            "r * PER_ROW of `blocks` (SpreadPerRow) with block stride 0. Many rows per call (a repeat per row, a call",
-            "per 256 bytes of columns) when the pitch is at most 255 blocks and the rows outnumber those calls; else",
-            "a call per row (a repeat per 256 bytes of the row, the tail under a lane mask).",
-        ):
-            w.line(comment=line)
-        w.line("template <RowOp OP, bool VALUE_FIRST, typename U>")
-        with w.block(
-            "__aicore__ inline void RowsByValue(const LocalTensor<U>& dst, const LocalTensor<U>& src, "
-            "const LocalTensor<U>& blocks, uint32_t rows)"
-        ):
-            w.line("constexpr uint32_t LANES = 256 / sizeof(U);", "elements per repeat")
-            w.line("constexpr uint32_t BLOCK = 32 / sizeof(U);", "elements per block")
-            w.line("const uint32_t pitchBlocks = pitch_ / BLOCK;")
-            w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
-            with w.block("if (pitchBlocks <= 255 && groups < rows)"):
-                w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
-                w.line("const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);")
-                w.line(
-                    "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
-                )
-                w.line(
-                    "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
-                )
-                with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
-                    w.line("const uint32_t now = rows - r < 255 ? rows - r : 255;", "repeatTime is 8 bits")
-                    w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
-                    with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
-                        w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
-                        w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
-                        w.line(
-                            "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
-                            "mask, now, params);"
-                        )
-                w.line("return;")
-            w.line("const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8)")
-            w.line("                                              : BinaryRepeatParams(1, 1, 0, 8, 8, 0);")
-            with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-                w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
-                with w.block("for (uint32_t c = 0; c < cols_;)"):
-                    w.line("const uint32_t full = (cols_ - c) / LANES;")
-                    w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                    w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
-                    w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
-                    w.line(
-                        "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
-                        "repeats, params);"
-                    )
-                    w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
-        w.line()
-
     def members(self) -> None:
         w = self.e.w
         plan = self.plan
@@ -1233,9 +920,9 @@ class RowKernelText(KernelText):
             w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
-        if any(c.uses_part for c in self.codes()):
+        if any(c.needs.uses_part for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> partBuf_;")
-        if any(c.uses_welford for c in self.codes()):
+        if any(c.needs.uses_welford for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> welfordBuf_;")
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if any(name in code.gm for code in plan.codes.values()):
@@ -1248,9 +935,9 @@ class RowKernelText(KernelText):
             concrete = {ctype(dt) for dt, _ in pairs}
             c = concrete.pop() if len(concrete) == 1 else "T"
             w.line(f"{c} {m} = 0;")
-        if any(c.uses_mean for c in self.codes()):
+        if any(c.needs.uses_mean for c in self.codes()):
             w.line("float invCols_ = 0;", "1 / cols (host tiling)")
-        if any(c.uses_fold for c in self.codes()):
+        if any(c.needs.uses_fold for c in self.codes()):
             w.line(
                 "uint32_t foldNum_ = 0;",
                 "the largest power of two below cols_ (at least 64; cols_ itself up to 64)",

@@ -606,16 +606,7 @@ class KernelText:
                 w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
                 w.line("return gm.GetValue(0);")
             w.line()
-        repeat_ops = sorted(
-            {
-                m.groups()
-                for code in self.plan.codes.values()
-                for st in code.body
-                for m in re.finditer(r"\b(Add|Sub|Mul|Div|Max|Min)Repeat(Lhs|Rhs)\(", st.code)
-            }
-        )
-        for api, side in repeat_ops:
-            self.repeat_helper(api, side == "Lhs")
+        self.vc.helpers(w, [code.needs for code in self.plan.codes.values()], "free")
         widen = any("ToF32(" in s.code for code in self.plan.codes.values() for s in code.init) or any(
             "ToF32(" in e for code in self.plan.codes.values() for e in code.scalars.values()
         )
@@ -627,39 +618,6 @@ class KernelText:
                     w.line(f"return {spelling('bf16_to_float', self.plan.cann)}(value);")
                 w.line("return static_cast<float>(value);")
             w.line()
-
-    def repeat_helper(self, api: str, lhs: bool) -> None:
-        """``dst = src0 <api> src1`` over ``count`` elements where one source is a resident
-        broadcast of one 256-byte repeat: the level-0 form with that source's repeat stride 0,
-        at most 255 repeats per instruction, the tail as one repeat under a lane count mask."""
-        w = self.w
-        side = "Lhs" if lhs else "Rhs"
-        args = "rep, src[done]" if lhs else "src[done], rep"
-        strides = "8, 0, 8" if lhs else "8, 8, 0"
-        params = (
-            "const LocalTensor<T>& dst, const LocalTensor<T>& rep, const LocalTensor<T>& src, int32_t count"
-            if lhs
-            else "const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& rep, int32_t count"
-        )
-        w.line(
-            comment=f"dst = {'rep' if lhs else 'src'} {api} {'src' if lhs else 'rep'}: rep is one 256-byte repeat "
-            "of a broadcast value, read with repeat stride 0."
-        )
-        w.line("template <typename T>")
-        with w.block(f"__aicore__ inline void {api}Repeat{side}({params})"):
-            w.line("constexpr int32_t LANES = static_cast<int32_t>(256 / sizeof(T));")
-            w.line(f"const BinaryRepeatParams params(1, 1, 1, {strides});")
-            w.line("int32_t done = 0;")
-            with w.block("for (int32_t left = count / LANES; left > 0;)"):
-                w.line("const int32_t repeats = left < 255 ? left : 255;", "repeatTime is 8 bits")
-                w.line(
-                    f"{api}(dst[done], {args}, static_cast<uint64_t>(LANES), static_cast<uint8_t>(repeats), params);"
-                )
-                w.line("done += repeats * LANES;")
-                w.line("left -= repeats;")
-            with w.block("if (done < count)"):
-                w.line(f"{api}(dst[done], {args}, static_cast<uint64_t>(count - done), 1, params);")
-        w.line()
 
     def constant_lines(self) -> list[str]:
         lines = []
@@ -829,7 +787,7 @@ class KernelText:
         return str(nbytes)
 
     def zero_stmts(self, code: VariantCode) -> list[Stmt]:
-        if not code.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
+        if not code.needs.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
             return []
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         out = []
@@ -936,7 +894,7 @@ class KernelText:
                     ),
                     "ping-pong slot: buffer half and event id",
                 )
-            if any(code.has_compare for code in plan.codes.values()):
+            if any(code.needs.has_compare for code in plan.codes.values()):
                 w.line(
                     "[[maybe_unused]] const int32_t nAligned = static_cast<int32_t>((len + 255) / 256 * 256);",
                     "whole repeats",

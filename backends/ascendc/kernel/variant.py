@@ -24,7 +24,7 @@ from passes.rows import is_row_func
 from ..cann import DEFAULT_CANN
 from .merge import Stmt
 from .vector import Extent, Form, MemBase, Operand, VecOp
-from .vector.base import where
+from .vector.base import Needs, where
 
 TILE_EXTENT = Extent("n", "nAligned")  # a tile op covers the tile's n elements (whole repeats: nAligned)
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name, gm_param
@@ -152,7 +152,7 @@ class VariantCode:
     pre: list[Stmt] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)
     post: list[Stmt] = field(default_factory=list)
-    has_compare: bool = False
+    needs: Needs = field(default_factory=Needs)  # what the vector code asked for (helpers, members)
     resident: list[Stmt] = field(default_factory=list)  # Init: broadcasts made once per core
     resident_members: dict[str, str] = field(default_factory=dict)  # LocalTensor member -> C++ type
     anchors: dict[str, str] = field(default_factory=dict)  # DMA buffer -> the input/output it carries
@@ -525,7 +525,7 @@ class VariantRenderer:
 
     def render_loop(self) -> None:
         code = self.code
-        code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        code.needs.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
         before = self.func.body[: self.func.body.index(self.loop)]
         after = self.func.body[self.func.body.index(self.loop) + 1 :]
         # (the V barrier after resident broadcasts is part of ``resident``, in Init)
@@ -608,6 +608,10 @@ class VariantRenderer:
         dst = self.view(op.result)
         out = Operand(dst, op.result.type.dtype, Form.TILE, self.view_types.get(dst))
         return self.vc.op(VecOp(op, out, [self.operand(x) for x in op.operands], TILE_EXTENT), self)
+
+    @property
+    def needs(self) -> Needs:
+        return self.code.needs
 
     def operand(self, x) -> Operand:
         """A tile op's source: a view (a resident broadcast: one repeat, read with stride 0) or a scalar."""

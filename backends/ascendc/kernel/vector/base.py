@@ -80,8 +80,31 @@ class Region:
     path: str = "membase"  # select-vector-path's choice: keys the VectorCodes
 
 
+@dataclass
+class Needs:
+    """What one variant's vector code asked for: the helpers, members and buffers the class
+    template then writes (set while rendering, read by KernelText/RowKernelText)."""
+
+    repeat: set = field(default_factory=set)  # (api, "Lhs" | "Rhs"): <Api>Repeat<Side> helpers
+    has_compare: bool = False  # Compare/Select read whole repeats: zero-filled buffers
+    spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
+    row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
+    row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
+    chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (chunked twins)
+    mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
+    uses_mean: bool = False  # invCols_
+    uses_fold: bool = False  # foldNum_, FoldNum
+    uses_part: bool = False  # partBuf_: a chunk's partial reduction (chunked twins)
+    uses_welford: bool = False  # Welford statistics of a chunked row (welfordBuf_)
+    welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
+
+
 class Ctx(Protocol):
     """What a code path asks the schedule back (VariantRenderer and RowVariantRenderer)."""
+
+    needs: Needs
+    chunked: bool  # rows: a column-chunked twin
+    twinned: bool  # rows: a full-load variant that writes its twin's guards
 
     def scalar_for(self, v, dt: DType, view: str) -> str: ...  # a member or a typed literal
 

@@ -16,6 +16,7 @@ from dsl.ir import Op
 from ...cann import DEFAULT_CANN, spelling
 from ..api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from ..merge import Stmt
+from . import membase_helpers as H
 from .base import Extent, Form, Operand, VecOp, where
 
 # How errors name the backend of a schedule family (Extent.family).
@@ -71,6 +72,25 @@ class MemBase:
         line = self.barrier_line()
         return f"{line}\n" if line else ""
 
+    # -- helpers ----------------------------------------------------------------------------------
+
+    def helpers(self, w, needs: list, where: str) -> None:
+        """The helpers the variants' ``needs`` ask for, at the point ``where`` of the kernel text:
+        "free" (functions before the class: the resident-repeat loops), "splat" (broadcast
+        kernels' Splat), "welford" (the chunked twins' Welford members), "by_value" (SpreadPerRow,
+        ReduceRows with ReduceChunk, RowsByValue)."""
+        if where == "free":
+            for api, side in sorted(set().union(*(n.repeat for n in needs))):
+                H.repeat_helper(w, api, side == "Lhs")
+        elif where == "splat":
+            H.splat_helper(w)
+        elif where == "welford":
+            H.welford_helpers(w, needs, self)
+        elif where == "by_value":
+            H.by_value_helpers(w, needs, self)
+        else:
+            raise ValueError(f"no MemBase helpers go at {where!r}")
+
     # -- Init -------------------------------------------------------------------------------------
 
     @staticmethod
@@ -118,6 +138,8 @@ class MemBase:
         note = None
         if name in BINARY:
             side = "Rhs" if srcs[1].form is Form.REPEAT else "Lhs" if srcs[0].form is Form.REPEAT else ""
+            if side:
+                ctx.needs.repeat.add((BINARY[name], side))
             call = f"{BINARY[name]}{'Repeat' + side if side else ''}({d}, {ops[0]}, {ops[1]}, {e.count});"
         elif name in VECTOR_SCALAR:
             if srcs[1].form in PER_ROW_FORMS:  # row r's value, read by the scalar unit
