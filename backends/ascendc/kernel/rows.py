@@ -195,32 +195,34 @@ class RowVariantRenderer(VariantRenderer):
             st for op in before if not self.slotted(op) for st in self.sync_stmts(op, "pre-issue")
         ]
         code.post_fixed = [st for op in after if not self.slotted(op) for st in self.sync_stmts(op, "drain")]
-        body = [self.guard(op, st) for op in self.loop.region for st in self.op_stmts(op)]
-        code.body = _row_copy_outs(_quiet_paired_waits(body))
+        code.body = _row_copy_outs(_quiet_paired_waits(self.render_body()))
         if not self.chunked:  # a chunked twin spreads once per row, applies every chunk
             code.body = _spread_in_place(code.body)
 
-    def guard(self, op: Op, st: Stmt) -> Stmt:
+    def guard_of(self, op: Op) -> str | None:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
         per row (``once``: the first chunk of that pass); flags and barriers run every chunk. A
         full-load variant writes its twin's guards too (``Variant.twin_passes``), true when
         COLUMN_CHUNKS is false, so the statements both run are written once in ProcessStep."""
         if op.opname.startswith("sync."):
-            return st
+            return None
         if self.chunked:
             attrs, phases = op.attrs, self.code.phases
         else:
             twin = getattr(self.v, "twin_passes", None)
             if twin is None or twin_key(op) not in twin[1]:
-                return st
+                return None
             attrs, phases = twin[1][twin_key(op)], twin[0]
         if "once" in attrs:
-            cond = f"!COLUMN_CHUNKS || (phase == {attrs['once']} && chunk == 0)"
-        else:
-            passes = attrs["phases"]
-            if len(passes) == phases:
-                return st
-            cond = "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
+            return f"!COLUMN_CHUNKS || (phase == {attrs['once']} && chunk == 0)"
+        passes = attrs["phases"]
+        if len(passes) == phases:
+            return None
+        return "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
+
+    def guarded(self, cond: str | None, st: Stmt) -> Stmt:
+        if cond is None:
+            return st
         code = f"if ({cond}) {st.code}" if "\n" not in st.code else f"if ({cond}) {{\n{st.code}\n}}"
         return Stmt(code, st.note, st.dsl, st.weight)
 
@@ -297,6 +299,10 @@ class RowVariantRenderer(VariantRenderer):
         return Operand(name, v.type.dtype, form, self.view_types.get(name), buf)
 
     def vector(self, op: Op, extent: Extent | None = None) -> Stmt:
+        return self.vc.op(self.vec_op(op, extent), self)
+
+    def vec_op(self, op: Op, extent: Extent | None = None) -> VecOp:
+        """A step op: per-row (``extent.rows``) when a row meets a column or a per-row scalar."""
         name = op.opname
         args = op.operands
         dst = self.view(op.result)
@@ -315,7 +321,7 @@ class RowVariantRenderer(VariantRenderer):
             rkind, Form.TILE
         )
         out = Operand(dst, op.result.type.dtype, form, self.view_types.get(dst), op.attrs.get("buf"))
-        return self.vc.op(VecOp(op, out, [self.operand(a, per_row) for a in args], extent), self)
+        return VecOp(op, out, [self.operand(a, per_row) for a in args], extent)
 
     @property
     def twinned(self) -> bool:

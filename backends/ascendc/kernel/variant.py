@@ -23,7 +23,7 @@ from passes.rows import is_row_func
 
 from ..cann import DEFAULT_CANN
 from .merge import Stmt
-from .vector import Extent, Form, MemBase, Operand, VecOp
+from .vector import Extent, Form, MemBase, Operand, Region, VecOp
 from .vector.base import Needs, where
 
 TILE_EXTENT = Extent("n", "nAligned")  # a tile op covers the tile's n elements (whole repeats: nAligned)
@@ -537,8 +537,7 @@ class VariantRenderer:
         code.post = [
             st for op in after if op.opname.startswith("sync.") for st in self.sync_stmts(op, "drain")
         ]
-        body = [st for op in self.loop.region for st in self.op_stmts(op)]
-        code.body = _copy_outs(_quiet_paired_waits(body))
+        code.body = _copy_outs(_quiet_paired_waits(self.render_body()))
 
     def dma_names(self, bufs: list[str], pipe: str) -> str:
         """What the DMA moves through ``bufs``: the inputs copied in (MTE2) or outputs copied out."""
@@ -593,9 +592,43 @@ class VariantRenderer:
             view = self.stored_view(v, out)
             c = self.ctype_text(v.type.dtype, view)
             return Stmt(self.store_call(v, view, camel(out) + "Gm_", c), dsl=loc)
-        if not isinstance(op.result.type, TensorType):
-            raise _fail(op, f"scalar op '{name}' inside the {self.LOOP} loop")
         return self.vector(op)
+
+    def render_body(self) -> list[Stmt]:
+        """The loop body: DMA and flags in order, the V-pipe work between them (vector ops and V
+        barriers under one guard) as ``Region``s the vector code path renders."""
+        out: list[Stmt] = []
+        items: list = []
+        guard: str | None = None
+
+        def flush() -> None:
+            if items:
+                first = items[0].op if isinstance(items[0], VecOp) else items[0]
+                region = Region(list(items), guard=first if guard is not None else None)
+                out.extend(self.guarded(guard, st) for st in self.vc.render_region(region, self))
+                items.clear()
+
+        for op in self.loop.region:
+            name = op.opname
+            if name.startswith("dma.") or (name.startswith("sync.") and name != "sync.barrier"):
+                flush()
+                out.extend(self.guarded(self.guard_of(op), st) for st in self.op_stmts(op))
+                continue
+            if name != "sync.barrier" and not isinstance(op.result.type, TensorType):
+                raise _fail(op, f"scalar op '{name}' inside the {self.LOOP} loop")
+            if items and self.guard_of(op) != guard:
+                flush()
+            guard = self.guard_of(op)
+            items.append(op if name == "sync.barrier" else self.vec_op(op))
+        flush()
+        return out
+
+    def guard_of(self, op: Op) -> str | None:
+        """The condition an op of the loop body runs under (the row kernel's chunk passes)."""
+        return None
+
+    def guarded(self, cond: str | None, st: Stmt) -> Stmt:
+        return st
 
     def load_call(self, op: Op, view: str, gm: str, c: str) -> str:
         return f"DataCopyPad({view}, {gm}[t * TILE], {copy_params(c)}, {pad_params(c)});"
@@ -604,10 +637,14 @@ class VariantRenderer:
         return f"DataCopyPad({gm}[t * TILE], {view}, {copy_params(c)});"
 
     def vector(self, op: Op) -> Stmt:
-        """A vector op over the tile's ``n`` elements (the vector code path renders it)."""
+        """A vector op alone (the vector code path renders it)."""
+        return self.vc.op(self.vec_op(op), self)
+
+    def vec_op(self, op: Op) -> VecOp:
+        """A tile op over the tile's ``n`` elements, as the vector code path takes it."""
         dst = self.view(op.result)
         out = Operand(dst, op.result.type.dtype, Form.TILE, self.view_types.get(dst))
-        return self.vc.op(VecOp(op, out, [self.operand(x) for x in op.operands], TILE_EXTENT), self)
+        return VecOp(op, out, [self.operand(x) for x in op.operands], TILE_EXTENT)
 
     @property
     def needs(self) -> Needs:

@@ -17,7 +17,7 @@ from ...cann import DEFAULT_CANN, spelling
 from ..api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
 from ..merge import Stmt
 from . import membase_helpers as H
-from .base import Extent, Form, Operand, VecOp, where
+from .base import Extent, Form, Operand, Region, VecOp, where
 
 # How errors name the backend of a schedule family (Extent.family).
 BACKEND = {"flat": "910B elementwise backend", "rows": "row backend"}
@@ -116,6 +116,15 @@ class MemBase:
                 dsl=loc,
             ),
         ]
+
+    # -- regions ----------------------------------------------------------------------------------
+
+    def render_region(self, region: Region, ctx) -> list[Stmt]:
+        """MemBase: one statement per item, in order (a V barrier where the IR has one)."""
+        out: list[Stmt] = []
+        for item in region.items:
+            out += [self.op(item, ctx)] if isinstance(item, VecOp) else self.barrier(where(item))
+        return out
 
     # -- one op -----------------------------------------------------------------------------------
 
