@@ -22,6 +22,7 @@ from .cann import check_cann
 from .formatted import black_format
 from .kernel import Signature, Variant, emit_kernel
 from .kernel.rows import twin_passes
+from .kernel.vector import vector_codes
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
 from .targets import get_target
@@ -191,6 +192,7 @@ def lower(
             cann,
             renderer=RowVariantRenderer,
             text=RowKernelText,
+            vector=vector_codes(tgt, cann),
         )
         host = row_host_source(plan, header, tgt.ub_bytes - tgt.ub_usable_bytes)
         files = project_files(plan, kernel, host, row_tiling_header(plan, header))
@@ -212,10 +214,22 @@ def lower(
             static_attrs + [AttrDecl(SCALAR_INPUT, "literal", TENSOR_CHOICE, choices)],
             dtype_input,
             cann,
+            vector=vector_codes(tgt, cann),
         )
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     else:
-        kernel = emit_kernel(name, camel, variants, sig, header, op.dtypes, static_attrs, dtype_input, cann)
+        kernel = emit_kernel(
+            name,
+            camel,
+            variants,
+            sig,
+            header,
+            op.dtypes,
+            static_attrs,
+            dtype_input,
+            cann,
+            vector=vector_codes(tgt, cann),
+        )
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     files.update(golden_files(op, plan))
     return Compiled(plan, modules, files, checks)

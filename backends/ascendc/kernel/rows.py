@@ -34,7 +34,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 from ..writer import CodeWriter
 from .api import VECTOR_SCALAR, ctype
 from .merge import Block, Stmt, blocks, merge
-from .vector import Extent, Form, MemBase, Operand, VecOp
+from .vector import Extent, Form, Operand, VecOp, vector_codes
 
 # A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
 COLUMN_EXTENT = Extent("cols_", "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))")
@@ -106,7 +106,7 @@ _COPY_PARAMS = (
 class RowVariantRenderer(VariantRenderer):
     reserved = RESERVED | ROW_LOCALS
 
-    def __init__(self, v: Variant, sig: Signature, facts):
+    def __init__(self, v: Variant, sig: Signature, facts, vector: dict | None = None):
         self.v, self.sig, self.facts = v, sig, facts
         self.func = v.func
         self.loop = self.func.loop()
@@ -118,7 +118,8 @@ class RowVariantRenderer(VariantRenderer):
         from .naming import NameTable
 
         self.names = NameTable()
-        self.vc = MemBase(cann=facts.cann)
+        self.vcs = vector or vector_codes(cann=facts.cann)
+        self.vc = self.vcs["membase"]
 
     def kind(self, v) -> str:
         return self.layout.kind(v.type)

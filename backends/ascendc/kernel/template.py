@@ -23,7 +23,7 @@ from . import broadcast as bc
 from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
 from .naming import camel, pascal, gm_param
-from .vector import MemBase
+from .vector import vector_codes
 from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
 
 _FLAG = {"half": "IS_HALF", "float": "IS_FLOAT", "bfloat16_t": "IS_BF16", "int32_t": "IS_INT32"}
@@ -96,6 +96,7 @@ class KernelPlan:
     dtype_macro: str | None  # DTYPE_<NAME> naming the binary's element type; None: the one dtype
     first_dtype: DType
     cann: str
+    vector: dict  # the vector code paths by Region.path (vector.vector_codes)
 
     @property
     def t_arg(self) -> str:
@@ -362,16 +363,18 @@ def emit_kernel(
     cann: str,
     renderer=None,
     text=None,
+    vector: dict | None = None,
 ) -> str:
     """``dtype_input``: the input or output whose ``DTYPE_<NAME>`` macro is T in CANN's build (None:
     no input or output has type T, and T is the op's one dtype). ``renderer``/``text``: the variant
     renderer and class-template writer (the elementwise ones by default; the row kernel passes its
-    own)."""
+    own); ``vector``: the vector code paths (``vector.vector_codes(target, cann)``)."""
     renderer = renderer or VariantRenderer
+    vector = vector or vector_codes(cann=cann)
     text = text or KernelText
     facts = OpFacts.of(variants)
     facts.cann = cann
-    renderers = [renderer(v, sig, facts) for v in variants]
+    renderers = [renderer(v, sig, facts, vector) for v in variants]
     for r in renderers:
         r.render_init()
     agree_scalar_types(renderers)
@@ -405,6 +408,7 @@ def emit_kernel(
         "DTYPE_" + dtype_input.upper() if dtype_input is not None else None,
         dtypes[0],
         cann,
+        vector,
     )
     return text(plan, view_types).text(header)
 
@@ -415,7 +419,7 @@ class KernelText:
         self.view_types = view_types
         self.e = Emitter(plan)
         self.w = self.e.w
-        self.vc = MemBase(cann=plan.cann)  # the vector code path of helpers and Init
+        self.vc = plan.vector["membase"]  # the vector code path of helpers and Init
         self.canon, maps = canonical_buffers(list(plan.codes.values()))
         self.bufmap = dict(zip(plan.codes, maps))
         self.bcast = bc.is_broadcast(plan.variants)

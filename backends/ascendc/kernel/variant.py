@@ -23,7 +23,7 @@ from passes.rows import is_row_func
 
 from ..cann import DEFAULT_CANN
 from .merge import Stmt
-from .vector import Extent, Form, MemBase, Operand, Region, VecOp
+from .vector import Extent, Form, Operand, Region, VecOp, vector_codes
 from .vector.base import Needs, where
 
 TILE_EXTENT = Extent("n", "nAligned")  # a tile op covers the tile's n elements (whole repeats: nAligned)
@@ -164,7 +164,7 @@ class VariantRenderer:
     def safe(self, name: str) -> str:
         return name + "Tile" if name in self.reserved else name
 
-    def __init__(self, v: Variant, sig: Signature, facts: OpFacts):
+    def __init__(self, v: Variant, sig: Signature, facts: OpFacts, vector: dict | None = None):
         self.v, self.sig, self.facts = v, sig, facts
         self.func = v.func
         self.loop = self.func.loop()
@@ -175,7 +175,8 @@ class VariantRenderer:
             self.func.attributes["buffers"],
         )
         self.names = NameTable()
-        self.vc = MemBase(cann=facts.cann)  # the vector code path
+        self.vcs = vector or vector_codes(cann=facts.cann)  # the vector code paths (Region.path)
+        self.vc = self.vcs["membase"]  # Init's and single ops' path
         self.resident_barrier = 0  # statements at the end of code.resident ordering the broadcasts
 
     # -- names ----------------------------------------------------------------------------------
@@ -605,7 +606,8 @@ class VariantRenderer:
             if items:
                 first = items[0].op if isinstance(items[0], VecOp) else items[0]
                 region = Region(list(items), guard=first if guard is not None else None)
-                out.extend(self.guarded(guard, st) for st in self.vc.render_region(region, self))
+                stmts = self.vcs[region.path].render_region(region, self)
+                out.extend(self.guarded(guard, st) for st in stmts)
                 items.clear()
 
         for op in self.loop.region:
