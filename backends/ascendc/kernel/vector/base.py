@@ -116,6 +116,18 @@ class VectorCode(Protocol):
 
     def check(self, op: Op) -> None: ...  # dtype/API legality; CompileError
 
-    def op(self, vop: VecOp, ctx: Ctx) -> Stmt: ...
+    def op(self, vop: VecOp, ctx: Ctx) -> Stmt: ...  # one vector op (MemBase: one statement)
 
     def render_region(self, region: Region, ctx: Ctx) -> list[Stmt]: ...
+
+    def barrier(self, loc: str | None = None, note: str | None = None, weight: int = 1) -> list[Stmt]: ...
+
+    def barrier_line(self) -> str | None: ...  # the same for helper writers (None: no line)
+
+    def zero_fill(self, buf: str, count: str, note: str | None = None, loc: str | None = None) -> Stmt: ...
+
+    def resident_broadcast(
+        self, member: str, ctype: str, value: str, loc: str | None = None
+    ) -> list[Stmt]: ...
+
+    def helpers(self, w, needs: list[Needs], where: str) -> None: ...  # the helpers ``needs`` ask for
