@@ -22,6 +22,7 @@ from .cann import check_cann
 from .formatted import black_format
 from .kernel import Signature, Variant, emit_kernel
 from .kernel.rows import twin_passes
+from .kernel.vector import vector_codes
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
 from .targets import get_target, select_vector_path_spelling
@@ -194,6 +195,7 @@ def lower(
             cann,
             renderer=RowVariantRenderer,
             text=RowKernelText,
+            vector=vector_codes(tgt, cann),
         )
         host = row_host_source(plan, header, tgt.ub_bytes - tgt.ub_usable_bytes)
         files = project_files(plan, kernel, host, row_tiling_header(plan, header))
@@ -215,10 +217,22 @@ def lower(
             static_attrs + [AttrDecl(SCALAR_INPUT, "literal", TENSOR_CHOICE, choices)],
             dtype_input,
             cann,
+            vector=vector_codes(tgt, cann),
         )
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     else:
-        kernel = emit_kernel(name, camel, variants, sig, header, op.dtypes, static_attrs, dtype_input, cann)
+        kernel = emit_kernel(
+            name,
+            camel,
+            variants,
+            sig,
+            header,
+            op.dtypes,
+            static_attrs,
+            dtype_input,
+            cann,
+            vector=vector_codes(tgt, cann),
+        )
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     files.update(golden_files(op, plan))
     return Compiled(plan, modules, files, checks)
@@ -256,13 +270,14 @@ def _vector_ops(func: Func) -> int:
     return sum(1 for op in func.loop().region if not op.opname.startswith(("dma.", "sync.")))
 
 
-def _api_ok(func: Func) -> bool:
-    """Every vector op of ``func`` takes its dtype in the A2 API (the kernel renderer's check)."""
-    from .kernel.variant import VariantRenderer
+def _api_ok(func: Func, tgt) -> bool:
+    """Every vector op of ``func`` takes its dtype in the vector API (the kernel renderer's check)."""
+    from .kernel.vector import MemBase
 
     try:
+        vc = MemBase(tgt)
         for op in func.walk():
-            VariantRenderer.check_dtype(None, op)
+            vc.check(op)
     except CompileError:
         return False
     return True
@@ -303,7 +318,7 @@ def _scalar_twins(
                 key = twin_key(a, i, attr_keys, n)
                 base = next(v for v in variants if v.dtype == dt and v.key == a)
                 cheaper = f is not base.func and _vector_ops(f) < _vector_ops(base.func) + 1
-                if not _api_ok(f):  # e.g. an i8 scalar splatted by Duplicate: keep the tensor form
+                if not _api_ok(f, tgt):  # e.g. an i8 scalar splatted by Duplicate: keep the tensor form
                     f, cheaper = base.func, False  # (never selected: every dtype needs the point)
                 v = Variant(key, f, dt, {**base.bind, SCALAR_INPUT: TWIN_PREFIX + p.value.name})
                 v.ub_budget = ub

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = ROOT / "tests" / "golden" / "apply_adam_w"
-GOLDEN_FILES = ("op_kernel/apply_adam_w.cpp", "op_host/apply_adam_w.cpp", "op_host/apply_adam_w_tiling.h")
+GOLDEN = ROOT / "tests" / "golden"
+# A golden copy per kernel family: flat (AdamW), rows (layer_norm: column-chunked twins, Welford,
+# Brcb blocks, the fold) and broadcast (outer_max).
+GOLDEN_STEMS = ("apply_adam_w", "layer_norm", "outer_max")
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py"))
 
 
@@ -100,13 +102,14 @@ def test_adam_w_kernel_is_compact(projects):
     assert sum(1 for line in lines if line.startswith("class ")) == 1  # one class template
 
 
-def test_adam_w_project_matches_the_golden_copy(projects):
+@pytest.mark.parametrize("stem", GOLDEN_STEMS)
+def test_project_matches_the_golden_copy(projects, stem):
     """Set DSLC_UPDATE_GOLDEN=1 to accept a deliberate change (then review the diff)."""
-    project = projects["apply_adam_w"]
+    project = projects[stem]
     update = os.environ.get("DSLC_UPDATE_GOLDEN") == "1"
-    for rel in GOLDEN_FILES:
+    for rel in (f"op_kernel/{stem}.cpp", f"op_host/{stem}.cpp", f"op_host/{stem}_tiling.h"):
         got = (project / rel).read_text()
-        golden = GOLDEN / rel
+        golden = GOLDEN / stem / rel
         if update:
             golden.parent.mkdir(parents=True, exist_ok=True)
             golden.write_text(got)

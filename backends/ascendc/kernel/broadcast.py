@@ -172,11 +172,17 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
     return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_param(name)}, {size});")
 
 
-def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
+def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
-    ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies."""
+    ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
+    ``vc``: the vector code path (its V barrier and zero fill)."""
     tiling = f"{op_type}TilingData"
     line = w.line
+
+    def barrier() -> None:
+        if vc.barrier_line():
+            line(vc.barrier_line())
+
     line(comment="This core's slice. FLAT/SCALAR: whole 32-byte blocks of the flat range; row modes: whole")
     line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
     with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
@@ -377,7 +383,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                 line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
                 with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
                     line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
-                    line("PipeBarrier<PIPE_V>();")
+                    barrier()
                     line(
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
@@ -387,20 +393,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                     line("uint64_t left = 0;")
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
-            line("PipeBarrier<PIPE_V>();")
+            barrier()
     w.line()
-    line(comment="Duplicate for every element type (8-bit values as 16-bit pairs).")
-    line("template <typename U>")
-    with w.block("__aicore__ inline void Splat(const LocalTensor<U>& dst, U value, uint32_t count)"):
-        with w.block("if constexpr (sizeof(U) == 1)"):
-            line("const uint16_t byte = static_cast<uint8_t>(value);")
-            line("const int16_t pair = static_cast<int16_t>(byte | (byte << 8));")
-            line(
-                "Duplicate(dst.template ReinterpretCast<int16_t>(), pair, static_cast<int32_t>((count + 1) / 2));"
-            )
-        with w.block("else"):
-            line("Duplicate(dst, value, static_cast<int32_t>(count));")
-    w.line()
+    vc.helpers(w, [], "splat")
     line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
     line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
     line("template <typename U>")
@@ -513,8 +508,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]]) -> None:
                     f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
                 ):
                     line(
-                        f"Duplicate({camel(name)}RowBuf_.Get<int16_t>(), static_cast<int16_t>(0), "
-                        "static_cast<int32_t>(ROW_BYTES / 2));",
+                        vc.zero_fill(f"{camel(name)}RowBuf_", "ROW_BYTES / 2").code,
                         "the pitch's tail is defined",
                     )
                     line("resident = true;")

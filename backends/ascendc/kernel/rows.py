@@ -31,10 +31,13 @@ from dsl.ir import Op, ScalarType, TensorType
 
 from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
-from ..cann import spelling
 from ..writer import CodeWriter
-from .api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
+from .api import VECTOR_SCALAR, ctype
 from .merge import Block, Stmt, blocks, merge
+from .vector import Extent, Form, Operand, VecOp, vector_codes
+
+# A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
+COLUMN_EXTENT = Extent("cols_", "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))")
 from .naming import RESERVED, camel, gm_param
 from .template import COPY_PARAMS, KernelText, _bytes, every_binding, variant_id
 from .variant import (
@@ -43,15 +46,11 @@ from .variant import (
     Variant,
     VariantCode,
     VariantRenderer,
-    _fail,
     _quiet_paired_waits,
     field_name,
     tile_ops,
     where,
 )
-
-CHUNK_REDUCE = {"sum": "SUM", "mean": "SUM", "max": "MAX", "min": "MIN"}
-LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 
 
 @dataclass
@@ -59,20 +58,10 @@ class RowCode(VariantCode):
     rows: dict = field(default_factory=dict)  # plan-rows: align, perrow, count_align, scratch
     resident: list[Stmt] = field(default_factory=list)  # Init: columns computed once
     col_loads: list[Stmt] = field(default_factory=list)  # Init: columns copied in
-    uses_mean: bool = False
-    uses_fold: bool = False
     pre_fixed: list[Stmt] = field(default_factory=list)  # a single-slot buffer's reverse flag
     post_fixed: list[Stmt] = field(default_factory=list)
     chunked: bool = False  # the column-chunked twin (passes/chunk_rows.py): one row, in chunks
     phases: int = 1  # passes over a row's chunks (chunked twins)
-    uses_part: bool = False  # a chunk's partial reduction (chunked twins)
-    chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (SUM, MAX, MIN) the body uses
-    spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
-    row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
-    row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
-    uses_welford: bool = False  # Welford statistics of a chunked row (mean and variance in one pass)
-    welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
-    mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
 
 
 ROW_LOCALS = frozenset(
@@ -117,7 +106,7 @@ _COPY_PARAMS = (
 class RowVariantRenderer(VariantRenderer):
     reserved = RESERVED | ROW_LOCALS
 
-    def __init__(self, v: Variant, sig: Signature, facts):
+    def __init__(self, v: Variant, sig: Signature, facts, vector: dict | None = None):
         self.v, self.sig, self.facts = v, sig, facts
         self.func = v.func
         self.loop = self.func.loop()
@@ -129,6 +118,8 @@ class RowVariantRenderer(VariantRenderer):
         from .naming import NameTable
 
         self.names = NameTable()
+        self.vcs = vector or vector_codes(cann=facts.cann)
+        self.vc = self.vcs["membase"]
 
     def kind(self, v) -> str:
         return self.layout.kind(v.type)
@@ -186,52 +177,53 @@ class RowVariantRenderer(VariantRenderer):
                 )
                 continue
             if any(id(v) in written for v in op.operands):
-                code.resident.append(Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1))
+                code.resident += self.vc.barrier(where(op))
                 written.clear()
-            count = "cols_"
-            if op.opname in ("cmp", "where"):  # Compare/Select take whole repeats (colLen_ holds them)
-                count = "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))"
-            code.resident.append(self.vector(op, count=count, loc=where(op)))
+            code.resident.append(self.vector(op, COLUMN_EXTENT))
             written.add(id(op.result))
 
     # -- the step -------------------------------------------------------------------------------
 
     def render_loop(self) -> None:
         code = self.code
-        code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        code.needs.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
         at = self.func.body.index(self.loop)
         before = [op for op in self.func.body[:at] if op.opname.startswith("sync.")]
         after = [op for op in self.func.body[at + 1 :] if op.opname.startswith("sync.")]
-        code.pre = [self.sync(op, "pre-issue") for op in before if self.slotted(op)]
-        code.post = [self.sync(op, "drain") for op in after if self.slotted(op)]
-        code.pre_fixed = [self.sync(op, "pre-issue") for op in before if not self.slotted(op)]
-        code.post_fixed = [self.sync(op, "drain") for op in after if not self.slotted(op)]
-        body = [self.guard(op, self.render_op(op)) for op in self.loop.region]
-        code.body = _row_copy_outs(_quiet_paired_waits(body))
+        code.pre = [st for op in before if self.slotted(op) for st in self.sync_stmts(op, "pre-issue")]
+        code.post = [st for op in after if self.slotted(op) for st in self.sync_stmts(op, "drain")]
+        code.pre_fixed = [
+            st for op in before if not self.slotted(op) for st in self.sync_stmts(op, "pre-issue")
+        ]
+        code.post_fixed = [st for op in after if not self.slotted(op) for st in self.sync_stmts(op, "drain")]
+        code.body = _row_copy_outs(_quiet_paired_waits(self.render_body()))
         if not self.chunked:  # a chunked twin spreads once per row, applies every chunk
             code.body = _spread_in_place(code.body)
 
-    def guard(self, op: Op, st: Stmt) -> Stmt:
+    def guard_of(self, op: Op) -> str | None:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
         per row (``once``: the first chunk of that pass); flags and barriers run every chunk. A
         full-load variant writes its twin's guards too (``Variant.twin_passes``), true when
         COLUMN_CHUNKS is false, so the statements both run are written once in ProcessStep."""
         if op.opname.startswith("sync."):
-            return st
+            return None
         if self.chunked:
             attrs, phases = op.attrs, self.code.phases
         else:
             twin = getattr(self.v, "twin_passes", None)
             if twin is None or twin_key(op) not in twin[1]:
-                return st
+                return None
             attrs, phases = twin[1][twin_key(op)], twin[0]
         if "once" in attrs:
-            cond = f"!COLUMN_CHUNKS || (phase == {attrs['once']} && chunk == 0)"
-        else:
-            passes = attrs["phases"]
-            if len(passes) == phases:
-                return st
-            cond = "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
+            return f"!COLUMN_CHUNKS || (phase == {attrs['once']} && chunk == 0)"
+        passes = attrs["phases"]
+        if len(passes) == phases:
+            return None
+        return "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
+
+    def guarded(self, cond: str | None, st: Stmt) -> Stmt:
+        if cond is None:
+            return st
         code = f"if ({cond}) {st.code}" if "\n" not in st.code else f"if ({cond}) {{\n{st.code}\n}}"
         return Stmt(code, st.note, st.dsl, st.weight)
 
@@ -291,195 +283,51 @@ class RowVariantRenderer(VariantRenderer):
 
     # -- vector statements ------------------------------------------------------------------------
 
-    def operand(self, v, per_row: bool) -> str:
-        """An operand inside the per-row loop (``per_row``) or of a whole-step call."""
+    def operand(self, v, per_row: bool) -> Operand:
+        """A source inside the per-row loop (``per_row``: a row at ``[r * pitch_]``) or of a
+        whole-step call; a per-row value (the scalar of a vector-scalar call: ``GetValue``), a
+        column, or a scalar."""
+        if not isinstance(v.type, TensorType):
+            return Operand("", v.type.dtype, Form.SCALAR, value=v)
         k = self.kind(v)
+        form = {ROW: Form.ROW if per_row else Form.TILE, COL: Form.COLUMN, PERROW: Form.PER_ROW}.get(
+            k, Form.TILE
+        )
+        if v.owner is not None and v.owner.opname == "vec.brcb":
+            form = Form.BLOCKS
         name = self.use(v)
-        if per_row and k == ROW:
-            return f"{name}[r * pitch_]"
-        return name
+        buf = v.owner.attrs.get("buf") if v.owner is not None else None
+        return Operand(name, v.type.dtype, form, self.view_types.get(name), buf)
 
-    def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
-        self.check_dtype(op)
+    def vector(self, op: Op, extent: Extent | None = None) -> Stmt:
+        return self.vc.op(self.vec_op(op, extent), self)
+
+    def vec_op(self, op: Op, extent: Extent | None = None) -> VecOp:
+        """A step op: per-row (``extent.rows``) when a row meets a column or a per-row scalar."""
         name = op.opname
         args = op.operands
         dst = self.view(op.result)
         rkind = self.kind(op.result)
         kinds = [self.kind(a) for a in args]
-        if name == "reduce":
-            return self.reduce(op, loc)
-        if name == "vec.fold":
-            return self.fold(op, loc)
-        if name == "welford.var":
-            self.code.uses_welford = self.code.uses_mean = True
-            if op.attrs.get("blocks"):
-                self.code.welford_blocks = True
-            return Stmt(
-                f"WelfordVar({dst}, {self.use(args[1])});",
-                note="variance of the row: its Welford statistics merged (Chan)",
-                dsl=loc,
-            )
-        if name == "vec.brc":
-            src = self.use(args[0])
-            if kinds[0] == PERROW:
-                call = f"Duplicate({dst}[r * pitch_], {src}.GetValue(r * PER_ROW), cols_);"
-            else:
-                call = f"DataCopy({dst}[r * pitch_], {src}, pitch_);"
-            return Stmt(
-                f"{LOOP} {call}",
-                note=f"{'per-row value' if kinds[0] == PERROW else 'column'} over whole rows",
-                dsl=loc,
-            )
-        if name == "vec.brcb":
-            self.code.spreads = True
-            return Stmt(
-                f"SpreadPerRow({dst}, {self.use(args[0])}, rows);",
-                note="each row's value over a 32-byte block (Brcb)",
-                dsl=loc,
-            )
-        if name in BINARY and rkind == ROW and PERROW in kinds:
-            k = kinds.index(PERROW)
-            if args[k].owner is None or args[k].owner.opname != "vec.brcb":
-                raise _fail(
-                    op, f"'{name}' of a row and a per-row value needs the per-row value as Brcb blocks"
-                )
-            self.code.row_ops.add(name)
-            first = "true" if k == 0 else "false"
-            return Stmt(
-                f"RowsByValue<RowOp::{name.upper()}, {first}>({dst}, {self.use(args[1 - k])}, {self.use(args[k])}, rows);",
-                dsl=loc,
-            )
         per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
-        if count is None:
+        if extent is None:
             if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
-                count = "cols_"
-            elif name in ("cmp", "where"):  # whole repeats: per-row buffers are sized for them
-                count = "nPerRowAligned" if rkind == PERROW else "nAligned"
+                extent = Extent("cols_", "cols_")
+            elif rkind == PERROW:  # Compare/Select: whole repeats (per-row buffers are sized for them)
+                extent = Extent("nPerRow", "nPerRowAligned")
             else:
-                count = "nPerRow" if rkind == PERROW else "n"
-        d = f"{dst}[r * pitch_]" if per_row else dst
-        ops = [self.operand(a, per_row) if isinstance(a.type, TensorType) else None for a in args]
-        if name in BINARY:
-            call = f"{BINARY[name]}({d}, {ops[0]}, {ops[1]}, {count});"
-        elif name in VECTOR_SCALAR:
-            if kinds[1] == PERROW:
-                s = f"{self.use(args[1])}.GetValue(r * PER_ROW)"
-            else:
-                s = self.scalar_for(args[1], op.result.type.dtype, dst)
-            call = f"{VECTOR_SCALAR[name]}({d}, {ops[0]}, {s}, {count});"
-        elif name in UNARY:
-            call = f"{UNARY[name]}({d}, {ops[0]}, {count});"
-        elif name == "neg":
-            lit = self.typed_for(typed_literal(-1, op.result.type.dtype), op.result.type.dtype, dst)
-            call = f"Muls({d}, {ops[0]}, {lit}, {count});"
-        elif name == "vec.dup":
-            call = f"Duplicate({d}, {self.scalar_for(args[0], op.result.type.dtype, dst)}, {count});"
-        elif name == "round":
-            return Stmt(
-                _loop(per_row, f"Cast({d}, {ops[0]}, RoundMode::CAST_RINT, {count});"),
-                note="round half to even",
-                dsl=loc,
-            )
-        elif name == "cast":
-            pair = (args[0].type.dtype, op.result.type.dtype)
-            if pair not in CASTS:
-                raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the row backend yet")
-            call = f"Cast({d}, {ops[0]}, RoundMode::{CASTS[pair]}, {count});"
-        elif name == "cmp":
-            mode = CMP_MODES[op.attrs["pred"]]
-            if ops[1] is None:  # a row against a scalar (a constant, a Scalar input)
-                s = self.scalar_for(args[1], args[0].type.dtype, ops[0])
-                compare = spelling("compare_scalar", self.facts.cann)
-                call = f"{compare}({d}, {ops[0]}, {s}, CMPMODE::{mode}, {count});"
-            else:
-                call = f"Compare({d}, {ops[0]}, {ops[1]}, CMPMODE::{mode}, {count});"
-            return Stmt(call, note="bit mask", dsl=loc)
-        elif name == "where":
-            if args[1].type.dtype != args[2].type.dtype:
-                raise _fail(op, "dsl.where branches must share a dtype on the vector unit; cast one of them")
-            if ops[1] is None:
-                raise _fail(
-                    op, "dsl.where with a scalar first branch reached the row kernel; swap the branches"
-                )
-            if ops[2] is None:
-                s = self.scalar_for(args[2], args[1].type.dtype, ops[1])
-                call = f"Select({d}, {ops[0]}, {ops[1]}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, {count});"
-            else:
-                call = (
-                    f"Select({d}, {ops[0]}, {ops[1]}, {ops[2]}, SELMODE::VSEL_TENSOR_TENSOR_MODE, {count});"
-                )
-        else:
-            raise _fail(op, f"'{name}' is not supported by the row backend yet")
-        return Stmt(_loop(per_row, call), dsl=loc)
-
-    def fold(self, op: Op, loc) -> Stmt:
-        """Seed 002's binary add: the columns past foldNum_ (the largest power of two below cols_)
-        added (max/min-ed) onto the front of the row, one elementwise call per row, in place."""
-        self.code.uses_fold = True
-        dst, src = self.view(op.result), self.use(op.operands[0])
-        fn = {"sum": "Add", "mean": "Add", "max": "Max", "min": "Min"}[op.attrs["kind"]]
-        code = ""
-        if op.result.owner.attrs.get("buf") != op.operands[0].owner.attrs.get("buf"):
-            code = f"DataCopy({dst}, {src}, n);\nPipeBarrier<PIPE_V>();\n"
-        code += (
-            f"for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r) "
-            f"{fn}({dst}[r * pitch_], {dst}[r * pitch_], {dst}[r * pitch_ + foldNum_], cols_ - foldNum_);"
+                extent = Extent("n", "nAligned")
+        extent = dataclasses.replace(extent, rows="rows" if per_row else None, family="rows")
+        form = {ROW: Form.ROW if per_row else Form.TILE, COL: Form.COLUMN, PERROW: Form.PER_ROW}.get(
+            rkind, Form.TILE
         )
-        return Stmt(code, note="fold the columns past foldNum_ onto the front (seed 002)", dsl=loc)
+        out = Operand(dst, op.result.type.dtype, form, self.view_types.get(dst), op.attrs.get("buf"))
+        return VecOp(op, out, [self.operand(a, per_row) for a in args], extent)
 
-    def reduce(self, op: Op, loc) -> Stmt:
-        kind = op.attrs["kind"]
-        dst, src = self.view(op.result), self.use(op.operands[0])
-        count = "foldNum_" if op.attrs.get("folded") else "cols_"
-        if self.chunked and op.attrs.get("welford"):
-            return self.chunk_reduce(op, dst, src, count, loc)
-        self.code.row_reduces.add(CHUNK_REDUCE[kind])
-        if self.chunked or getattr(self.v, "twin_passes", None) is not None:
-            return self.step_reduce(op, dst, src, count, loc)
-        code = f"ReduceRows<RowReduce::{CHUNK_REDUCE[kind]}>({dst}, {src}, {count}, rows);"
-        note = "one value per row"
-        if kind == "mean":
-            self.code.uses_mean = True
-            code += f"\nPipeBarrier<PIPE_V>();\nMuls({dst}, {dst}, invCols_, nPerRow);"
-            note = "sum per row, then times 1 / cols"
-        return Stmt(code, note=note, dsl=loc)
-
-    def step_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
-        """A reduction in a kernel with column-chunked twins: one ReduceRows call the full-load
-        variant and its twin write alike (so ProcessStep holds it once): the step's rows, or
-        (COLUMN_CHUNKS) the row so far, chunk by chunk (ReduceChunk); a mean scales by 1 / cols
-        (after the last chunk)."""
-        kind = op.attrs["kind"]
-        which = CHUNK_REDUCE[kind]
-        if self.chunked:
-            if op.result.type.dtype.name != "f32":
-                raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
-            self.code.uses_part = True
-            self.code.chunk_helpers.add(which)
-        mean = ", true" if kind == "mean" else ""
-        note = "one value per row (chunked: the row so far)"
-        if kind == "mean":
-            self.code.uses_mean = self.code.mean_reduce = True
-            note = "mean per row (chunked: sum so far; / cols at the last chunk)"
-        code = f"ReduceRows<RowReduce::{which}{mean}>({dst}, {src}, {count}, rows, chunk);"
-        return Stmt(code, note=note, dsl=loc)
-
-    def chunk_reduce(self, op: Op, dst: str, src: str, count: str, loc) -> Stmt:
-        """A chunked twin's mean under Welford statistics (``passes/chunk_rows.py`` ``welford``)."""
-        if op.result.type.dtype.name != "f32":
-            raise _fail(op, "a reduction of a row in column chunks accumulates f32 values only")
-        self.code.uses_welford = self.code.uses_mean = True
-        return Stmt(
-            f"WelfordChunk({dst}, {src}, {count}, chunk);",
-            note="Welford statistics of the row so far; its mean after the last chunk",
-            dsl=loc,
-        )
-
-    def check_dtype(self, op: Op) -> None:
-        api = OP_API.get(op.opname)
-        if api is None or op.opname == "vec.brc":
-            return
-        super().check_dtype(op)
+    @property
+    def twinned(self) -> bool:
+        """A full-load variant that writes its column-chunked twin's guards (one ProcessStep)."""
+        return getattr(self.v, "twin_passes", None) is not None
 
 
 def _note_above(st: Stmt) -> Stmt:
@@ -504,10 +352,6 @@ def twin_passes(twin) -> tuple[int, dict]:
         if not op.opname.startswith("sync.") and ("phases" in op.attrs or "once" in op.attrs)
     }
     return twin.attributes["phases"], ops
-
-
-def _loop(per_row: bool, call: str) -> str:
-    return f"{LOOP} {call}" if per_row else call
 
 
 def _word(c: str) -> str:
@@ -561,6 +405,12 @@ def _row_copy_outs(body: list[Stmt]) -> list[Stmt]:
 class RowKernelText(KernelText):
     """The class template of a row operator (see the module docstring)."""
 
+    def barrier(self, why: str | None = None) -> None:
+        """A V -> V barrier line of Init or a helper, as the vector code path spells it."""
+        line = self.vc.barrier_line()
+        if line:
+            self.e.w.line(line, why)
+
     def codes(self) -> list[RowCode]:
         return list(self.plan.codes.values())
 
@@ -592,9 +442,9 @@ class RowKernelText(KernelText):
         body.level = w.level + 1
         self.e.w = body
         body.line("SetCoreRows(tiling);")
-        if any(c.uses_mean for c in self.codes()):
+        if any(c.needs.uses_mean for c in self.codes()):
             body.line("invCols_ = tiling.invCols;")
-        if any(c.uses_fold for c in self.codes()):
+        if any(c.needs.uses_fold for c in self.codes()):
             body.line("foldNum_ = tiling.foldNum;")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
@@ -604,7 +454,7 @@ class RowKernelText(KernelText):
             body.line("PipeBarrier<PIPE_ALL>();", "the zero-filled columns before MTE2 copies them in")
             body.line("LoadColumns();")
         elif any(self.computed_columns(c) for c in self.codes()):
-            body.line("PipeBarrier<PIPE_V>();", "the zero-filled columns before Init computes them")
+            self.barrier("the zero-filled columns before Init computes them")
         body.line("PipeBarrier<PIPE_ALL>();", "once per core: Init's copies and math before the first step")
         self.e.w = w
         text = "\n".join(line.split("//", 1)[0] for line in body.lines)
@@ -653,9 +503,9 @@ class RowKernelText(KernelText):
             out.append(
                 Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
             )
-        if code.uses_part:
+        if code.needs.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
-        if code.uses_welford:
+        if code.needs.uses_welford:
             out.append(
                 Stmt(
                     "pipe_.InitBuffer(welfordBuf_, 3 * pitch_ * sizeof(float));",
@@ -692,11 +542,7 @@ class RowKernelText(KernelText):
             slots = " * slots_" if info["slots"] > 1 else ""
             held = [v for v in code.views.values() if v.buffer == b]
             count = f"{length}{slots} * {self.width_text(held, info['bytes'], code.variant.dtype)} / 2"
-            out.append(
-                Stmt(
-                    f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));"
-                )
-            )
+            out.append(self.vc.zero_fill(mapping[b], count))
         if out:
             out[0] = Stmt(
                 out[0].code, "pad lanes and per-row lanes the steps compute on get defined contents"
@@ -789,126 +635,15 @@ class RowKernelText(KernelText):
         """The helpers of the column-chunked twins' statements: Welford, FoldNum (ReduceChunk goes with
         ReduceRows, after the RowReduce enum: ``reduce_chunk_helper``)."""
         w = self.e.w
-        if any(c.uses_welford for c in self.codes()):
-            self.welford_helpers()
-        if any(c.uses_fold for c in self.codes()):
+        if any(c.needs.uses_welford for c in self.codes()):
+            self.vc.helpers(w, [c.needs for c in self.codes()], "welford")
+        if any(c.needs.uses_fold for c in self.codes()):
             w.line()
             w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
             with w.block("__aicore__ static inline uint32_t FoldNum(uint32_t cols)"):
                 w.line("uint32_t fold = cols;")
                 w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
                 w.line("return fold;")
-
-    def welford_helpers(self) -> None:
-        """Seed 002's single-pass statistics of a row in column chunks: lane j of welfordBuf_ keeps
-        the running mean and M2 of column j of every chunk so far (Welford, vectorized over the
-        chunk); the lanes merge into the row's mean after the last chunk and into its variance once
-        the next pass starts (Chan: lane j saw ``chunks_`` samples, or one fewer past the last
-        chunk's columns)."""
-        w = self.e.w
-        w.line()
-        w.line(
-            comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared"
-        )
-        w.line(
-            comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample."
-        )
-        w.line(
-            comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples)."
-        )
-        with w.block(
-            "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
-            "int32_t count, uint64_t chunk)"
-        ):
-            self._lanes("laneMean", "laneM2", "delta")
-            w.line("PipeBarrier<PIPE_V>();")
-            w.line("if (chunk == 0) {")
-            w.level += 1
-            w.line("Adds(laneMean, src, 0.0f, count);", "the first sample: mean x, M2 0")
-            w.line("Duplicate(laneM2, 0.0f, count);")
-            w.level -= 1
-            w.line("} else {")
-            w.level += 1
-            w.line("const float n = static_cast<float>(chunk + 1);", "samples per lane, this one included")
-            for line, why in (
-                ("Sub(delta, src, laneMean, count);", "x - mean"),
-                ("Muls(delta, delta, 1.0f / n, count);", None),
-                ("Add(laneMean, laneMean, delta, count);", "mean += (x - mean) / n"),
-                ("Mul(delta, delta, delta, count);", None),
-                ("Muls(delta, delta, n * (n - 1.0f), count);", "(x - old mean) * (x - new mean)"),
-                ("Add(laneM2, laneM2, delta, count);", None),
-            ):
-                if not line.startswith("Sub"):
-                    w.line("PipeBarrier<PIPE_V>();")
-                w.line(line, why)
-            w.level -= 1
-            w.line("}")
-            w.line("if (chunk + 1 == chunks_) MergeLanes(mean, delta, laneMean, false);")
-        blocks = any(c.welford_blocks for c in self.codes())
-        w.line()
-        w.line(
-            comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
-        )
-        if blocks:
-            w.line(comment="mean)^2) / cols; `shift` holds the mean over a 32-byte block (SpreadPerRow).")
-        else:
-            w.line(comment="mean)^2) / cols; `shift` holds -mean.")
-        with w.block(
-            "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
-        ):
-            self._lanes("laneMean", "delta", "lanes")
-            w.line("PipeBarrier<PIPE_V>();")
-            if blocks:
-                w.line(
-                    comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0"
-                )
-                with w.block("for (int32_t c = 0; c < lanes;)"):
-                    w.line("const int32_t full = (lanes - c) / 64;")
-                    w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                    w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
-                    w.line(
-                        "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
-                        "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
-                    )
-                    w.line("c += full == 0 ? lanes - c : repeats * 64;")
-            else:
-                w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
-            w.line("PipeBarrier<PIPE_V>();")
-            w.line("Mul(delta, delta, delta, lanes);")
-            w.line("MergeLanes(var, laneMean, delta, true);")
-        w.line()
-        w.line(
-            comment="out = (sum over lanes of samples x src (+ lane M2)) / cols, through `tmp`: lanes below the"
-        )
-        w.line(comment="last chunk's columns saw chunks_ samples, the others one fewer.")
-        with w.block(
-            "__aicore__ inline void MergeLanes(const LocalTensor<float>& out, const LocalTensor<float>& tmp, "
-            "const LocalTensor<float>& src, bool withM2)"
-        ):
-            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-            w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
-            w.line("const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);")
-            w.line("PipeBarrier<PIPE_V>();")
-            w.line("Muls(tmp, src, static_cast<float>(chunks_ - 1), lanes);")
-            w.line("PipeBarrier<PIPE_V>();")
-            w.line("Add(tmp, tmp, src, full);")
-            with w.block("if (withM2)"):
-                w.line("PipeBarrier<PIPE_V>();")
-                w.line("Add(tmp, tmp, welfordBuf_.Get<float>()[pitch_], lanes);", "+ lane M2")
-            w.line("PipeBarrier<PIPE_V>();")
-            w.line("ReduceSum(out, tmp, scratch, lanes);")
-            w.line("PipeBarrier<PIPE_V>();")
-            w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
-
-    def _lanes(self, *names: str) -> None:
-        decls = {
-            "laneMean": "LocalTensor<float> laneMean = welfordBuf_.Get<float>();",
-            "laneM2": "LocalTensor<float> laneM2 = welfordBuf_.Get<float>()[pitch_];",
-            "delta": "LocalTensor<float> delta = welfordBuf_.Get<float>()[2 * pitch_];",
-            "lanes": "const int32_t lanes = static_cast<int32_t>(colsPerLoop_);",
-        }
-        for name in names:
-            self.e.w.line(decls[name])
 
     def step(self, chunks: bool = False) -> None:
         """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
@@ -1038,7 +773,7 @@ class RowKernelText(KernelText):
                 "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
                 "this chunk's columns",
             )
-            if any(c.uses_fold for c in self.codes()):
+            if any(c.needs.uses_fold for c in self.codes()):
                 w.line("foldNum_ = FoldNum(cols_);")
 
     def views(self, stmts, coalesce: bool = False) -> dict[str, str]:
@@ -1134,7 +869,7 @@ class RowKernelText(KernelText):
             w.line()
         if self.has_blocks():
             self.block_rows_helper()
-        self.by_value_helpers()
+        self.vc.helpers(w, [c.needs for c in self.codes()], "by_value")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
                 comment="Reduction scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."
@@ -1173,193 +908,6 @@ class RowKernelText(KernelText):
                 w.line("done += n;")
         w.line()
 
-    def reduce_chunk_helper(self) -> None:
-        """ReduceChunk (after the RowReduce enum it takes): a chunked twin's reduction, chunk by chunk."""
-        w = self.e.w
-        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in self.codes())]
-        if kinds:
-            w.line(
-                comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
-                "into partBuf_,"
-            )
-            w.line(comment="then adds (max-es, min-es) it on.")
-            w.line("template <RowReduce KIND>")
-            with w.block(
-                "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
-                "int32_t count, uint64_t chunk)"
-            ):
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                w.line("LocalTensor<float> part = partBuf_.Get<float>();")
-                w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
-                w.line("PipeBarrier<PIPE_V>();")
-                for k, (api, combine) in (
-                    ("SUM", ("ReduceSum", "Add")),
-                    ("MAX", ("ReduceMax", "Max")),
-                    ("MIN", ("ReduceMin", "Min")),
-                ):
-                    if k not in kinds:
-                        continue
-                    with w.block(f"if constexpr (KIND == RowReduce::{k})"):
-                        w.line(f"{api}(dst, src, scratch, count);")
-                        w.line("PipeBarrier<PIPE_V>();")
-                        w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
-            w.line()
-
-    def by_value_helpers(self) -> None:
-        """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
-        32-byte block each, a level-0 vector call reads a row's block with block stride 0
-        (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits)."""
-        w = self.e.w
-        if any(c.spreads for c in self.codes()):
-            w.line(
-                comment="Each row's value (element r * PER_ROW of `values`) over a whole 32-byte block: block r * PER_ROW"
-            )
-            w.line(
-                comment="of `blocks` (Brcb: a repeat spreads 8 elements over 8 blocks), ready for the vector unit."
-            )
-            w.line("template <typename U>")
-            with w.block(
-                "__aicore__ inline LocalTensor<U> SpreadPerRow(const LocalTensor<U>& blocks, "
-                "const LocalTensor<U>& values, uint32_t rows)"
-            ):
-                w.line("const uint32_t repeats = rows * PER_ROW / 8;")
-                with w.block("for (uint32_t done = 0; done < repeats; done += 255)"):
-                    w.line(
-                        "const uint32_t now = repeats - done < 255 ? repeats - done : 255;",
-                        "repeatTime is 8 bits",
-                    )
-                    w.line(
-                        "Brcb(blocks[done * 256 / sizeof(U)], values[done * 8], static_cast<uint8_t>(now), "
-                        "BrcbRepeatParams(1, 8));"
-                    )
-                w.line("PipeBarrier<PIPE_V>();", "the blocks are read next")
-                w.line("return blocks;")
-            w.line()
-        kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.row_reduces for c in self.codes())]
-        if kinds:
-            w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
-            w.line()
-            self.reduce_chunk_helper()
-            w.line(
-                comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
-                "reduced into"
-            )
-            w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
-            chunks = any(c.chunk_helpers for c in self.codes())
-            mean = any(c.mean_reduce for c in self.codes())
-            notes = [
-                *(["COLUMN_CHUNKS: the one row so far, chunk by chunk (ReduceChunk)."] if chunks else []),
-                *(["MEAN: times 1 / cols" + (" (after the last chunk)." if chunks else ".")] if mean else []),
-            ]
-            if notes:
-                w.line(comment=" ".join(notes))
-            w.line("template <RowReduce KIND" + (", bool MEAN = false>" if mean else ">"))
-            tail = (
-                (", uint64_t chunk = 0" if chunks else ", [[maybe_unused]] uint64_t chunk = 0")
-                if chunks or mean
-                else ""
-            )
-            with w.block(
-                "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
-                f"int32_t count, uint32_t rows{tail})"
-            ):
-                if chunks:
-                    w.line("if constexpr (COLUMN_CHUNKS) {")
-                    w.level += 1
-                    w.line("ReduceChunk<KIND>(dst, src, count, chunk);")
-                    if mean:
-                        w.line(
-                            "if (chunk + 1 < chunks_) return;",
-                            "the row's sum is complete after the last chunk",
-                        )
-                    w.level -= 1
-                    w.line("} else {")
-                    w.level += 1
-                w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
-                with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-                    for k, kind in enumerate(kinds):
-                        head = "if constexpr" if k == 0 else "} else if constexpr"
-                        api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
-                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                        w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
-                    w.line("}")
-                if chunks:
-                    w.level -= 1
-                    w.line("}")
-                if mean:
-                    with w.block("if constexpr (MEAN)"):
-                        w.line("PipeBarrier<PIPE_V>();")
-                        w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
-            w.line()
-        ops = [o for o in BINARY if any(o in c.row_ops for c in self.codes())]
-        if not ops:
-            return
-        w.line(f"enum class RowOp : uint32_t {{ {', '.join(o.upper() for o in ops)} }};")
-        w.line()
-        w.line(comment="One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.")
-        w.line("template <RowOp OP, typename U>")
-        with w.block(
-            "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, "
-            "const LocalTensor<U>& b, uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params)"
-        ):
-            for k, o in enumerate(ops):
-                head = "if constexpr" if k == 0 else "} else if constexpr"
-                w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
-                w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
-            w.line("}")
-        w.line()
-        for line in (
-            "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",
-            "r * PER_ROW of `blocks` (SpreadPerRow) with block stride 0. Many rows per call (a repeat per row, a call",
-            "per 256 bytes of columns) when the pitch is at most 255 blocks and the rows outnumber those calls; else",
-            "a call per row (a repeat per 256 bytes of the row, the tail under a lane mask).",
-        ):
-            w.line(comment=line)
-        w.line("template <RowOp OP, bool VALUE_FIRST, typename U>")
-        with w.block(
-            "__aicore__ inline void RowsByValue(const LocalTensor<U>& dst, const LocalTensor<U>& src, "
-            "const LocalTensor<U>& blocks, uint32_t rows)"
-        ):
-            w.line("constexpr uint32_t LANES = 256 / sizeof(U);", "elements per repeat")
-            w.line("constexpr uint32_t BLOCK = 32 / sizeof(U);", "elements per block")
-            w.line("const uint32_t pitchBlocks = pitch_ / BLOCK;")
-            w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
-            with w.block("if (pitchBlocks <= 255 && groups < rows)"):
-                w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
-                w.line("const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);")
-                w.line(
-                    "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
-                )
-                w.line(
-                    "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
-                )
-                with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
-                    w.line("const uint32_t now = rows - r < 255 ? rows - r : 255;", "repeatTime is 8 bits")
-                    w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
-                    with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
-                        w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
-                        w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
-                        w.line(
-                            "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
-                            "mask, now, params);"
-                        )
-                w.line("return;")
-            w.line("const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8)")
-            w.line("                                              : BinaryRepeatParams(1, 1, 0, 8, 8, 0);")
-            with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-                w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
-                with w.block("for (uint32_t c = 0; c < cols_;)"):
-                    w.line("const uint32_t full = (cols_ - c) / LANES;")
-                    w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                    w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
-                    w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
-                    w.line(
-                        "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
-                        "repeats, params);"
-                    )
-                    w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
-        w.line()
-
     def members(self) -> None:
         w = self.e.w
         plan = self.plan
@@ -1379,9 +927,9 @@ class RowKernelText(KernelText):
             w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
-        if any(c.uses_part for c in self.codes()):
+        if any(c.needs.uses_part for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> partBuf_;")
-        if any(c.uses_welford for c in self.codes()):
+        if any(c.needs.uses_welford for c in self.codes()):
             w.line("TBuf<TPosition::VECCALC> welfordBuf_;")
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if any(name in code.gm for code in plan.codes.values()):
@@ -1394,9 +942,9 @@ class RowKernelText(KernelText):
             concrete = {ctype(dt) for dt, _ in pairs}
             c = concrete.pop() if len(concrete) == 1 else "T"
             w.line(f"{c} {m} = 0;")
-        if any(c.uses_mean for c in self.codes()):
+        if any(c.needs.uses_mean for c in self.codes()):
             w.line("float invCols_ = 0;", "1 / cols (host tiling)")
-        if any(c.uses_fold for c in self.codes()):
+        if any(c.needs.uses_fold for c in self.codes()):
             w.line(
                 "uint32_t foldNum_ = 0;",
                 "the largest power of two below cols_ (at least 64; cols_ itself up to 64)",

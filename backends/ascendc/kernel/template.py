@@ -23,6 +23,7 @@ from . import broadcast as bc
 from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
 from .naming import camel, pascal, gm_param
+from .vector import vector_codes
 from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
 
 _FLAG = {"half": "IS_HALF", "float": "IS_FLOAT", "bfloat16_t": "IS_BF16", "int32_t": "IS_INT32"}
@@ -95,6 +96,7 @@ class KernelPlan:
     dtype_macro: str | None  # DTYPE_<NAME> naming the binary's element type; None: the one dtype
     first_dtype: DType
     cann: str
+    vector: dict  # the vector code paths by Region.path (vector.vector_codes)
 
     @property
     def t_arg(self) -> str:
@@ -361,16 +363,18 @@ def emit_kernel(
     cann: str,
     renderer=None,
     text=None,
+    vector: dict | None = None,
 ) -> str:
     """``dtype_input``: the input or output whose ``DTYPE_<NAME>`` macro is T in CANN's build (None:
     no input or output has type T, and T is the op's one dtype). ``renderer``/``text``: the variant
     renderer and class-template writer (the elementwise ones by default; the row kernel passes its
-    own)."""
+    own); ``vector``: the vector code paths (``vector.vector_codes(target, cann)``)."""
     renderer = renderer or VariantRenderer
+    vector = vector or vector_codes(cann=cann)
     text = text or KernelText
     facts = OpFacts.of(variants)
     facts.cann = cann
-    renderers = [renderer(v, sig, facts) for v in variants]
+    renderers = [renderer(v, sig, facts, vector) for v in variants]
     for r in renderers:
         r.render_init()
     agree_scalar_types(renderers)
@@ -404,6 +408,7 @@ def emit_kernel(
         "DTYPE_" + dtype_input.upper() if dtype_input is not None else None,
         dtypes[0],
         cann,
+        vector,
     )
     return text(plan, view_types).text(header)
 
@@ -432,6 +437,7 @@ class KernelText:
         self.view_types = view_types
         self.e = Emitter(plan)
         self.w = self.e.w
+        self.vc = plan.vector["membase"]  # the vector code path of helpers and Init
         self.canon, maps = canonical_buffers(list(plan.codes.values()))
         self.bufmap = dict(zip(plan.codes, maps))
         self.bcast = bc.is_broadcast(plan.variants)
@@ -622,16 +628,7 @@ class KernelText:
                 w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
                 w.line("return gm.GetValue(0);")
             w.line()
-        repeat_ops = sorted(
-            {
-                m.groups()
-                for code in self.plan.codes.values()
-                for st in code.body
-                for m in re.finditer(r"\b(Add|Sub|Mul|Div|Max|Min)Repeat(Lhs|Rhs)\(", st.code)
-            }
-        )
-        for api, side in repeat_ops:
-            self.repeat_helper(api, side == "Lhs")
+        self.vc.helpers(w, [code.needs for code in self.plan.codes.values()], "free")
         widen = any("ToF32(" in s.code for code in self.plan.codes.values() for s in code.init) or any(
             "ToF32(" in e for code in self.plan.codes.values() for e in code.scalars.values()
         )
@@ -643,39 +640,6 @@ class KernelText:
                     w.line(f"return {spelling('bf16_to_float', self.plan.cann)}(value);")
                 w.line("return static_cast<float>(value);")
             w.line()
-
-    def repeat_helper(self, api: str, lhs: bool) -> None:
-        """``dst = src0 <api> src1`` over ``count`` elements where one source is a resident
-        broadcast of one 256-byte repeat: the level-0 form with that source's repeat stride 0,
-        at most 255 repeats per instruction, the tail as one repeat under a lane count mask."""
-        w = self.w
-        side = "Lhs" if lhs else "Rhs"
-        args = "rep, src[done]" if lhs else "src[done], rep"
-        strides = "8, 0, 8" if lhs else "8, 8, 0"
-        params = (
-            "const LocalTensor<T>& dst, const LocalTensor<T>& rep, const LocalTensor<T>& src, int32_t count"
-            if lhs
-            else "const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& rep, int32_t count"
-        )
-        w.line(
-            comment=f"dst = {'rep' if lhs else 'src'} {api} {'src' if lhs else 'rep'}: rep is one 256-byte repeat "
-            "of a broadcast value, read with repeat stride 0."
-        )
-        w.line("template <typename T>")
-        with w.block(f"__aicore__ inline void {api}Repeat{side}({params})"):
-            w.line("constexpr int32_t LANES = static_cast<int32_t>(256 / sizeof(T));")
-            w.line(f"const BinaryRepeatParams params(1, 1, 1, {strides});")
-            w.line("int32_t done = 0;")
-            with w.block("for (int32_t left = count / LANES; left > 0;)"):
-                w.line("const int32_t repeats = left < 255 ? left : 255;", "repeatTime is 8 bits")
-                w.line(
-                    f"{api}(dst[done], {args}, static_cast<uint64_t>(LANES), static_cast<uint8_t>(repeats), params);"
-                )
-                w.line("done += repeats * LANES;")
-                w.line("left -= repeats;")
-            with w.block("if (done < count)"):
-                w.line(f"{api}(dst[done], {args}, static_cast<uint64_t>(count - done), 1, params);")
-        w.line()
 
     def constant_lines(self) -> list[str]:
         lines = []
@@ -705,7 +669,7 @@ class KernelText:
             w.line("private:")
             w.level += 1
             if self.bcast and self.bcast_inputs():
-                bc.emit_helpers(w, plan.op_type, self.bcast_inputs())
+                bc.emit_helpers(w, plan.op_type, self.bcast_inputs(), self.vc)
             else:
                 self.core_slice()
             w.line()
@@ -855,7 +819,7 @@ class KernelText:
         return str(nbytes)
 
     def zero_stmts(self, code: VariantCode) -> list[Stmt]:
-        if not code.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
+        if not code.needs.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
             return []
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         out = []
@@ -867,12 +831,7 @@ class KernelText:
                 else "TILE"
             )
             count = f"{elems}{slots} * {info['bytes']} / 2"
-            out.append(
-                Stmt(
-                    f"Duplicate({mapping[b]}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));",
-                    dsl=where(code.variant.func),
-                )
-            )
+            out.append(self.vc.zero_fill(mapping[b], count, loc=where(code.variant.func)))
         out.append(Stmt("PipeBarrier<PIPE_ALL>();", note="once per core, before the tile loop"))
         if out:
             out[0] = Stmt(
@@ -967,7 +926,7 @@ class KernelText:
                     ),
                     "ping-pong slot: buffer half and event id",
                 )
-            if any(code.has_compare for code in plan.codes.values()):
+            if any(code.needs.has_compare for code in plan.codes.values()):
                 w.line(
                     "[[maybe_unused]] const int32_t nAligned = static_cast<int32_t>((len + 255) / 256 * 256);",
                     "whole repeats",

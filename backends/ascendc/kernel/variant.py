@@ -18,24 +18,15 @@ from dsl.dtypes import DType, bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
-from .api import (
-    A2_DTYPES,
-    BINARY,
-    CASTS,
-    CMP_MODES,
-    OP_API,
-    SCALAR_BINARY,
-    SCALAR_CMP,
-    UNARY,
-    VECTOR_SCALAR,
-    ctype,
-    float_literal,
-    typed_literal,
-)
+from .api import SCALAR_BINARY, SCALAR_CMP, ctype, float_literal, typed_literal
 from passes.rows import is_row_func
 
-from ..cann import DEFAULT_CANN, spelling
+from ..cann import DEFAULT_CANN
 from .merge import Stmt
+from .vector import Extent, Form, Operand, Region, VecOp, vector_codes
+from .vector.base import Needs, where
+
+TILE_EXTENT = Extent("n", "nAligned")  # a tile op covers the tile's n elements (whole repeats: nAligned)
 from .naming import RESERVED, NameTable, camel, expression_name, is_user_name, gm_param
 
 # Op attributes that do not change what a value computes: its buffer, and where a column-chunked
@@ -66,13 +57,6 @@ class Signature:
     inputs: list[str]
     outputs: list[str]
     attrs: list[tuple[str, str]]  # (name, "float" | "int") run-time attributes
-
-
-def where(op) -> str | None:
-    """``file.py:LINE`` of an op (or function): the source-map label of its statements."""
-    if op.loc is None:
-        return None
-    return f"{op.loc.filename}:{op.loc.line}"
 
 
 def _fail(op: Op, msg: str) -> CompileError:
@@ -168,7 +152,7 @@ class VariantCode:
     pre: list[Stmt] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)
     post: list[Stmt] = field(default_factory=list)
-    has_compare: bool = False
+    needs: Needs = field(default_factory=Needs)  # what the vector code asked for (helpers, members)
     resident: list[Stmt] = field(default_factory=list)  # Init: broadcasts made once per core
     resident_members: dict[str, str] = field(default_factory=dict)  # LocalTensor member -> C++ type
     anchors: dict[str, str] = field(default_factory=dict)  # DMA buffer -> the input/output it carries
@@ -180,7 +164,7 @@ class VariantRenderer:
     def safe(self, name: str) -> str:
         return name + "Tile" if name in self.reserved else name
 
-    def __init__(self, v: Variant, sig: Signature, facts: OpFacts):
+    def __init__(self, v: Variant, sig: Signature, facts: OpFacts, vector: dict | None = None):
         self.v, self.sig, self.facts = v, sig, facts
         self.func = v.func
         self.loop = self.func.loop()
@@ -191,6 +175,9 @@ class VariantRenderer:
             self.func.attributes["buffers"],
         )
         self.names = NameTable()
+        self.vcs = vector or vector_codes(cann=facts.cann)  # the vector code paths (Region.path)
+        self.vc = self.vcs["membase"]  # Init's and single ops' path
+        self.resident_barrier = 0  # statements at the end of code.resident ordering the broadcasts
 
     # -- names ----------------------------------------------------------------------------------
 
@@ -425,20 +412,12 @@ class VariantRenderer:
         code.resident_members[member] = c
         code.view_of[id(op.result)] = member
         value = self.scalar_for(op.operands[0], dt, member)
-        if not code.resident:
-            code.resident.append(Stmt("", None, where(op)))  # placeholder for the barrier, below
-        code.resident[-1:-1] = [
-            Stmt(f"pipe_.InitBuffer({member[:-1]}Buf_, 256);", dsl=where(op)),
-            Stmt(f"{member} = {member[:-1]}Buf_.Get<{c}>();", dsl=where(op)),
-            Stmt(
-                f"Duplicate({member}, {value}, static_cast<int32_t>(256 / sizeof({c})));",
-                note="one repeat; every tile reads it with repeat stride 0",
-                dsl=where(op),
-            ),
-        ]
-        code.resident[-1] = Stmt(
-            "PipeBarrier<PIPE_V>();", note="the tiles read the broadcasts", dsl=where(op)
-        )
+        if self.resident_barrier:  # the barrier goes after the last broadcast
+            del code.resident[-self.resident_barrier :]
+        code.resident += self.vc.resident_broadcast(member, c, value, where(op))
+        barrier = self.vc.barrier(where(op), note="the tiles read the broadcasts", weight=Stmt.weight)
+        code.resident += barrier
+        self.resident_barrier = len(barrier)
 
     def render_scalar(self, op: Op, attrs: set[str]) -> None:
         code = self.code
@@ -554,7 +533,7 @@ class VariantRenderer:
 
     def render_loop(self) -> None:
         code = self.code
-        code.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        code.needs.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
         before = self.func.body[: self.func.body.index(self.loop)]
         after = self.func.body[self.func.body.index(self.loop) + 1 :]
         # (the V barrier after resident broadcasts is part of ``resident``, in Init)
@@ -563,9 +542,10 @@ class VariantRenderer:
             for op in before
             if op.opname.startswith("sync.") and op.opname != "sync.barrier"
         ]
-        code.post = [self.sync(op, "drain") for op in after if op.opname.startswith("sync.")]
-        body = [self.render_op(op) for op in self.loop.region]
-        code.body = _copy_outs(_quiet_paired_waits(body))
+        code.post = [
+            st for op in after if op.opname.startswith("sync.") for st in self.sync_stmts(op, "drain")
+        ]
+        code.body = _copy_outs(_quiet_paired_waits(self.render_body()))
 
     def dma_names(self, bufs: list[str], pipe: str) -> str:
         """What the DMA moves through ``bufs``: the inputs copied in (MTE2) or outputs copied out."""
@@ -578,9 +558,16 @@ class VariantRenderer:
                     names.append(camel(op.attrs["output"]))
         return ", ".join(dict.fromkeys(names)) or ", ".join(bufs)
 
-    def sync(self, op: Op, role: str | None = None) -> Stmt:
+    def sync_stmts(self, op: Op, role: str | None = None) -> list[Stmt]:
+        """A flag, or the V -> V order a barrier op asks for (the vector code path spells it)."""
         if op.opname == "sync.barrier":
-            return Stmt("PipeBarrier<PIPE_V>();", dsl=where(op), weight=1)
+            return self.vc.barrier(where(op))
+        return [self.sync(op, role)]
+
+    def op_stmts(self, op: Op) -> list[Stmt]:
+        return self.sync_stmts(op) if op.opname.startswith("sync.") else [self.render_op(op)]
+
+    def sync(self, op: Op, role: str | None = None) -> Stmt:
         event, ident = op.attrs["event"], op.attrs["id"]
         src, dst = event.split("_")
         ident = {"slot": "slot", "slot+2": "slot + 2"}.get(ident, str(ident))
@@ -613,9 +600,44 @@ class VariantRenderer:
             view = self.stored_view(v, out)
             c = self.ctype_text(v.type.dtype, view)
             return Stmt(self.store_call(v, view, camel(out) + "Gm_", c), dsl=loc)
-        if not isinstance(op.result.type, TensorType):
-            raise _fail(op, f"scalar op '{name}' inside the {self.LOOP} loop")
-        return self.vector(op, loc=loc)
+        return self.vector(op)
+
+    def render_body(self) -> list[Stmt]:
+        """The loop body: DMA and flags in order, the V-pipe work between them (vector ops and V
+        barriers under one guard) as ``Region``s the vector code path renders."""
+        out: list[Stmt] = []
+        items: list = []
+        guard: str | None = None
+
+        def flush() -> None:
+            if items:
+                first = items[0].op if isinstance(items[0], VecOp) else items[0]
+                region = Region(list(items), guard=first if guard is not None else None)
+                stmts = self.vcs[region.path].render_region(region, self)
+                out.extend(self.guarded(guard, st) for st in stmts)
+                items.clear()
+
+        for op in self.loop.region:
+            name = op.opname
+            if name.startswith("dma.") or (name.startswith("sync.") and name != "sync.barrier"):
+                flush()
+                out.extend(self.guarded(self.guard_of(op), st) for st in self.op_stmts(op))
+                continue
+            if name != "sync.barrier" and not isinstance(op.result.type, TensorType):
+                raise _fail(op, f"scalar op '{name}' inside the {self.LOOP} loop")
+            if items and self.guard_of(op) != guard:
+                flush()
+            guard = self.guard_of(op)
+            items.append(op if name == "sync.barrier" else self.vec_op(op))
+        flush()
+        return out
+
+    def guard_of(self, op: Op) -> str | None:
+        """The condition an op of the loop body runs under (the row kernel's chunk passes)."""
+        return None
+
+    def guarded(self, cond: str | None, st: Stmt) -> Stmt:
+        return st
 
     def load_call(self, op: Op, view: str, gm: str, c: str) -> str:
         return f"DataCopyPad({view}, {gm}[t * TILE], {copy_params(c)}, {pad_params(c)});"
@@ -623,76 +645,28 @@ class VariantRenderer:
     def store_call(self, v, view: str, gm: str, c: str) -> str:
         return f"DataCopyPad({gm}[t * TILE], {view}, {copy_params(c)});"
 
-    def vector(self, op: Op, count: str | None = None, loc: str | None = None) -> Stmt:
-        """A vector op over the tile's ``n`` elements (``count`` is the row renderer's: a tile op
-        always covers the whole tile)."""
-        name = op.opname
-        self.check_dtype(op)
+    def vector(self, op: Op) -> Stmt:
+        """A vector op alone (the vector code path renders it)."""
+        return self.vc.op(self.vec_op(op), self)
+
+    def vec_op(self, op: Op) -> VecOp:
+        """A tile op over the tile's ``n`` elements, as the vector code path takes it."""
         dst = self.view(op.result)
-        args = op.operands
-        if name in BINARY:
-            a, b = (self.use(x) for x in args)
-            resident = [
-                x.owner is not None and x.owner.opname == "vec.dup" and x.owner not in self.loop.region
-                for x in args
-            ]
-            if resident[1]:
-                return Stmt(f"{BINARY[name]}RepeatRhs({dst}, {a}, {b}, n);", dsl=loc)
-            if resident[0]:
-                return Stmt(f"{BINARY[name]}RepeatLhs({dst}, {a}, {b}, n);", dsl=loc)
-            return Stmt(f"{BINARY[name]}({dst}, {a}, {b}, n);", dsl=loc)
-        if name in VECTOR_SCALAR:
-            s = self.scalar_for(args[1], op.result.type.dtype, dst)
-            return Stmt(f"{VECTOR_SCALAR[name]}({dst}, {self.use(args[0])}, {s}, n);", dsl=loc)
-        if name in UNARY:
-            return Stmt(f"{UNARY[name]}({dst}, {self.use(args[0])}, n);", dsl=loc)
-        if name == "neg":
-            lit = self.typed_for(typed_literal(-1, op.result.type.dtype), op.result.type.dtype, dst)
-            return Stmt(f"Muls({dst}, {self.use(args[0])}, {lit}, n);", dsl=loc)
-        if name == "vec.dup":
-            return Stmt(
-                f"Duplicate({dst}, {self.scalar_for(args[0], op.result.type.dtype, dst)}, n);", dsl=loc
-            )
-        if name == "round":
-            return Stmt(
-                f"Cast({dst}, {self.use(args[0])}, RoundMode::CAST_RINT, n);",
-                note="round half to even",
-                dsl=loc,
-            )
-        if name == "cast":
-            pair = (args[0].type.dtype, op.result.type.dtype)
-            if pair not in CASTS:
-                raise _fail(op, f"cast {pair[0]} -> {pair[1]} is not supported by the 910B backend yet")
-            return Stmt(f"Cast({dst}, {self.use(args[0])}, RoundMode::{CASTS[pair]}, n);", dsl=loc)
-        if name == "cmp" and isinstance(args[1].type, ScalarType):
-            a = self.use(args[0])
-            s = self.scalar_for(args[1], args[0].type.dtype, a)
-            mode = CMP_MODES[op.attrs["pred"]]
-            return Stmt(
-                f"{spelling('compare_scalar', self.facts.cann)}({dst}, {a}, {s}, CMPMODE::{mode}, nAligned);",
-                note="bit mask",
-                dsl=loc,
-            )
-        if name == "cmp":
-            a, b = (self.use(x) for x in args)
-            mode = CMP_MODES[op.attrs["pred"]]
-            return Stmt(f"Compare({dst}, {a}, {b}, CMPMODE::{mode}, nAligned);", note="bit mask", dsl=loc)
-        if name == "where":
-            if args[1].type.dtype != args[2].type.dtype:
-                raise _fail(
-                    op,
-                    f"dsl.where branches must share a dtype on the vector unit "
-                    f"({args[1].type.dtype} vs {args[2].type.dtype}); cast one of them",
-                )
-            if isinstance(args[2].type, ScalarType):
-                c, a = self.use(args[0]), self.use(args[1])
-                s = self.scalar_for(args[2], args[1].type.dtype, a)
-                return Stmt(
-                    f"Select({dst}, {c}, {a}, {s}, SELMODE::VSEL_TENSOR_SCALAR_MODE, nAligned);", dsl=loc
-                )
-            c, a, b = (self.use(x) for x in args)
-            return Stmt(f"Select({dst}, {c}, {a}, {b}, SELMODE::VSEL_TENSOR_TENSOR_MODE, nAligned);", dsl=loc)
-        raise _fail(op, f"'{name}' is not supported by the 910B elementwise backend yet")
+        out = Operand(dst, op.result.type.dtype, Form.TILE, self.view_types.get(dst))
+        return VecOp(op, out, [self.operand(x) for x in op.operands], TILE_EXTENT)
+
+    @property
+    def needs(self) -> Needs:
+        return self.code.needs
+
+    def operand(self, x) -> Operand:
+        """A tile op's source: a view (a resident broadcast: one repeat, read with stride 0) or a scalar."""
+        if isinstance(x.type, ScalarType):
+            return Operand("", x.type.dtype, Form.SCALAR, value=x)
+        owner = x.owner
+        resident = owner is not None and owner.opname == "vec.dup" and owner not in self.loop.region
+        text = self.use(x)
+        return Operand(text, x.type.dtype, Form.REPEAT if resident else Form.TILE, self.view_types.get(text))
 
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         """``expr`` as the element type of ``view``: written ``static_cast<T>`` when that is T."""
@@ -709,20 +683,6 @@ class VariantRenderer:
         if owner is not None and owner.opname == "const":
             return self.typed_for(typed_literal(owner.attrs["value"], dt), dt, view)
         return self.scalar(v)
-
-    def check_dtype(self, op: Op) -> None:
-        api = OP_API.get(op.opname)
-        if api is None:
-            return
-        dt = (op.operands[0] if op.opname == "cmp" else op.result).type.dtype
-        if op.opname == "cmp" and dt == i32 and op.attrs["pred"] != "eq":
-            raise _fail(op, f"Compare takes int32_t for equality only on A2, not '{op.attrs['pred']}'")
-        if ctype(dt) not in A2_DTYPES[api]:
-            raise _fail(
-                op,
-                f"{api} does not take {dt} in the A2 vector API dslc targets "
-                f"(it takes {', '.join(sorted(A2_DTYPES[api]))}); cast to f32 first",
-            )
 
     # -- types ----------------------------------------------------------------------------------
 

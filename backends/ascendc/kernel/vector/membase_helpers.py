@@ -1,0 +1,363 @@
+"""MemBase's helper functions and members: the level-0 loops and row helpers the kernels' vector
+calls use (``AddRepeatRhs``, ``SpreadPerRow``, ``ReduceRows``, ``RowsByValue``, ``WelfordChunk``,
+``Splat``), written when a variant's ``Needs`` ask for them.
+
+The row helpers are members of the row kernel's class: they read its members (``pitch_``,
+``cols_``, ``PER_ROW``, ``chunks_``, ``colsPerLoop_``, ``rowCols_``, ``invCols_``,
+``scratchBuf_``, ``welfordBuf_``, ``partBuf_``), declared by ``rows.RowKernelText``.
+"""
+
+from __future__ import annotations
+
+from ..api import BINARY
+
+
+def _barrier(w, vc, why: str | None = None) -> None:
+    line = vc.barrier_line()
+    if line:
+        w.line(line, why)
+
+
+def repeat_helper(w, api: str, lhs: bool) -> None:
+    """``dst = src0 <api> src1`` over ``count`` elements where one source is a resident
+    broadcast of one 256-byte repeat: the level-0 form with that source's repeat stride 0,
+    at most 255 repeats per instruction, the tail as one repeat under a lane count mask."""
+    side = "Lhs" if lhs else "Rhs"
+    args = "rep, src[done]" if lhs else "src[done], rep"
+    strides = "8, 0, 8" if lhs else "8, 8, 0"
+    params = (
+        "const LocalTensor<T>& dst, const LocalTensor<T>& rep, const LocalTensor<T>& src, int32_t count"
+        if lhs
+        else "const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& rep, int32_t count"
+    )
+    w.line(
+        comment=f"dst = {'rep' if lhs else 'src'} {api} {'src' if lhs else 'rep'}: rep is one 256-byte repeat "
+        "of a broadcast value, read with repeat stride 0."
+    )
+    w.line("template <typename T>")
+    with w.block(f"__aicore__ inline void {api}Repeat{side}({params})"):
+        w.line("constexpr int32_t LANES = static_cast<int32_t>(256 / sizeof(T));")
+        w.line(f"const BinaryRepeatParams params(1, 1, 1, {strides});")
+        w.line("int32_t done = 0;")
+        with w.block("for (int32_t left = count / LANES; left > 0;)"):
+            w.line("const int32_t repeats = left < 255 ? left : 255;", "repeatTime is 8 bits")
+            w.line(
+                f"{api}(dst[done], {args}, static_cast<uint64_t>(LANES), static_cast<uint8_t>(repeats), params);"
+            )
+            w.line("done += repeats * LANES;")
+            w.line("left -= repeats;")
+        with w.block("if (done < count)"):
+            w.line(f"{api}(dst[done], {args}, static_cast<uint64_t>(count - done), 1, params);")
+    w.line()
+
+
+def splat_helper(w) -> None:
+    w.line(comment="Duplicate for every element type (8-bit values as 16-bit pairs).")
+    w.line("template <typename U>")
+    with w.block("__aicore__ inline void Splat(const LocalTensor<U>& dst, U value, uint32_t count)"):
+        with w.block("if constexpr (sizeof(U) == 1)"):
+            w.line("const uint16_t byte = static_cast<uint8_t>(value);")
+            w.line("const int16_t pair = static_cast<int16_t>(byte | (byte << 8));")
+            w.line(
+                "Duplicate(dst.template ReinterpretCast<int16_t>(), pair, static_cast<int32_t>((count + 1) / 2));"
+            )
+        with w.block("else"):
+            w.line("Duplicate(dst, value, static_cast<int32_t>(count));")
+    w.line()
+
+
+def welford_helpers(w, needs: list, vc) -> None:
+    """Seed 002's single-pass statistics of a row in column chunks: lane j of welfordBuf_ keeps
+    the running mean and M2 of column j of every chunk so far (Welford, vectorized over the
+    chunk); the lanes merge into the row's mean after the last chunk and into its variance once
+    the next pass starts (Chan: lane j saw ``chunks_`` samples, or one fewer past the last
+    chunk's columns)."""
+    w.line()
+    w.line(
+        comment="Welford statistics over a row's chunks: lane j keeps the running mean and M2 (sum of squared"
+    )
+    w.line(
+        comment="deviations) of column j of the chunks so far; chunk k adds each lane's (k + 1)-th sample."
+    )
+    w.line(
+        comment="After the last chunk the lanes merge into the row's mean (Chan: lane j weighs its samples)."
+    )
+    with w.block(
+        "__aicore__ inline void WelfordChunk(const LocalTensor<float>& mean, const LocalTensor<float>& src, "
+        "int32_t count, uint64_t chunk)"
+    ):
+        _lanes(w, "laneMean", "laneM2", "delta")
+        _barrier(w, vc)
+        w.line("if (chunk == 0) {")
+        w.level += 1
+        w.line("Adds(laneMean, src, 0.0f, count);", "the first sample: mean x, M2 0")
+        w.line("Duplicate(laneM2, 0.0f, count);")
+        w.level -= 1
+        w.line("} else {")
+        w.level += 1
+        w.line("const float n = static_cast<float>(chunk + 1);", "samples per lane, this one included")
+        for line, why in (
+            ("Sub(delta, src, laneMean, count);", "x - mean"),
+            ("Muls(delta, delta, 1.0f / n, count);", None),
+            ("Add(laneMean, laneMean, delta, count);", "mean += (x - mean) / n"),
+            ("Mul(delta, delta, delta, count);", None),
+            ("Muls(delta, delta, n * (n - 1.0f), count);", "(x - old mean) * (x - new mean)"),
+            ("Add(laneM2, laneM2, delta, count);", None),
+        ):
+            if not line.startswith("Sub"):
+                _barrier(w, vc)
+            w.line(line, why)
+        w.level -= 1
+        w.line("}")
+        w.line("if (chunk + 1 == chunks_) MergeLanes(mean, delta, laneMean, false);")
+    blocks = any(c.welford_blocks for c in needs)
+    w.line()
+    w.line(
+        comment="The row's variance from the lanes (Chan): (sum of lane M2 + sum of samples x (lane mean -"
+    )
+    if blocks:
+        w.line(comment="mean)^2) / cols; `shift` holds the mean over a 32-byte block (SpreadPerRow).")
+    else:
+        w.line(comment="mean)^2) / cols; `shift` holds -mean.")
+    with w.block(
+        "__aicore__ inline void WelfordVar(const LocalTensor<float>& var, const LocalTensor<float>& shift)"
+    ):
+        _lanes(w, "laneMean", "delta", "lanes")
+        _barrier(w, vc)
+        if blocks:
+            w.line(comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0")
+            with w.block("for (int32_t c = 0; c < lanes;)"):
+                w.line("const int32_t full = (lanes - c) / 64;")
+                w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
+                w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
+                w.line(
+                    "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
+                    "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
+                )
+                w.line("c += full == 0 ? lanes - c : repeats * 64;")
+        else:
+            w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
+        _barrier(w, vc)
+        w.line("Mul(delta, delta, delta, lanes);")
+        w.line("MergeLanes(var, laneMean, delta, true);")
+    w.line()
+    w.line(
+        comment="out = (sum over lanes of samples x src (+ lane M2)) / cols, through `tmp`: lanes below the"
+    )
+    w.line(comment="last chunk's columns saw chunks_ samples, the others one fewer.")
+    with w.block(
+        "__aicore__ inline void MergeLanes(const LocalTensor<float>& out, const LocalTensor<float>& tmp, "
+        "const LocalTensor<float>& src, bool withM2)"
+    ):
+        w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+        w.line("const int32_t lanes = static_cast<int32_t>(colsPerLoop_);")
+        w.line("const int32_t full = static_cast<int32_t>(rowCols_ - (chunks_ - 1) * colsPerLoop_);")
+        _barrier(w, vc)
+        w.line("Muls(tmp, src, static_cast<float>(chunks_ - 1), lanes);")
+        _barrier(w, vc)
+        w.line("Add(tmp, tmp, src, full);")
+        with w.block("if (withM2)"):
+            _barrier(w, vc)
+            w.line("Add(tmp, tmp, welfordBuf_.Get<float>()[pitch_], lanes);", "+ lane M2")
+        _barrier(w, vc)
+        w.line("ReduceSum(out, tmp, scratch, lanes);")
+        _barrier(w, vc)
+        w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
+
+
+def _lanes(w, *names: str) -> None:
+    decls = {
+        "laneMean": "LocalTensor<float> laneMean = welfordBuf_.Get<float>();",
+        "laneM2": "LocalTensor<float> laneM2 = welfordBuf_.Get<float>()[pitch_];",
+        "delta": "LocalTensor<float> delta = welfordBuf_.Get<float>()[2 * pitch_];",
+        "lanes": "const int32_t lanes = static_cast<int32_t>(colsPerLoop_);",
+    }
+    for name in names:
+        w.line(decls[name])
+
+
+def reduce_chunk_helper(w, needs: list, vc) -> None:
+    """ReduceChunk (after the RowReduce enum it takes): a chunked twin's reduction, chunk by chunk."""
+    kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.chunk_helpers for c in needs)]
+    if kinds:
+        w.line(
+            comment="A reduction of a row chunk by chunk: the first chunk reduces into `acc`, each later one "
+            "into partBuf_,"
+        )
+        w.line(comment="then adds (max-es, min-es) it on.")
+        w.line("template <RowReduce KIND>")
+        with w.block(
+            "__aicore__ inline void ReduceChunk(const LocalTensor<float>& acc, const LocalTensor<float>& src, "
+            "int32_t count, uint64_t chunk)"
+        ):
+            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line("LocalTensor<float> part = partBuf_.Get<float>();")
+            w.line("const LocalTensor<float>& dst = chunk == 0 ? acc : part;")
+            _barrier(w, vc)
+            for k, (api, combine) in (
+                ("SUM", ("ReduceSum", "Add")),
+                ("MAX", ("ReduceMax", "Max")),
+                ("MIN", ("ReduceMin", "Min")),
+            ):
+                if k not in kinds:
+                    continue
+                with w.block(f"if constexpr (KIND == RowReduce::{k})"):
+                    w.line(f"{api}(dst, src, scratch, count);")
+                    _barrier(w, vc)
+                    w.line(f"if (chunk > 0) {combine}(acc, acc, part, 1);")
+        w.line()
+
+
+def by_value_helpers(w, needs: list, vc) -> None:
+    """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
+    32-byte block each, a level-0 vector call reads a row's block with block stride 0
+    (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits)."""
+    if any(c.spreads for c in needs):
+        w.line(
+            comment="Each row's value (element r * PER_ROW of `values`) over a whole 32-byte block: block r * PER_ROW"
+        )
+        w.line(
+            comment="of `blocks` (Brcb: a repeat spreads 8 elements over 8 blocks), ready for the vector unit."
+        )
+        w.line("template <typename U>")
+        with w.block(
+            "__aicore__ inline LocalTensor<U> SpreadPerRow(const LocalTensor<U>& blocks, "
+            "const LocalTensor<U>& values, uint32_t rows)"
+        ):
+            w.line("const uint32_t repeats = rows * PER_ROW / 8;")
+            with w.block("for (uint32_t done = 0; done < repeats; done += 255)"):
+                w.line(
+                    "const uint32_t now = repeats - done < 255 ? repeats - done : 255;",
+                    "repeatTime is 8 bits",
+                )
+                w.line(
+                    "Brcb(blocks[done * 256 / sizeof(U)], values[done * 8], static_cast<uint8_t>(now), "
+                    "BrcbRepeatParams(1, 8));"
+                )
+            _barrier(w, vc, "the blocks are read next")
+            w.line("return blocks;")
+        w.line()
+    kinds = [k for k in ("SUM", "MAX", "MIN") if any(k in c.row_reduces for c in needs)]
+    if kinds:
+        w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
+        w.line()
+        reduce_chunk_helper(w, needs, vc)
+        w.line(
+            comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
+            "reduced into"
+        )
+        w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
+        chunks = any(c.chunk_helpers for c in needs)
+        mean = any(c.mean_reduce for c in needs)
+        notes = [
+            *(["COLUMN_CHUNKS: the one row so far, chunk by chunk (ReduceChunk)."] if chunks else []),
+            *(["MEAN: times 1 / cols" + (" (after the last chunk)." if chunks else ".")] if mean else []),
+        ]
+        if notes:
+            w.line(comment=" ".join(notes))
+        w.line("template <RowReduce KIND" + (", bool MEAN = false>" if mean else ">"))
+        tail = (
+            (", uint64_t chunk = 0" if chunks else ", [[maybe_unused]] uint64_t chunk = 0")
+            if chunks or mean
+            else ""
+        )
+        with w.block(
+            "__aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
+            f"int32_t count, uint32_t rows{tail})"
+        ):
+            if chunks:
+                w.line("if constexpr (COLUMN_CHUNKS) {")
+                w.level += 1
+                w.line("ReduceChunk<KIND>(dst, src, count, chunk);")
+                if mean:
+                    w.line(
+                        "if (chunk + 1 < chunks_) return;",
+                        "the row's sum is complete after the last chunk",
+                    )
+                w.level -= 1
+                w.line("} else {")
+                w.level += 1
+            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+                for k, kind in enumerate(kinds):
+                    head = "if constexpr" if k == 0 else "} else if constexpr"
+                    api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
+                    w.line(f"{head} (KIND == RowReduce::{kind}) {{")
+                    w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
+                w.line("}")
+            if chunks:
+                w.level -= 1
+                w.line("}")
+            if mean:
+                with w.block("if constexpr (MEAN)"):
+                    _barrier(w, vc)
+                    w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
+        w.line()
+    ops = [o for o in BINARY if any(o in c.row_ops for c in needs)]
+    if not ops:
+        return
+    w.line(f"enum class RowOp : uint32_t {{ {', '.join(o.upper() for o in ops)} }};")
+    w.line()
+    w.line(comment="One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.")
+    w.line("template <RowOp OP, typename U>")
+    with w.block(
+        "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, "
+        "const LocalTensor<U>& b, uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params)"
+    ):
+        for k, o in enumerate(ops):
+            head = "if constexpr" if k == 0 else "} else if constexpr"
+            w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
+            w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
+        w.line("}")
+    w.line()
+    for line in (
+        "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",
+        "r * PER_ROW of `blocks` (SpreadPerRow) with block stride 0. Many rows per call (a repeat per row, a call",
+        "per 256 bytes of columns) when the pitch is at most 255 blocks and the rows outnumber those calls; else",
+        "a call per row (a repeat per 256 bytes of the row, the tail under a lane mask).",
+    ):
+        w.line(comment=line)
+    w.line("template <RowOp OP, bool VALUE_FIRST, typename U>")
+    with w.block(
+        "__aicore__ inline void RowsByValue(const LocalTensor<U>& dst, const LocalTensor<U>& src, "
+        "const LocalTensor<U>& blocks, uint32_t rows)"
+    ):
+        w.line("constexpr uint32_t LANES = 256 / sizeof(U);", "elements per repeat")
+        w.line("constexpr uint32_t BLOCK = 32 / sizeof(U);", "elements per block")
+        w.line("const uint32_t pitchBlocks = pitch_ / BLOCK;")
+        w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
+        with w.block("if (pitchBlocks <= 255 && groups < rows)"):
+            w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
+            w.line("const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);")
+            w.line(
+                "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
+            )
+            w.line(
+                "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
+            )
+            with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+                w.line("const uint32_t now = rows - r < 255 ? rows - r : 255;", "repeatTime is 8 bits")
+                w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
+                with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
+                    w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
+                    w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
+                    w.line(
+                        "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
+                        "mask, now, params);"
+                    )
+            w.line("return;")
+        w.line("const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8)")
+        w.line("                                              : BinaryRepeatParams(1, 1, 0, 8, 8, 0);")
+        with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+            w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
+            with w.block("for (uint32_t c = 0; c < cols_;)"):
+                w.line("const uint32_t full = (cols_ - c) / LANES;")
+                w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
+                w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
+                w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
+                w.line(
+                    "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
+                    "repeats, params);"
+                )
+                w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
+    w.line()
