@@ -230,7 +230,8 @@ def plan(func: Func, usable: int, stagger: bool = False) -> None:
             func.loc,
         )
     loop.attrs["tile"] = tile
-    phases = bank_phases(loop.region, buffers) if stagger else {}
+    # broadcast kernels size their buffers at run time (Elems(i)): no pads there yet
+    phases = bank_phases(loop.region, buffers) if stagger and not func.attributes.get("broadcast") else {}
     if phases:  # the kernel pads before a buffer that starts in the wrong half: at most 256 B each
         staggered, _ = tile_length(buffers, usable - BANK_HALF * len(phases), slice_align(func))
         if staggered >= align:

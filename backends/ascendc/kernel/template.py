@@ -719,7 +719,9 @@ class KernelText:
         body.line("SetCoreSlice(tiling);")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
-        if any("bank" in info for c in plan.codes.values() for info in getattr(c, "buffers", {}).values()):
+        if not self.rows_planned and any(
+            "bank" in info for c in plan.codes.values() for info in getattr(c, "buffers", {}).values()
+        ):
             body.line(
                 comment="Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two "
                 "sources of an instruction never share one (plan-buffers)."

@@ -145,7 +145,6 @@ public:
     __aicore__ inline void Process() {
         for (int32_t id = 0; id < 2; ++id) {
             // pre-issue every slot's reverse flags
-            // layer_norm.py:17  def layer_norm(
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
             SetFlag<HardEvent::MTE3_V>(id);     // MTE3 -> V: mean, rstd copied out
         }
@@ -175,10 +174,11 @@ private:
             beta = betaBuf_.Get<T>();
         }
         if constexpr (!COLUMN_CHUNKS) {
-            // layer_norm.py:17  def layer_norm(
+            // layer_norm.py:29  y = d * rstd * gamma
             DataCopyPad(gamma, gammaGm_, RowsIn<T>(1), padT);
         }
         if constexpr (WITH_BETA && !COLUMN_CHUNKS) {
+            // layer_norm.py:30  y = y + beta if with_beta else y
             DataCopyPad(beta, betaGm_, RowsIn<T>(1), padT);
         }
         if constexpr (!COLUMN_CHUNKS) {
@@ -265,27 +265,26 @@ private:
             betaF32 = betaBuf_.Get<float>();
         }
         if constexpr (COLUMN_CHUNKS) {
-            // layer_norm.py:17  def layer_norm(
+            // layer_norm.py:29  y = d * rstd * gamma
             WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
             if (phase == 1) DataCopyPad(gamma, gammaGm_[colAt], RowsIn<T>(1), padT);
         }
         if constexpr (WITH_BETA && COLUMN_CHUNKS) {
+            // layer_norm.py:30  y = y + beta if with_beta else y
             if (phase == 1) DataCopyPad(beta, betaGm_[colAt], RowsIn<T>(1), padT);
         }
+        // layer_norm.py:25  mean = dsl.mean(x, axis=-1, keepdims=True)
         WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: y copied out
         DataCopyPad(x, xGm_[gmAt], RowsIn<T>(rows), padT);
         if constexpr (!IS_FLOAT) {
             PipeBarrier<PIPE_V>();
         } else {
-            // layer_norm.py:25  mean = dsl.mean(x, axis=-1, keepdims=True)
             WaitFlag<HardEvent::MTE3_V>(slot);  // MTE3 -> V: mean, rstd copied out
         }
-        // layer_norm.py:17  def layer_norm(
         SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: x copied in
         WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (!IS_FLOAT) {
             Cast(xF32, x, RoundMode::CAST_NONE, n);
-            // layer_norm.py:25  mean = dsl.mean(x, axis=-1, keepdims=True)
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!COLUMN_CHUNKS) {
@@ -352,7 +351,6 @@ private:
         PipeBarrier<PIPE_V>();
         if (!COLUMN_CHUNKS || phase == 1) RowsByValue<RowOp::MUL, false>(tmp5, d, tmp4, rows);
         if constexpr (!IS_FLOAT && !COLUMN_CHUNKS) {
-            // layer_norm.py:17  def layer_norm(
             Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
         } else if constexpr (!IS_FLOAT && COLUMN_CHUNKS) {
             if (phase == 1) Cast(gammaF32, gamma, RoundMode::CAST_NONE, n);
@@ -360,7 +358,6 @@ private:
         if constexpr (!IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS) {
             SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
         }
-        // layer_norm.py:29  y = d * rstd * gamma
         PipeBarrier<PIPE_V>();
         if constexpr (!WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1)
@@ -375,7 +372,7 @@ private:
         if constexpr (!IS_FLOAT && !WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1) Cast(y, yF32, RoundMode::CAST_RINT, n);
         } else if constexpr (!IS_FLOAT && WITH_BETA && !COLUMN_CHUNKS) {
-            // layer_norm.py:17  def layer_norm(
+            // layer_norm.py:30  y = y + beta if with_beta else y
             Cast(betaF32, beta, RoundMode::CAST_NONE, cols_);
         } else if constexpr (!IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) {
             if (phase == 1) Cast(betaF32, beta, RoundMode::CAST_NONE, n);
@@ -384,7 +381,6 @@ private:
             SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
         }
         if constexpr (!IS_FLOAT && WITH_BETA) {
-            // layer_norm.py:30  y = y + beta if with_beta else y
             PipeBarrier<PIPE_V>();
             if (!COLUMN_CHUNKS || phase == 1)
                 for (uint32_t r = 0; r < rows; ++r) Add(tmp6[r * pitch_], y2[r * pitch_], betaF32, cols_);

@@ -55,8 +55,8 @@ constexpr InputSpec INPUTS[] = {
     {"b", false, false, ge::DT_UNDEFINED, 0},
 };
 
-// Core split per element type and key: elements per 32-byte block of the narrowest
-// GM tensor, and the fewest elements worth a core (split-cores).
+// Core split per element type and key: elements per block (512 B of the narrowest GM
+// tensor; 32 B in a broadcast kernel), and the fewest elements worth a core (split-cores).
 struct SplitSpec {
     ge::DataType dtype;
     uint64_t key;
@@ -408,7 +408,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
         }
     }
 
-    // Core split (split-cores): whole 32-byte blocks, remainder blocks to the first cores.
+    // Core split (split-cores): whole blocks, remainder blocks to the first cores.
     const SplitSpec* split = nullptr;
     for (const SplitSpec& s : SPLITS) {
         if (s.dtype == dtype && s.key == tilingKey) split = &s;

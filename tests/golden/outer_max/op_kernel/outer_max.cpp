@@ -56,10 +56,10 @@ __aicore__ inline float ToF32(S value) {
     return static_cast<float>(value);
 }
 
-// OuterMax: the flat range is split into 32-byte blocks across cores and processed in tiles of TILE elements;
-// tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM copies (MTE3)
-// are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling keys (static
-// attributes): 0: bc_scalar=tensor.
+// OuterMax: the flat range is split into blocks of GRANULE elements across cores and processed in tiles of TILE
+// elements; tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM
+// copies (MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling
+// keys (static attributes): 0: bc_scalar=tensor.
 template <typename T, BcScalar BC_SCALAR, BcMode MODE>
 class KernelOuterMax {
 public:
@@ -142,7 +142,6 @@ public:
                                       : slots_;  // one tile, or one slot: flags for one slot
         for (int32_t id = 0; id < slotsUsed; ++id) {
             // pre-issue every slot's reverse flags
-            // outer_max.py:14  def outer_max(a: Tensor, b: Tensor):
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
             if constexpr (BC_SCALAR == BcScalar::TENSOR) {
                 SetFlag<HardEvent::V_MTE2>(id);  // V -> MTE2: slot of b read
@@ -555,7 +554,7 @@ private:
             tmp2I32 = Slot<T>(aBuf_, slot, 0);
             tmp2I32Block = SlotBlock<T>(aBuf_, slot, 0);
         }
-        // outer_max.py:14  def outer_max(a: Tensor, b: Tensor):
+        // outer_max.py:15  return dsl.maximum(a, b)
         if (first_) WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: y copied out
         if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
             Load(a, aGm_, 0, t, len);
@@ -569,7 +568,6 @@ private:
         if constexpr (IS_BF16) {
             PipeBarrier<PIPE_V>();
         }
-        // outer_max.py:15  return dsl.maximum(a, b)
         if (first_) SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: a, b copied in
         if (first_) WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
@@ -581,7 +579,6 @@ private:
         if constexpr (IS_HALF) {
             Max(tmp0, a, b, n);
         } else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A) {
-            // outer_max.py:14  def outer_max(a: Tensor, b: Tensor):
             Cast(aF32, a, RoundMode::CAST_NONE, n);
         }
         if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
@@ -591,7 +588,6 @@ private:
             if (last_) SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of b read
         }
         if constexpr (IS_BF16) {
-            // outer_max.py:15  return dsl.maximum(a, b)
             PipeBarrier<PIPE_V>();
         }
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::TENSOR) {
@@ -643,7 +639,8 @@ private:
                                      : IS_BF16 ? 22912
                                                : 22976;  // elements per tile (plan-buffers)
     static constexpr uint64_t GRANULE =
-        (IS_HALF || IS_BF16) ? 16 : 8;  // elements per 32-byte block of the narrowest GM tensor
+        (IS_HALF || IS_BF16) ? 16
+                             : 8;  // elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor
     TPipe pipe_;
     TBuf<TPosition::VECIN> aBuf_;
     TBuf<TPosition::VECIN> bBuf_;
