@@ -36,6 +36,10 @@ class Target:
     # take two beats per repeat (pc section 2, asc-devkit 避免bank冲突; measured, C8), so plan-buffers
     # starts them 256 B apart. On 950 UB conflicts are mostly a non-issue (pc section 2).
     ub_bank_stagger: bool = False
+    # DAV_3510 issues vector instructions in order: a V -> V dependency needs no PipeBarrier<PIPE_V>
+    # (issue 19; reference-ops.md section 4.5 and regbase-cv.md section 1: "V->V order is the
+    # hardware's"); the emulator does not check V -> V order on arch 3510 either.
+    v_in_order: bool = False
     # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
     bf16_vector_ops: frozenset[str] = frozenset({"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad"})
     soc_config: str = ""  # the AddConfig / ASCEND_COMPUTE_UNIT name
@@ -93,6 +97,7 @@ TARGETS: dict[str, Target] = {
                 "Mins",
             }
         ),
+        v_in_order=True,
         soc_config="ascend950",
     ),
 }

@@ -155,3 +155,29 @@ def test_a_region_forced_to_regbase_is_refused_clearly(monkeypatch, stem):
         lower(op, "ascend950", warn_builtin=False)
     assert err.value.msg == NOT_YET == "RegBase vector functions are not implemented yet"
     assert err.value.loc is not None and err.value.loc.filename.endswith(f"{stem}.py")
+
+
+def test_membase_orders_vector_ops_by_a_barrier_only_where_the_target_needs_one():
+    """910B: PipeBarrier<PIPE_V> between dependent vector ops; ascend950 issues them in order
+    (issue 19 item 6): no barrier statement, no helper line."""
+    from backends.ascendc.targets import get_target
+
+    a2, a5 = MemBase(get_target("ascend910b")), MemBase(get_target("ascend950"))
+    assert [s.code for s in a2.barrier()] == ["PipeBarrier<PIPE_V>();"]
+    assert a2.barrier_line() == "PipeBarrier<PIPE_V>();" and a2.barrier_text() == "PipeBarrier<PIPE_V>();\n"
+    assert a5.barrier() == [] and a5.barrier_line() is None and a5.barrier_text() == ""
+
+
+@pytest.mark.parametrize("stem", ["apply_adam_w", "layer_norm", "outer_max", "quantize_add_layer_norm"])
+def test_ascend950_kernels_have_no_v_barriers(stem, tmp_path):
+    import dsl
+    from backends.ascendc.compile import lower
+
+    spec = importlib.util.spec_from_file_location(stem, ROOT / "examples" / f"{stem}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    op = next(v for v in vars(mod).values() if isinstance(v, dsl.Operator))
+    kernels = {t: lower(op, t, warn_builtin=False).files for t in ("ascend910b", "ascend950")}
+    text = {t: "".join(v for k, v in f.items() if "op_kernel" in k) for t, f in kernels.items()}
+    assert "PipeBarrier<PIPE_V>" in text["ascend910b"]
+    assert "PipeBarrier<PIPE_V>" not in text["ascend950"]

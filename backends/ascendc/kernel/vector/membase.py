@@ -39,6 +39,7 @@ class MemBase:
 
     def __init__(self, target=None, cann: str = DEFAULT_CANN):
         self.target, self.cann = target, cann
+        self.v_in_order = bool(getattr(target, "v_in_order", False))
 
     def check(self, op: Op) -> None:
         """The op's element type is one its API takes on A2 (ops without an API entry pass)."""
@@ -60,12 +61,15 @@ class MemBase:
     # -- V -> V order ----------------------------------------------------------------------------
 
     def barrier(self, loc: str | None = None, note: str | None = None, weight: int = 1) -> list[Stmt]:
-        """The statements that order a vector op after the one before it (MemBase: a V barrier)."""
+        """The statements that order a vector op after the one before it (MemBase: a V barrier;
+        none where the target issues vector instructions in order)."""
+        if self.v_in_order:
+            return []
         return [Stmt(BARRIER, note=note, dsl=loc, weight=weight)]
 
     def barrier_line(self) -> str | None:
         """The same for helper code a writer prints line by line (None: no line)."""
-        return BARRIER
+        return None if self.v_in_order else BARRIER
 
     def barrier_text(self) -> str:
         """The barrier inside a multi-line statement's code: a line and its newline, or nothing."""
