@@ -239,18 +239,51 @@ def emit_tables(w: CodeWriter, plan) -> None:
         )
         w.line("return BroadcastShape(own, out);")
     w.line()
+    w.line(comment="Inputs that broadcast to an empty shape while outputs have elements (numpy: each output")
+    w.line(comment="has the broadcast of its own operands): the kernel runs over the broadcast of the inputs")
+    w.line(
+        comment="those outputs read, the others (read by no output) are dropped from the analysis. An empty"
+    )
+    w.line(comment="output next to one with elements is refused: the kernel would read its empty operands.")
+    with w.block("bool LiveShapes(const gert::Shape** shapes, gert::Shape& out, uint64_t key)"):
+        w.line(f"if (out.GetShapeSize() != 0 || key >= {len(masks)}) return true;")
+        w.line("uint32_t live = 0;")
+        w.line("size_t full = 0, empty = 0;")
+        w.line("bool anyEmpty = false;")
+        w.line("gert::Shape fullShape, emptyShape;")
+        with w.block(f"for (size_t o = 0; o < {n_out}; ++o)"):
+            w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
+            w.line("gert::Shape own;")
+            with w.block("if (mask != 0 && OutputShape(shapes, mask, own) && own.GetShapeSize() > 0)"):
+                with w.block("if (live == 0)"):
+                    w.line("full = o;", "the first output with elements names the refusal")
+                    w.line("fullShape = own;")
+                w.line("live |= mask;")
+            with w.block("else if (!anyEmpty)"):
+                w.line("anyEmpty = true;")
+                w.line("empty = o;")
+                w.line("if (mask == 0 || !OutputShape(shapes, mask, emptyShape)) emptyShape = out;")
+        w.line("if (live == 0) return true;", "every output is empty: nothing to compute")
+        with w.block("if (anyEmpty)"):
+            w.line("char a[160], b[160];")
+            w.line("ShapeText(fullShape, a, sizeof(a));")
+            w.line("ShapeText(emptyShape, b, sizeof(b));")
+            w.line(
+                'OP_LOGE(OP_TYPE, "output %s has shape %s but output %s is empty (shape %s): a broadcasting '
+                'operator whose outputs are partly empty is not supported", OUTPUT_NAMES[full], a, '
+                "OUTPUT_NAMES[empty], b);"
+            )
+            w.line("return false;")
+        w.line("for (size_t i = 0; i < BC_INPUTS; ++i) if (((live >> i) & 1) == 0) shapes[i] = nullptr;")
+        w.line("return BroadcastShape(shapes, out);")
+    w.line()
     w.line(
         comment="Outputs smaller than the broadcast of all inputs (numpy: of their own operands): their strides"
     )
     w.line(
         comment="over the merged axes (0 where broadcast) and the mode GENERAL, whose stores write each of their"
     )
-    w.line(
-        comment="elements once (kernel StoreOwn). `small`: the mask of such outputs. An output with elements"
-    )
-    w.line(
-        comment="when the inputs broadcast to an empty shape is refused (the kernel iterates over that shape)."
-    )
+    w.line(comment="elements once (kernel StoreOwn). `small`: the mask of such outputs.")
     with w.block(
         f"bool SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, "
         f"{plan.op_type}TilingData& tiling, uint32_t& small)"
@@ -262,16 +295,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
             w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
             w.line("gert::Shape own;")
             w.line("if (mask == 0 || !OutputShape(shapes, mask, own)) continue;")
-            with w.block("if (all.GetShapeSize() == 0 && own.GetShapeSize() > 0)"):
-                w.line("char a[160], b[160];")
-                w.line("ShapeText(own, a, sizeof(a));")
-                w.line("ShapeText(all, b, sizeof(b));")
-                w.line(
-                    'OP_LOGE(OP_TYPE, "output %s has shape %s (the broadcast of its own operands) but the inputs '
-                    'broadcast to the empty shape %s: not supported", OUTPUT_NAMES[o], a, b);'
-                )
-                w.line("return false;")
-            w.line("if (all.GetShapeSize() == 0) continue;")
+            w.line("if (all.GetShapeSize() == 0) continue;", "every output is empty (LiveShapes)")
             w.line(
                 "if (own.GetShapeSize() == all.GetShapeSize()) continue;",
                 "the same elements (leading size-1 axes aside): the same layout",
@@ -437,6 +461,7 @@ def emit_analysis(w: CodeWriter, plan) -> None:
         w.line("if (s != nullptr) bcShapes[i] = &s->GetStorageShape();")
     w.line("gert::Shape outShape;")
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
+    w.line("if (!LiveShapes(bcShapes, outShape, tilingKey)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
     w.line("uint32_t small = 0;")

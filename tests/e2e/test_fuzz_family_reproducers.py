@@ -66,6 +66,62 @@ def test_rowin_block_compared_with_a_column(write_module):
         check(mod.blkcmp, (n, x, a, q), (v0, w), cores=2)
 
 
+def test_rowin_per_row_reads_reuse_the_v_s_event_id(write_module):
+    """Three per-row values the scalar unit reads with nothing from S to V between them (a
+    per-row factor, a compared per-row chain, a max spread for ``where``): insert-sync gave each
+    read its own V_S id group and ran out of ids in the column-chunked twin ("V_S is needed at 4
+    unordered points", rowin seed 8008). A WaitFlag<V_S> blocks the scalar unit, so the next
+    SetFlag of its id comes after it: one group serves them all. C = 20000 runs the twin."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16
+
+        @dsl.op(dtypes=(f16,))
+        def perrow3(x: Tensor[..., 1], w: Tensor[..., "C"], z: Tensor["C"], *, k: int = 4):
+            v0 = z * x
+            v1 = dsl.where((k - x) * 2 == w, dsl.max(-v0, axis=-1, keepdims=True), w)
+            return v0, v1
+        """)
+    rng = np.random.default_rng(8008)
+    for cols in (33, 20000):
+        nonzero = np.array([-3, -2, -1, 1, 2, 3], np.float16)  # no zero product: max's zero sign is free
+        x = rng.choice(nonzero, (2, 3, 1))
+        z = rng.choice(nonzero, cols)
+        w = rng.integers(-6, 7, (2, 3, cols)).astype(np.float16)
+        prod = z.astype(np.float32) * x.astype(np.float32)
+        cond = (np.float32(4) - x.astype(np.float32)) * np.float32(2) == w.astype(np.float32)
+        v1 = np.where(cond, (-prod).max(axis=-1, keepdims=True), w.astype(np.float32))
+        check(mod.perrow3, (x, w, z), (prod.astype(np.float16), v1.astype(np.float16)))
+
+
+def test_rowin_scalar_events_without_reductions_take_id_group_0(write_module):
+    """An i32 operator with a per-row input ``w: [R, 1]`` read by the scalar unit, a forward S_V
+    pair and two reverse S_V events (a slotted and a single-slot buffer): with S events starting
+    at id group 1 (kept free for the count-form reductions' FetchEventID) they needed 8 ids
+    (rowin seed 8054). Without a reduction group 0 is free."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i32, u8
+
+        @dsl.op(dtypes=(i32,))
+        def perrowi(w: Tensor["R", 1], p: Tensor["C"], x: Tensor["R", "C"], *, k: int = 1):
+            v2 = dsl.maximum(2.0 * k, -2.0) + dsl.relu(w)
+            v3 = dsl.where(-x > -2, dsl.where(p < v2, w, 0.5), k * 0.0) + 7
+            v4 = dsl.cast(x * (w + 2) != dsl.abs(p), u8)
+            return v4, v3, v2
+        """)
+    rng = np.random.default_rng(8054)
+    for rows, cols in ((5, 33), (2, 20000)):
+        w = rng.integers(-4, 5, (rows, 1)).astype(np.int32)
+        p = rng.integers(-6, 7, cols).astype(np.int32)
+        x = rng.integers(-4, 5, (rows, cols)).astype(np.int32)
+        v2 = np.maximum(np.float32(2.0), np.float32(-2.0)) + np.maximum(w, 0).astype(np.float32)
+        inner = np.where(p.astype(np.float32) < v2, w.astype(np.float32), np.float32(0.5))
+        v3 = np.where(-x > -2, inner, np.float32(0.0)) + np.float32(7)
+        v4 = (x * (w + 2) != np.abs(p)).astype(np.uint8)
+        check(mod.perrowi, (w, p, x), (v4, v3.astype(np.float32), v2.astype(np.float32)), cores=2)
+
+
 def test_rows_view_placed_differently_per_variant_in_load_columns(write_module):
     """``(g != k) & (0.5 > w)`` for f16 and i32: lower-bools' 1/0 splat is resident (computed in
     LoadColumns) in the i32 variant but a per-step value in a row slot in the f16 one, and
@@ -207,7 +263,7 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
     own shape; an output smaller than the broadcast of all inputs runs in mode GENERAL, which
     stores each of its elements once (rows whose coordinate is 0 where it is broadcast; one
     element per row when it is broadcast along the row); ``o = b`` copies b out after its Fill.
-    An output with elements when the inputs broadcast to an empty shape is refused (seed 94)."""
+    An empty output next to one with elements is refused (seed 94's shapes)."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, f32, i32
@@ -235,10 +291,12 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
             x = rng.integers(-9, 9, xs).astype(dt)
             check(mod.bcshape, (b, x), (x + dt.type(1), b * dt.type(2), b))
             check(mod.bcshape, (x, b), (b + dt.type(1), x * dt.type(2), x), cores=3)
-    # an output with elements when the inputs broadcast to an empty shape (bcast seed 94): refused
+    # y empty, z and o with elements: the kernel would read the empty x for y
     b, x = np.ones((1, 3), np.float32), np.ones((0, 3), np.float32)
     with pytest.raises(
-        TilingError, match=r"output z has shape \[1, 3\] .* to the empty shape \[0, 3\]: not supported"
+        TilingError,
+        match=r"output z has shape \[1, 3\] but output y is empty \(shape \[0, 3\]\): a broadcasting operator "
+        "whose outputs are partly empty is not supported",
     ):
         simulate(mod.bcshape, (b, x), {}, strict=True)
 
@@ -401,6 +459,42 @@ def test_bcast_size1_input_the_variant_does_not_read(write_module):
     check(mod.bcunread, (b, m, opt), (np.abs(m), np.where(m < 0, b - m, b - opt)), {"fast": True})
 
 
+def test_bcast_outputs_with_elements_next_to_an_empty_input(write_module):
+    """numpy gives each output the broadcast of its own operands, so an input with a 0-size axis
+    that no output of the variant reads leaves the outputs their elements (bcast seeds 8006:
+    ``v1 = x`` next to empty ``floor``/``select``; 8009: ``v0 = h`` when ``flag`` is off). TilingFunc
+    refused them (GRAPH_FAILED: "the inputs broadcast to the empty shape"); now the kernel runs
+    over the broadcast of the inputs the outputs read. An empty output next to one with elements
+    (its operands include the empty input, which the kernel would read) is refused, naming both."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f16, f32), broadcast=True)
+        def ownshape(a: Tensor, h: Tensor, g: Tensor, *, flag: bool = False):
+            if flag:
+                v0 = a + h
+            else:
+                v0 = h * 3 - g
+            v1 = dsl.relu(h)
+            return v0, v1
+        """)
+    rng = np.random.default_rng(8009)
+    for dt in (np.dtype(np.float16), np.dtype(np.float32)):
+        a = np.zeros((1, 0, 16, 7, 1, 1), dt)
+        h = rng.integers(-8, 9, (16, 7, 1, 1)).astype(dt)
+        for g_shape in ((1,), (7, 5), (16, 1, 1, 3)):
+            g = rng.integers(-8, 9, g_shape).astype(dt)
+            v0 = (h.astype(np.float32) * np.float32(3) - g.astype(np.float32)).astype(dt)
+            check(mod.ownshape, (a, h, g), (v0, np.maximum(h, dt.type(0))), cores=2)
+    with pytest.raises(TilingError) as info:
+        simulate(mod.ownshape, (a, h, g), {"flag": True}, strict=True)
+    assert (
+        "output v1 has shape [16, 7, 1, 1] but output v0 is empty (shape [1, 0, 16, 7, 1, 1]): a broadcasting "
+        "operator whose outputs are partly empty is not supported" in str(info.value)
+    ), str(info.value)
+
+
 def test_bcast_one_tensor_input(write_module):
     """bcast seed 1: with one tensor input RowBuf(uint32_t i) never read i (-Werror)."""
     mod = write_module("""
@@ -420,8 +514,9 @@ def test_bcast_one_tensor_input(write_module):
 OPEN_SEEDS = [
     (
         "bcast",
-        94,
-        "an output with elements when the inputs broadcast to an empty shape: refused by TilingFunc",
+        119,
+        "an empty output next to one with elements (v2 reads the empty m, v1 does not): refused by "
+        "TilingFunc, README Broadcasting",
     ),
 ]
 
@@ -472,6 +567,24 @@ FIXED_SEEDS = [
     ("bcast", 51, "a DataCopyPad UB->GM source ran outside its TBuf"),
     ("rowin", 88, "Brcb spread a per-row value in place: rows 1-7 of a step wrong"),
     ("rowin", 96, "Brcb spread a per-row value in place: rows 1-7 of a step wrong"),
+    ("bcast", 94, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+]
+
+# Seeds found with every side stream of the generator on (``generate(seed, family)``).
+FIXED_SEEDS_ALL_STREAMS = [
+    (
+        "rowin",
+        8008,
+        "insert-sync: V_S is needed at 4 unordered points (each per-row read an id group of its own)",
+    ),
+    (
+        "rowin",
+        8054,
+        "insert-sync: S_V is needed at 4 unordered points (group 0 kept for reductions there are none of)",
+    ),
+    ("bcast", 8006, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+    ("bcast", 8009, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+    ("bcast", 7044, "outputs with elements while the inputs broadcast to an empty shape were refused"),
 ]
 
 
@@ -479,6 +592,15 @@ FIXED_SEEDS = [
 def test_fixed_fuzz_seed(family, seed, why, tmp_path):
     fz = _load_fuzz()
     outcome = fz.run_program(fz.generate(seed, family, bools=False), tmp_path)  # the program found then
+    assert outcome.status == "ok", f"{family} seed {seed} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
+
+
+@pytest.mark.parametrize(
+    "family,seed,why", FIXED_SEEDS_ALL_STREAMS, ids=[f"{f}-{s}" for f, s, _ in FIXED_SEEDS_ALL_STREAMS]
+)
+def test_fixed_fuzz_seed_all_streams(family, seed, why, tmp_path):
+    fz = _load_fuzz()
+    outcome = fz.run_program(fz.generate(seed, family), tmp_path)
     assert outcome.status == "ok", f"{family} seed {seed} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
 
 
