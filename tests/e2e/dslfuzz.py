@@ -51,12 +51,8 @@ INTS = ("i8", "i32", "u8")
 ALL = FLOATS + INTS + ("bool",)
 INEXACT = ("sqrt", "rsqrt", "exp", "log", "tanh", "sigmoid", "reciprocal")
 
-# Documented "not supported yet" CompileErrors (README "What works today") and TilingErrors
-# (README "Broadcasting"): pattern -> reason.
+# Documented "not supported yet" CompileErrors (README "What works today"): pattern -> reason.
 REFUSALS = {
-    r"a broadcasting operator whose outputs are partly empty is not supported": (
-        "an empty broadcast output next to one with elements (TilingFunc)"
-    ),
     r"(Add|Sub|Mul|Muls|Adds|Abs) does not take (i8|u8)": "i8/u8 arithmetic (A2 has no 8-bit Add/Sub/Mul)",
     r"Duplicate does not take (i8|u8)": "math on an i8/u8 Scalar input (A2 has no 8-bit Duplicate)",
     r"dsl\.(sum|max|min) of (i8|i32|u8) values is not supported by the row backend": (
@@ -1595,12 +1591,11 @@ def run_program(prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: b
                     return done("failed", "reference != numpy oracle", f"{where}, output {k}: {bad}")
             try:
                 got, _ = simulate(op, tuple(call), attrs, cores=cores, strict=strict)
-            except (dsl.CompileError, dsl.errors.TilingError) as e:
+            except dsl.CompileError as e:
                 reason = classify_refusal(str(e))
                 if reason is not None:
                     return done("refused", reason, str(e))
-                why = "CompileError" if isinstance(e, dsl.CompileError) else "simulate raised TilingError"
-                return done("failed", why, f"{where}\n{e}")
+                return done("failed", "CompileError", f"{where}\n{e}")
             except Exception as e:  # noqa: BLE001
                 return done("failed", f"simulate raised {type(e).__name__}", f"{where}\n{e}")
             gots = list(got) if isinstance(got, tuple) else [got]
