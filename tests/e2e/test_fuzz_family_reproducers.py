@@ -489,6 +489,57 @@ def test_bcast_outputs_with_elements_next_to_an_empty_input(write_module):
         check(mod.ownshape, (a, h, g), (a, v1, a), {"flag": True})
 
 
+@pytest.mark.parametrize("broadcast", [False, True])
+def test_comparisons_of_comparisons(write_module, broadcast):
+    """``(z >= -inf) > (p < p)``: a comparison of two comparisons reached the kernel as a Compare
+    of bool values, which A2 does not have: a CompileError for a valid program (bcast seed 9021).
+    lower-bools compares their 0/1 values, as for bool_ inputs and ``&``/``|``/``~``."""
+    mod = write_module(f"""
+        import dsl
+        from dsl import Tensor, f32, i32
+
+        @dsl.op(dtypes=(f32, i32), broadcast={broadcast})
+        def bcmp(z: Tensor, p: Tensor):
+            gt = (z >= 0) > (p < 1)
+            le = (z >= 0) <= (p < 1)
+            eq = (z > p) == (p > 0)
+            ne = dsl.where((z != 2) != (p == 2), z, p)
+            return gt, le, eq, ne
+        """)
+    rng = np.random.default_rng(9021)
+    shapes = ((5, 33), (1, 33)) if broadcast else ((5, 33), (5, 33))
+    for dt in (np.dtype(np.float32), np.dtype(np.int32)):
+        z = rng.integers(-3, 4, shapes[0]).astype(dt)
+        p = rng.integers(-3, 4, shapes[1]).astype(dt)
+        expected = (
+            (z >= 0) > (p < 1),
+            (z >= 0) <= (p < 1),
+            (z > p) == (p > 0),
+            np.where((z != 2) != (p == 2), z, p),
+        )
+        check(mod.bcmp, (z, p), expected, cores=2)
+
+
+def test_rows_comparisons_of_comparisons(write_module):
+    """The row backend compares comparisons the same way (a row with a column, a where of one)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f16, f32))
+        def rcmp(x: Tensor[..., "C"], g: Tensor["C"]):
+            y = (x > 0) < (g > 0)
+            m = dsl.max(dsl.where((x >= 1) == (g < 1), x, g), axis=-1, keepdims=True)
+            return y, m
+        """)
+    rng = np.random.default_rng(9021)
+    for dt in (np.dtype(np.float16), np.dtype(np.float32)):
+        x = rng.integers(-3, 4, (2, 3, 40)).astype(dt)
+        g = rng.integers(-3, 4, 40).astype(dt)
+        m = np.where((x >= 1) == (g < 1), x, np.broadcast_to(g, x.shape)).max(axis=-1, keepdims=True)
+        check(mod.rcmp, (x, g), ((x > 0) < (g > 0), m), cores=2)
+
+
 def test_bcast_one_tensor_input(write_module):
     """bcast seed 1: with one tensor input RowBuf(uint32_t i) never read i (-Werror)."""
     mod = write_module("""
@@ -574,6 +625,7 @@ FIXED_SEEDS_ALL_STREAMS = [
     ("bcast", 8009, "outputs with elements while the inputs broadcast to an empty shape were refused"),
     ("bcast", 7044, "outputs with elements while the inputs broadcast to an empty shape were refused"),
     ("bcast", 7023, "an empty output next to one with elements was refused"),
+    ("bcast", 9021, "a comparison of two comparisons was a Compare of bools: CompileError"),
 ]
 
 
