@@ -218,7 +218,7 @@ def cmd_opt(args) -> int:
 
 def cmd_compile(args) -> int:
     from backends.ascendc.compile import lower
-    from backends.ascendc.explain import func_ledger
+    from backends.ascendc.explain import explain_lines
     from backends.ascendc.project import OutputError, write_project
     from backends.ascendc.targets import get_target
 
@@ -274,7 +274,7 @@ def cmd_compile(args) -> int:
             print(verify_summary(op, compiled))
         if args.explain:
             for v in variants:
-                print("\n".join(func_ledger(v.func, v.key, target.ub_usable_bytes).lines()))
+                print("\n".join(explain_lines(v.func, v.key, target.ub_usable_bytes)))
     if failed:
         wrote = f"wrote the other {len(done)}" if done else "wrote nothing"
         print(

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (registers the passes)
     hoist_invariants,
     promote_precision,
     schedule_vector,
+    select_vector_path,
     row_forms,
     specialize,
     split_cores,

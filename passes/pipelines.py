@@ -5,8 +5,10 @@ from __future__ import annotations
 from .manager import Pass, parse_pipeline
 
 
-def elementwise_pipeline(ub: int) -> list[Pass]:
-    """The elementwise pipeline; ``ub`` is the target's usable UB in bytes."""
+def elementwise_pipeline(ub: int, vector: str = "select-vector-path", stagger: bool = False) -> list[Pass]:
+    """The elementwise pipeline; ``ub`` is the target's usable UB in bytes, ``vector`` the
+    select-vector-path spelling with the target's options, ``stagger`` whether its UB has bank
+    groups to stagger the sources of one instruction over."""
     return parse_pipeline(
         ",".join(
             [
@@ -24,9 +26,10 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
                 "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
                 "canonicalize",  # share the hoisted scalars
                 "hoist-invariants",  # broadcasts of scalars made once per core (one resident repeat)
+                vector,  # MemBase or RegBase per tile loop, from its final vector ops
                 "double-buffer",  # ping-pong slots for what the DMA touches
                 f"schedule-vector{{ub={ub}}}",  # independent vector ops share a barrier; never a smaller tile
-                f"plan-buffers{{ub={ub}}}",  # needs slots; picks the tile length
+                f"plan-buffers{{ub={ub}{',stagger=true' if stagger else ''}}}",  # needs slots; picks the tile
                 "split-cores",  # host split policy from the narrowest GM tensor
                 "insert-sync",  # last: needs the final buffers and op order
             ]
@@ -34,7 +37,7 @@ def elementwise_pipeline(ub: int) -> list[Pass]:
     )
 
 
-def row_pipeline() -> list[Pass]:
+def row_pipeline(vector: str = "select-vector-path") -> list[Pass]:
     """The row pipeline (named dims, reductions): the elementwise front half, then the row forms
     and a UB plan whose size host tiling evaluates with the run-time row length."""
     return parse_pipeline(
@@ -51,6 +54,7 @@ def row_pipeline() -> list[Pass]:
                 "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
                 "canonicalize",  # share the hoisted scalars
                 "row-forms",  # columns resident before the loop; per-row values read per row
+                vector,  # MemBase or RegBase per step loop, from its final vector ops
                 "double-buffer",  # ping-pong slots for what the DMA touches
                 "plan-rows",  # buffers and the UB coefficients host tiling evaluates at run time
                 "insert-sync",  # last: needs the final buffers and op order

@@ -27,6 +27,8 @@ tile, ``buffers = {bN = {bytes = B, slots = S}}`` on the function and ``tile = N
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -185,16 +187,32 @@ def resident_bytes(func: Func) -> int:
     return REPEAT_BYTES * sum(1 for op in func.body if op.opname == "vec.dup")
 
 
-def tile_length(buffers: list[Buffer], usable: int) -> tuple[int, int]:
+def slice_align(func: Func) -> int:
+    """Elements a flat kernel's tile is a multiple of so every tile starts where its core slice
+    does, 512-byte aligned in GM (split-cores); 1 for broadcast kernels."""
+    from .split_cores import SLICE_BYTES, narrowest_gm_bytes
+
+    loop = func.loop()
+    if loop is None or func.attributes.get("broadcast"):
+        return 1
+    return SLICE_BYTES // narrowest_gm_bytes(loop)
+
+
+def tile_length(buffers: list[Buffer], usable: int, gm_align: int = 1) -> tuple[int, int]:
     """(tile, align): the largest tile of ``buffers`` that fits ``usable`` bytes, rounded down to a
-    whole 256-byte repeat of the narrowest buffer (``align`` elements); below ``align`` it does not
+    whole 256-byte repeat of the narrowest buffer and to ``gm_align`` elements (``align``, the
+    least common multiple) where that fits, else to the repeat alone; below ``align`` it does not
     fit."""
     per_elem = sum(b.bytes * b.slots for b in buffers)
-    align = 256 // min((b.bytes for b in buffers), default=4)
-    return ((usable // per_elem) // align * align if per_elem else align), align
+    repeat = 256 // min((b.bytes for b in buffers), default=4)
+    for align in (math.lcm(repeat, gm_align), repeat):
+        tile = (usable // per_elem) // align * align if per_elem else align
+        if tile >= align:
+            return tile, align
+    return tile, align
 
 
-def plan(func: Func, usable: int) -> None:
+def plan(func: Func, usable: int, stagger: bool = False) -> None:
     loop = func.loop()
     if loop is None:
         return
@@ -203,7 +221,7 @@ def plan(func: Func, usable: int) -> None:
     for op in loop.region:  # the groups are honoured; insert-sync finds the barriers itself
         op.attrs.pop("group", None)
     per_elem = sum(b.bytes * b.slots for b in buffers)
-    tile, align = tile_length(buffers, usable)
+    tile, align = tile_length(buffers, usable, slice_align(func))
     if tile < align:
         lines = ledger_lines(func, buffers, align, usable)
         raise CompileError(
@@ -212,7 +230,53 @@ def plan(func: Func, usable: int) -> None:
             func.loc,
         )
     loop.attrs["tile"] = tile
-    func.attributes["buffers"] = {b.name: {"bytes": b.bytes, "slots": b.slots} for b in buffers}
+    phases = bank_phases(loop.region, buffers) if stagger else {}
+    if phases:  # the kernel pads before a buffer that starts in the wrong half: at most 256 B each
+        staggered, _ = tile_length(buffers, usable - BANK_HALF * len(phases), slice_align(func))
+        if staggered >= align:
+            loop.attrs["tile"] = staggered
+        else:
+            phases = {}
+    func.attributes["buffers"] = {
+        b.name: {"bytes": b.bytes, "slots": b.slots, **({"bank": phases[b.name]} if b.name in phases else {})}
+        for b in buffers
+    }
+
+
+BANK_HALF = 256  # A2 UB: 16 bank groups of 32-byte rows; one repeat reads 8 rows, half of them
+
+
+def bank_phases(region, buffers: list[Buffer]) -> dict[str, int]:
+    """The start address modulo 512 (0 or 256) of each buffer that is one of two sources of a
+    vector instruction, so that the two read disjoint bank groups (asc-devkit's Add tuning case 6:
+    a 256-byte shift of one source halves the beats per repeat). The sources of each instruction
+    are the edges of a graph; a 2-colouring cutting the most edges (greedy in plan order, then
+    single flips while they help) gives the phases, the first buffer at 0. A resident repeat is
+    left out: read with repeat stride 0 it meets both halves of a tile source anyway."""
+    owner = {id(op.result): op.attrs["buf"] for op in region if op.result is not None and "buf" in op.attrs}
+    order = [b.name for b in buffers]
+    edges: dict[tuple[str, str], int] = {}
+    for op in region:
+        if op.opname.startswith("dma.") or op.result is None:
+            continue
+        srcs = sorted({owner[id(v)] for v in op.operands if id(v) in owner}, key=order.index)
+        for i, a in enumerate(srcs):
+            for b in srcs[i + 1 :]:
+                edges[(a, b)] = edges.get((a, b), 0) + 1
+    linked = [n for n in order if any(n in e for e in edges)]
+    phase = {n: 0 for n in linked}
+
+    def gain(n: str) -> int:  # edges cut minus edges joined by flipping n
+        return sum((w if phase[a] == phase[b] else -w) for (a, b), w in edges.items() if n in (a, b))
+
+    improved = True
+    while improved:
+        improved = False
+        for n in linked[1:]:
+            if gain(n) > 0:
+                phase[n] ^= BANK_HALF
+                improved = True
+    return phase
 
 
 @register
@@ -220,9 +284,10 @@ def plan(func: Func, usable: int) -> None:
 class PlanBuffersPass(Pass):
     name: ClassVar[str] = "plan-buffers"
     ub: int = 0  # the target's usable UB in bytes; the pipeline passes it (passes never import a backend)
+    stagger: bool = False  # A2's UB bank groups: start the sources of one instruction 256 B apart
 
     def run(self, module: Module) -> None:
         if self.ub <= 0:
             raise PassError("plan-buffers needs the usable UB size: plan-buffers{ub=188160}")
         for func in module.funcs:
-            plan(func, self.ub)
+            plan(func, self.ub, self.stagger)

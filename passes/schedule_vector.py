@@ -154,7 +154,7 @@ class ScheduleVectorPass(FunctionPass):
 
     def run_on(self, func) -> None:
         from .insert_sync import vector_barriers
-        from .plan_buffers import assign, resident_bytes, tile_length
+        from .plan_buffers import assign, resident_bytes, slice_align, tile_length
 
         if self.ub <= 0:
             raise PassError("schedule-vector needs the usable UB size: schedule-vector{ub=188160}")
@@ -165,7 +165,7 @@ class ScheduleVectorPass(FunctionPass):
             tile as plan-buffers would pick them; barriers as insert-sync would place them)."""
             bufs = assign(body)  # sets buf: insert-sync reads it; plan-buffers assigns again
             slotted = {b.name for b in bufs if b.slots > 1}
-            tile, _ = tile_length(bufs, usable)
+            tile, _ = tile_length(bufs, usable, slice_align(func))
             return tile, sum(b.bytes * b.slots for b in bufs), vector_barriers(body, slotted)
 
         schedule(func, price)

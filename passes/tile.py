@@ -76,6 +76,33 @@ def tile(func: Func) -> None:
     func.attributes["level"] = "tile"
     if rows:
         func.attributes["layout"] = "rows"
+    locate_at_first_use(func)
+
+
+def locate_at_first_use(func: Func) -> None:
+    """An op that carries the ``def`` line (an input's load, its widening cast, a Scalar's read)
+    takes the line of the first op that reads it, so the kernel's source-map comments and the
+    emulator's fault reports name the DSL statement that uses the input, not the signature."""
+    if func.loc is None:
+        return
+    ops = list(func.walk())
+    users: dict[int, list[Op]] = {}
+    for op in ops:
+        for v in op.operands:
+            users.setdefault(id(v), []).append(op)
+
+    def at_def(op: Op) -> bool:
+        return op.loc is not None and op.loc.line == func.loc.line and op.loc.filename == func.loc.filename
+
+    for op in reversed(ops):  # users come later: their own lines are settled first
+        if op.opname == "loop.tiles":  # not a DSL statement: the flags insert-sync hangs on it
+            op.loc = None
+            continue
+        if op.result is None or not at_def(op):
+            continue
+        first = next((u for u in users.get(id(op.result), []) if u.loc is not None and not at_def(u)), None)
+        if first is not None:
+            op.loc = first.loc
 
 
 TilePass = function_pass("tile", "tensor", tile)

@@ -57,7 +57,7 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
             "dslc: error: unknown pass 'bogus' (known: canonicalize, chunk-rows, compare-f16, "
             "double-buffer, expand-math, hoist-invariants, hoist-scalars, insert-sync, "
             "legalize-casts, lower-bools, materialize-bools, native-f16, plan-buffers, plan-rows, "
-            "promote-precision, row-forms, schedule-vector, specialize, split-cores, tile)",
+            "promote-precision, row-forms, schedule-vector, select-vector-path, specialize, split-cores, tile)",
         ),
         (["opt", str(ADAMW)], "apply_adam_w.py:1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
     ],
@@ -158,17 +158,42 @@ def test_explain_prints_the_row_ledger(tmp_path, capsys):
     )
     ledger = lines[head : head + 10]
     assert any(
-        line.startswith("  b0: row    2 B x 2 slot(s) x rowStep x pitch    %x_t (rms_norm.py:14)")
+        line.startswith("  b0: row    2 B x 2 slot(s) x rowStep x pitch    %x_t (rms_norm.py:15)")
         for line in ledger
     )
     # gamma resident in f16 (2 B), widened per step into the dead squares' row; the per-row rstd
     # (4 B) and its Brcb blocks (32 B per per-row element)
-    assert any("%gamma_f32 (rms_norm.py:14) [column, widened per step]" in line for line in ledger)
+    assert any("%gamma_f32 (rms_norm.py:16) [column, widened per step]" in line for line in ledger)
     assert any(line.startswith("  b4: perrow 32 B") and "[Brcb blocks]" in line for line in ledger)
     assert "  UB = pitch x 2 + scratch + rowStep x (pitch x 12 + 8 x 36) <= 188160 B usable" in "\n".join(
         ledger
     )
     assert "  rows per step: C=1024: 14, C=4096: 3, C=8192: 1, C=16384: none" in ledger
+
+
+@pytest.mark.parametrize(
+    "argv,why",
+    [
+        ([], "MemBase: the target has no RegBase"),
+        (
+            ["--target", "ascend950"],
+            "MemBase: RegBase vector functions are not emitted yet (the rule picks RegBase: 11 ops, "
+            "5 intermediates kept in registers)",
+        ),
+        (["--target", "ascend950", "--vector-path", "membase"], "MemBase: asked for (vector_path='membase')"),
+    ],
+)
+def test_explain_names_the_vector_path_and_its_reason(tmp_path, capsys, argv, why):
+    """Issue 19 item 2: select-vector-path's choice per compute region, in --explain."""
+    code, out, err = run(
+        ["compile", str(ROOT / "examples" / "rms_norm.py"), "-o", str(tmp_path), "--explain", *argv], capsys
+    )
+    assert code == 0, err
+    lines = out.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.startswith("@rms_norm (T = f16")]
+    assert heads
+    region = lines[heads[0] : next((i for i in range(heads[0] + 1, len(lines)) if lines[i].startswith("@")))]
+    assert f"  vector path: {why}" in region
 
 
 def test_an_internal_error_is_one_line_not_a_traceback(tmp_path, capsys, monkeypatch):

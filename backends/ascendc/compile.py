@@ -24,7 +24,7 @@ from .kernel import Signature, Variant, emit_kernel
 from .kernel.rows import twin_passes
 from .names import CANN_BUILTIN_OPS, check_attr_name, op_type
 from .project import project_files, write_project
-from .targets import get_target
+from .targets import get_target, select_vector_path_spelling
 from .targets import vector_path as vector_path_of
 from .verify import PassNumericCheck
 
@@ -92,7 +92,8 @@ def lower(
         if check is not None:
             checks[dt] = check
         ub = tgt.ub_usable_bytes - ub_reserve(func)  # broadcast ops keep resident rows outside the tiles
-        pipeline = row_pipeline() if rows else elementwise_pipeline(ub)
+        vector = select_vector_path_spelling(tgt, vector_path)
+        pipeline = row_pipeline(vector) if rows else elementwise_pipeline(ub, vector, tgt.ub_bank_stagger)
         PassManager(pipeline, print_after_all=sink, after_each=check).run(module)
         if dump is not None:
             for d in dumps:
@@ -118,7 +119,9 @@ def lower(
             tiles[(dt, key)] = f.loop().attrs["tile"]
     first: Func = funcs[op.dtypes[0]]
     twins = (
-        _scalar_twins(op, variants, tgt, granule, min_per_core, tiles)
+        _scalar_twins(
+            op, variants, tgt, granule, min_per_core, tiles, select_vector_path_spelling(tgt, vector_path)
+        )
         if first.attributes.get("broadcast")
         else []
     )
@@ -265,7 +268,9 @@ def _api_ok(func: Func) -> bool:
     return True
 
 
-def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core: dict, tiles: dict) -> list:
+def _scalar_twins(
+    op, variants: list[Variant], tgt, granule: dict, min_per_core: dict, tiles: dict, vector: str
+) -> list:
     """SCALAR mode with vector-scalar instructions: for each tensor input i that can be read as a
     Scalar in every dtype, the op lowered with input i a Scalar (read once per core with GetValue;
     hoist-scalars then uses Adds/Muls/Maxs/Mins/CompareScalar where the result is the same, and
@@ -290,7 +295,7 @@ def _scalar_twins(op, variants: list[Variant], tgt, granule: dict, min_per_core:
             ub = tgt.ub_usable_bytes - ub_reserve(func)
             module = Module([func])
             try:
-                PassManager(elementwise_pipeline(ub)).run(module)
+                PassManager(elementwise_pipeline(ub, vector, tgt.ub_bank_stagger)).run(module)
             except CompileError:  # a pass cannot take the Scalar form: the tensor form stands in
                 module = Module([v.func for v in variants if v.dtype == dt])
             for f in module.funcs:

@@ -29,6 +29,7 @@ class Ledger:
     buffers: list[BufferRow]
     dtype: str = ""
     resident: list[tuple[str, list[str], int]] = None  # (name, values, bytes): one repeat each
+    phased: int = 0  # buffers with a bank-group phase: plan-buffers reserved 256 B of padding each
 
     @property
     def resident_bytes(self) -> int:
@@ -36,7 +37,8 @@ class Ledger:
 
     @property
     def ub_used_bytes(self) -> int:
-        return sum(b.bytes_per_tile_elem for b in self.buffers) * self.tile_elems + self.resident_bytes
+        tiles = sum(b.bytes_per_tile_elem for b in self.buffers) * self.tile_elems
+        return tiles + self.resident_bytes + 256 * self.phased
 
     def lines(self) -> list[str]:
         out = [
@@ -50,6 +52,8 @@ class Ledger:
             )
         for name, values, n in self.resident or []:
             out.append(f"  {name}: resident broadcast, one repeat = {n:>7} B  {', '.join(values)}")
+        if self.phased:
+            out.append(f"  bank-group pads: up to {self.phased} x 256 B = {256 * self.phased:>7} B  reserved")
         share = 100.0 * self.ub_used_bytes / self.ub_usable_bytes
         out.append(f"  total {self.ub_used_bytes} B of {self.ub_usable_bytes} B usable UB ({share:.1f}%)")
         return out
@@ -76,9 +80,28 @@ def func_ledger(func: Func, key: int, usable: int) -> Ledger:
             where = f" ({os.path.basename(op.loc.filename)}:{op.loc.line})" if op.loc else ""
             n = func.attributes["resident"][op.attrs["buf"]]["bytes"]
             resident.append((op.attrs["buf"], [f"%{op.result.name}{where}"], n))
+    phased = sum(1 for b in func.attributes["buffers"].values() if "bank" in b)
     return Ledger(
-        func.name, key, loop.attrs["tile"], usable, rows, str(func.attributes.get("dtype", "")), resident
+        func.name,
+        key,
+        loop.attrs["tile"],
+        usable,
+        rows,
+        str(func.attributes.get("dtype", "")),
+        resident,
+        phased,
     )
+
+
+def explain_lines(func: Func, key: int, usable: int) -> list[str]:
+    """What ``dslc compile --explain`` prints for one variant: its UB ledger, then the vector path
+    select-vector-path chose for its compute region, with the reason."""
+    lines = func_ledger(func, key, usable).lines()
+    loop = func.loop()
+    why = loop.attrs.get("vector_why") if loop is not None else None
+    if why:
+        lines.append(f"  vector path: {why}")
+    return lines
 
 
 def ledger(op, dtype, target: str = "ascend910b", **attrs) -> Ledger:

@@ -49,7 +49,7 @@ def has_dst_type(funcs: dict[DType, Func], dtypes: tuple[DType, ...]) -> bool:
 
 TILING_FIELDS = (
     ("uint64_t", "totalLength", "elements of the flat range"),
-    ("uint64_t", "smallBlocks", "32-byte blocks every used core gets"),
+    ("uint64_t", "smallBlocks", "blocks (split granules) every used core gets"),
     ("uint32_t", "tailCores", "the first tailCores cores get one block more"),
     ("uint32_t", "usedCores", "block dim"),
 )
@@ -66,7 +66,7 @@ class HostPlan:
     sig: Signature
     target: str
     min_per_core: dict[tuple, int]  # (dtype, key) -> elements a core should at least get
-    granule: dict[tuple, int]  # (dtype, key) -> elements per 32-byte block
+    granule: dict[tuple, int]  # (dtype, key) -> elements per block (512 B flat, 32 B broadcast)
     cann: str = "8.5"
     tiles: dict = None  # (dtype, key) -> elements per tile (broadcast ops: the row packing)
     row_plans: dict = field(default_factory=dict)  # (dtype, key) -> UB plan of a row operator
@@ -247,8 +247,8 @@ def emit_tables(w: CodeWriter, plan: HostPlan) -> None:
             w.line(f'{{"{w_escape(p.value.name)}", {scalar}, {optional}, {pinned}, {needed}}},')
     w.line()
     emit_static_attrs(w, plan)
-    w.line(comment="Core split per element type and key: elements per 32-byte block of the narrowest")
-    w.line(comment="GM tensor, and the fewest elements worth a core (split-cores).")
+    w.line(comment="Core split per element type and key: elements per block (512 B of the narrowest GM")
+    w.line(comment="tensor; 32 B in a broadcast kernel), and the fewest elements worth a core (split-cores).")
     with w.block("struct SplitSpec", "};"):
         w.line("ge::DataType dtype;")
         w.line("uint64_t key;")
@@ -459,7 +459,7 @@ def emit_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         if broadcast:
             host_broadcast.emit_analysis(w, plan)
         w.line()
-        w.line(comment="Core split (split-cores): whole 32-byte blocks, remainder blocks to the first cores.")
+        w.line(comment="Core split (split-cores): whole blocks, remainder blocks to the first cores.")
         w.line("const SplitSpec* split = nullptr;")
         with w.block("for (const SplitSpec& s : SPLITS)"):
             w.line("if (s.dtype == dtype && s.key == tilingKey) split = &s;")

@@ -17,6 +17,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dsl.errors import UnsupportedError
+
 from .perf.constants import check_l2_state, get_sku
 from .perf.model import ModelRun, gm_bytes, run
 from .project import current_umask
@@ -244,6 +246,12 @@ def report(result, target: str, sku: str | None = None, l2: str = "warm") -> Pro
     if result.trace is None:
         raise ValueError("the emulator run has no instruction trace (simulate_project(..., trace=True))")
     the_sku = get_sku(sku, target)
+    recs = result.trace.records
+    if len(recs) and (recs["core"].any() or (recs["pipe"] > 3).any()):
+        raise UnsupportedError(
+            "the performance model does not model __mix__ kernels yet (the cube pipes MTE1/M/FIX and several "
+            "cores per block): simulate_project runs them, profile_project cannot (docs/emulator-cube.md)"
+        )
     r = run(result.trace, result.block_dim, the_sku, l2)
     cnt = result.counters
     gm_in, gm_out = gm_bytes(result.trace)

@@ -25,12 +25,30 @@ class Target:
     ub_block_bytes: int = 32  # DataBlock: UB alignment unit
     repeat_bytes: int = 256  # one MemBase vector repeat / one RegBase VL
     max_repeat_times: int = 255
-    max_block_count: int = 4095  # DataCopy(Ext)Params.blockCount
+    # DataCopy(Ext)Params.blockCount. On ascend950 a strided 2-D DataCopyPad is said to drop rows past
+    # ~32 (cannbot-skills api-datacopy.md, a 'measurement' with no kernel or shape); no primary source
+    # has it: the asc-devkit DataCopyPad page gives [0, 4095], the dav_3510 impl does not chunk, and
+    # ops-nn arch35 kernels copy up to 65535 strided rows (docs/research-950.md section 1). Kept at 4095.
+    max_block_count: int = 4095
     manual_event_ids: int = 6  # ids 0-5 for hand-placed SetFlag/WaitFlag; 6, 7 reserved
     regbase: bool = False
+    # A2's UB has 16 bank groups of 32-byte rows; two sources of one instruction in the same groups
+    # take two beats per repeat (pc section 2, asc-devkit 避免bank冲突; measured, C8), so plan-buffers
+    # starts them 256 B apart. On 950 UB conflicts are mostly a non-issue (pc section 2).
+    ub_bank_stagger: bool = False
     # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
     bf16_vector_ops: frozenset[str] = frozenset({"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad"})
     soc_config: str = ""  # the AddConfig / ASCEND_COMPUTE_UNIT name
+    # The AIC's memories per AI Core (ascendc-api.md section 1: 512K / 64K / 64K and L0C 128K on
+    # 910B, 256K on 950) and the address alignment of each (regbase-cv.md section 3.2: L1 32 B,
+    # L0A/L0B one 512-B fractal, L0C 64 B as Fixpipe requires).
+    l1_bytes: int = 512 * 1024
+    l0a_bytes: int = 64 * 1024
+    l0b_bytes: int = 64 * 1024
+    l0c_bytes: int = 128 * 1024
+    l1_align: int = 32
+    l0ab_align: int = 512
+    l0c_align: int = 64
 
 
 TARGETS: dict[str, Target] = {
@@ -43,6 +61,7 @@ TARGETS: dict[str, Target] = {
         ub_usable_bytes=196608 - 256 - 8192,
         aiv_cores=48,
         aic_cores=24,
+        ub_bank_stagger=True,
         soc_config="ascend910b",
     ),
     # Ascend 950PR (arch35): 256 KiB UB, 248 KiB usable for SIMD by default (GetUBSizeInBytes),
@@ -54,6 +73,7 @@ TARGETS: dict[str, Target] = {
         ub_usable_bytes=253952,
         aiv_cores=64,
         aic_cores=32,
+        l0c_bytes=256 * 1024,
         regbase=True,
         bf16_vector_ops=frozenset(
             {
@@ -90,12 +110,27 @@ VECTOR_PATHS = ("auto", "membase", "regbase")
 
 
 def vector_path(target: Target, path: str) -> str:
-    """The vector path ``path`` selects on ``target`` (DESIGN section 2: auto, membase, regbase).
-    Only MemBase kernels exist so far, so auto is membase on both targets."""
+    """``path`` checked for ``target`` (DESIGN section 2: auto, membase, regbase); auto is
+    resolved per compute region by select-vector-path."""
     if not isinstance(path, str) or path not in VECTOR_PATHS:
         raise ArgumentError(f"unknown vector_path {path!r} (known: {', '.join(VECTOR_PATHS)})")
     if path == "regbase" and not target.regbase:
         raise ArgumentError(f"vector_path='regbase' is for ascend950: {target.name} is MemBase only")
-    if path == "regbase":
+    if path == "regbase" and not EMITS_REGBASE:
         raise CompileError("vector_path='regbase' needs RegBase kernels, not implemented yet")
-    return "membase"
+    return path
+
+
+# Whether the backend renders RegBase vector functions yet (issue 19); select-vector-path keeps a
+# region the rule gives to RegBase on MemBase, and says so, until it does.
+EMITS_REGBASE = False
+
+
+def select_vector_path_spelling(target: Target, path: str) -> str:
+    """The select-vector-path pass with ``target``'s options, for ``path`` (checked first)."""
+    path = vector_path(target, path)
+    flag = lambda b: "true" if b else "false"  # noqa: E731
+    return (
+        f"select-vector-path{{regbase={flag(target.regbase)},path={path},"
+        f"emit_regbase={flag(EMITS_REGBASE)}}}"
+    )

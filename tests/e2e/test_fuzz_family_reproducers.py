@@ -767,3 +767,22 @@ def test_io_names_the_kernel_uses_itself(write_module):
     check(mod.nrows, (y[:32], r), r * y[:32])
     check(mod.nbcast, (r, s, s), r * s[0] + s[0])
     check(mod.nbcast, (r, y[:32], s), r * y[:32] + s[0])
+
+
+def test_bcast_bool_scalar_and_compare_on_the_scalar_unit(write_module):
+    """bcast seed 8017: a size-1 bool mask in `keep & (q > a)` is a half scalar on the scalar
+    unit, and its Min with the literal 1 was `half < 1.0f ? half : 1.0f` (no common type: the
+    project did not build)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, bool_
+
+        @dsl.op(dtypes=(f16,), broadcast=True)
+        def bzkeep(keep: Tensor[bool_], q: Tensor, *, alpha: float = 0.25):
+            return dsl.where(keep & (q > alpha), q, -q)
+        """)
+    q = np.linspace(-2, 2, 7 * 33, dtype=np.float16).reshape(7, 33)
+    for byte in (0, 1, 2):
+        keep = np.array([byte], np.uint8).view(np.bool_)
+        want = np.where((byte != 0) & (q > np.float16(0.25)), q, -q)
+        check(mod.bzkeep, (keep, q), want)

@@ -311,7 +311,7 @@ def test_explain_counts_the_block_per_row_of_the_step(tmp_path, capsys):
     )
     ledger = lines[head : head + 10]
     assert (
-        "  b1: row    4 B x 2 slot(s) x rowStep x pitch    %mask_t (causal_softmax.py:11) [block [S, C], repeated "
+        "  b1: row    4 B x 2 slot(s) x rowStep x pitch    %mask_t (causal_softmax.py:12) [block [S, C], repeated "
         "along the leading dims: copied per step]" in ledger
     )
     # x and the mask, f32 in two slots each: 16 B per column per row of the step

@@ -81,7 +81,7 @@ BUGS: tuple[Bug, ...] = (
     ),
     Bug(
         "last-block-dropped",
-        "the last core skips its final 32-byte block (its slice is one block short)",
+        "the last core skips its final block (its slice is one block short)",
         (
             Edit(
                 BACKEND_CODE,

@@ -408,6 +408,24 @@ def emit_kernel(
     return text(plan, view_types).text(header)
 
 
+def bank_pads(items, tile: int) -> dict[str, int]:
+    """Bytes to add after each buffer (in the order the kernel allocates them, 32-byte rounded from
+    UB offset 0) so that every buffer plan-buffers gave a ``bank`` phase starts at it modulo 512:
+    then the two sources of one instruction read disjoint bank groups."""
+    pads: dict[str, int] = {}
+    at, prev, shift = 0, None, None  # the phases are relative: the first phased buffer sets them
+    for b, info in items:
+        if "bank" in info:
+            if shift is None:
+                shift = (info["bank"] - at) % 512
+            elif gap := (info["bank"] - at - shift) % 512:
+                pads[prev] = gap
+                at += gap
+        at += (info["bytes"] * info["slots"] * tile + 31) // 32 * 32
+        prev = b
+    return pads
+
+
 class KernelText:
     def __init__(self, plan: KernelPlan, view_types: dict[str, str]):
         self.plan = plan
@@ -715,7 +733,7 @@ class KernelText:
         keys = self.key_list()
         slots = any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values())
         return [
-            f"{plan.op_type}: the flat range is split into 32-byte blocks across cores and processed in "
+            f"{plan.op_type}: the flat range is split into blocks of GRANULE elements across cores and processed in "
             f"tiles of TILE elements;",
             "tiles "
             + ("alternate between two UB slots (ping-pong), " if slots else "")
@@ -737,6 +755,11 @@ class KernelText:
         body.line("SetCoreSlice(tiling);")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
+        if any("bank" in info for c in plan.codes.values() for info in getattr(c, "buffers", {}).values()):
+            body.line(
+                comment="Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two "
+                "sources of an instruction never share one (plan-buffers)."
+            )
         self.e.section(self.per_variant(self.buffer_stmts))
         self.e.section(self.per_variant(self.zero_stmts))
         self.e.section(self.per_variant(lambda c: c.resident))
@@ -755,7 +778,9 @@ class KernelText:
     def core_slice(self) -> None:
         w = self.e.w
         tiling = f"{self.plan.op_type}TilingData"
-        w.line(comment="This core's slice: whole 32-byte blocks, the first tailCores cores take one more.")
+        w.line(
+            comment="This core's slice: whole blocks of GRANULE elements, the first tailCores cores take one more."
+        )
         with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
             w.line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
             w.line(
@@ -806,8 +831,10 @@ class KernelText:
 
     def buffer_stmts(self, code: VariantCode) -> list[Stmt]:
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
+        items = sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]])
+        pads = {} if self.rows_planned else bank_pads(items, code.variant.func.loop().attrs["tile"])
         out = []
-        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
+        for b, info in items:
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
             slots = f" * {info['slots']}" if info["slots"] > 1 else ""
@@ -816,7 +843,8 @@ class KernelText:
                 if self.rows_planned
                 else "TILE"
             )
-            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {elems}{slots} * {width});"))
+            pad = f" + {pads[b]}" if b in pads else ""  # the next buffer starts in the other bank groups
+            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {elems}{slots} * {width}{pad});"))
         return out
 
     def width_text(self, held, nbytes: int, T: DType) -> str:
@@ -1046,7 +1074,7 @@ class KernelText:
         )
         w.line(
             f"static constexpr uint64_t GRANULE = {self.e.value_expr(self.per_variant(lambda c: c.granule))};",
-            "elements per 32-byte block of the narrowest GM tensor",
+            "elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor",
         )
         w.line("TPipe pipe_;")
         for c in self.canon:

@@ -481,6 +481,13 @@ class VariantRenderer:
                 op.attrs["name"]
             )
         args = [self.scalar(v) for v in op.operands]
+        if name in ("where", "max", "min") and t.dtype in (f16, bf16):
+            # a literal branch is a float: `half < 1.0f ? half : 1.0f` has two types (bz8017)
+            first = 1 if name == "where" else 0
+            args = args[:first] + [
+                f"static_cast<{t.dtype.cpp}>({a})" if v.owner is not None and v.owner.opname == "const" else a
+                for a, v in zip(args[first:], op.operands[first:])
+            ]
         words = [self.scalar_word(v) for v in op.operands]
         src = op.operands[0].owner if op.operands else None
         if name == "cast" and src is not None and src.opname == "scalar.load":

@@ -149,19 +149,42 @@ def _finish(jobs: list[tuple[subprocess.Popen, Path, Path]], what: str) -> None:
         raise BuildError(f"{what} failed to compile for the emulator:\n" + "\n".join(errors))
 
 
+# The emulator's own sources (src/), compiled once and linked into every project.
+RUNTIME_SOURCES = ("runtime.cpp", "harness.cpp", "crosscore.cpp", "cube.cpp")
+
+
 @lru_cache(maxsize=4)
-def _runtime_objects(root: Path) -> tuple[Path, Path]:
-    """runtime.o and harness.o in the cache at ``root``, shared by every project."""
+def _runtime_objects(root: Path) -> tuple[Path, ...]:
+    """The objects of RUNTIME_SOURCES in the cache at ``root``, shared by every project."""
     d = root / f"rt-{_emulator_digest()}"
     d.mkdir(parents=True, exist_ok=True)
     in_use(d)
-    objs = (d / "runtime.o", d / "harness.o")
+    objs = tuple(d / src.replace(".cpp", ".o") for src in RUNTIME_SOURCES)
     jobs = []
-    for obj, src in zip(objs, ("runtime.cpp", "harness.cpp")):
+    for obj, src in zip(objs, RUNTIME_SOURCES):
         if not obj.exists():
-            jobs.append(_start_compile(str(SRC_DIR / src), obj, ["-isystem", str(INCLUDE_DIR)], SRC_DIR))
+            flags = ["-isystem", str(INCLUDE_DIR), "-pthread"]
+            jobs.append(_start_compile(str(SRC_DIR / src), obj, flags, SRC_DIR))
     _finish(jobs, "the emulator runtime")
     return objs
+
+
+_MIX = re.compile(r"\b__mix__\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+
+
+def _mix_flags(kernel_text: str) -> list[str]:
+    """``__mix__(aic, aiv)`` on the entry (a bisheng keyword; empty in the emulator's headers): the
+    kernel type, as -D flags that dslc_sim/crosscore.h registers; none for an AIV-only kernel."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_text, flags=re.S)  # not in comments
+    kinds = {(int(a), int(v)) for a, v in _MIX.findall(code)}
+    if not kinds:
+        return []
+    if len(kinds) > 1:
+        raise BuildError(f"the kernel declares several __mix__ ratios {sorted(kinds)}; the emulator runs one")
+    aic, aiv = kinds.pop()
+    if (aic, aiv) not in ((1, 0), (1, 1), (1, 2)):
+        raise BuildError(f"__mix__({aic}, {aiv}): the emulator runs __mix__(1, 0), (1, 1) and (1, 2) kernels")
+    return [f"-DDSLC_MIX_AIC={aic}", f"-DDSLC_MIX_AIV={aiv}"]
 
 
 _OP_ADD = re.compile(r"\bOP_ADD\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*\)")
@@ -320,10 +343,10 @@ extern "C" void dslc_launch(uint8_t** a) {{
 def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list[str] | None = None) -> Path:
     """Returns the path of the emulator executable for this project, compiling what is stale.
     ``defines`` are extra ``-D`` flags of the kernel (``ProjectSources.dtype_macros``)."""
-    runtime_o, harness_o = _runtime_objects(cache_root())
-    if not (runtime_o.exists() and harness_o.exists()):  # evicted from the cache since: rebuild
+    runtime_objs = _runtime_objects(cache_root())
+    if not all(o.exists() for o in runtime_objs):  # evicted from the cache since: rebuild
         _runtime_objects.cache_clear()
-        runtime_o, harness_o = _runtime_objects(cache_root())
+        runtime_objs = _runtime_objects(cache_root())
     proj = src.project_dir
     host_bytes = _source_tree_bytes(proj / "op_host")
     kernel_bytes = _source_tree_bytes(proj / "op_kernel")
@@ -333,6 +356,7 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
         gen += DSLC_FLAGS
     host_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}"]
     kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}", *(defines or [])]
+    kernel_flags += _mix_flags(src.kernel_src.read_text(errors="replace"))
     objs = cache_root() / "obj"
     objs.mkdir(parents=True, exist_ok=True)
     # A templated entry has C++ linkage (a template cannot be extern "C"): it overloads a C
@@ -368,7 +392,7 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
     exe_key = _digest(common, *host_keys, kernel_key, glue)
 
     root = cache_root()
-    touch(runtime_o.parent)
+    touch(runtime_objs[0].parent)
     exe = root / f"exe-{exe_key}" / "dslc_sim"
     if exe.exists():
         touch(exe.parent)
@@ -389,8 +413,8 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
     _finish(jobs, f"operator project {proj.name}")
 
     exe.parent.mkdir(parents=True, exist_ok=True)
-    link_inputs = [str(runtime_o), str(harness_o), *map(str, host_os), str(kernel_o)]
-    cmd = [CXX, *BASE_FLAGS]
+    link_inputs = [*map(str, runtime_objs), *map(str, host_os), str(kernel_o)]
+    cmd = [CXX, *BASE_FLAGS, "-pthread"]
     if src.entry_template is None:
         glue_cpp = exe.parent / "launch.cpp"
         _write_atomically(glue_cpp, glue)

@@ -22,8 +22,10 @@ from dsl import errors
 from .build import ProjectSources, build_project
 from .dtypes import c_type, ge_code
 from .trace import SimTrace
+from .vf_rules import check_project as check_vf_rules
 
 PIPES = ("S", "V", "MTE2", "MTE3")
+CUBE_PIPES = ("MTE1", "M", "FIX")  # the AIC's own pipes (its S and MTE2 count under S and MTE2)
 POISON = 0xFF  # fresh output GM: NaN in every float format, -1 in every integer
 DEFAULT_TIMEOUT_S = 300
 
@@ -71,9 +73,9 @@ def _attr_line(i: int, value: bool | int | float | str) -> str:
 
 
 def _aggregate(blocks: list[dict]) -> dict:
-    total: dict = {p: {} for p in PIPES}
+    total: dict = {p: {} for p in PIPES + CUBE_PIPES}
     for b in blocks:
-        for p in PIPES:
+        for p in PIPES + CUBE_PIPES:
             for k, v in b[p].items():
                 total[p][k] = total[p].get(k, 0) + v
     total["ub_peak_bytes"] = max((b["ub_peak_bytes"] for b in blocks), default=0)
@@ -96,6 +98,7 @@ def simulate_project(
     ub_capacity: int | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
     trace: bool = False,
+    interleave: int = 0,
 ) -> SimResult:
     """Compile ``project_dir`` for the emulator and run it on ``inputs``.
 
@@ -103,11 +106,15 @@ def simulate_project(
     optional input. Raises a ``dsl.SimulationError`` subclass on any detected fault. With
     ``trace=True`` the result carries the per-core instruction trace (``SimResult.trace``) that
     the performance model replays; recording it costs time and memory, so runs do not by default.
+    ``interleave``: 0 runs the cores of a ``__mix__`` kernel's block in a fixed order (each until it
+    waits); another value seeds a random interleaving at every cross-core flag and a random order
+    of a core's consecutive CrossCoreSetFlags (the hardware orders neither).
     """
     cores = target.aiv_cores if cores is None else int(cores)
     if cores < 1:
         raise errors.ArgumentError(f"cores must be >= 1, got {cores}")
     src = ProjectSources.find(Path(project_dir), op_name)
+    check_vf_rules(src.project_dir)
     defines = src.dtype_macros(
         [None if a is None else c_type(np.asarray(a).dtype) for a in inputs],
         [c_type(dt) for _, dt in outputs],
@@ -123,6 +130,8 @@ def simulate_project(
             f"cores {cores}",
             f"aic_cores {max(1, cores * target.aic_cores // max(1, target.aiv_cores))}",
             f"strict {int(strict)}",
+            f"cube {target.l1_bytes} {target.l0a_bytes} {target.l0b_bytes} {target.l0c_bytes}",
+            f"interleave {int(interleave)}",
             f"race {int(race_detection)}",
             f"soc {target.soc_config or target.name}",
             "bf16_ops " + " ".join(sorted(target.bf16_vector_ops)),

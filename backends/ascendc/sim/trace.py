@@ -46,7 +46,10 @@ RECORD = np.dtype(
         ("key", "<u4"),
         ("gm_off", "<u4"),
         ("ub", "<u4", (3,)),
-        ("pad", "<u4"),
+        (
+            "core",
+            "<u4",
+        ),  # the core of the block: 0 in an AIV-only kernel; AIC 0, AIV0 1, AIV1 2 in a __mix__ one
     ]
 )
 assert RECORD.itemsize == 48  # static_assert(sizeof(TraceRec) == 48) in src/runtime.h

@@ -72,6 +72,8 @@ Request parse_request(const char* path) {
         else if (key == "ub_capacity") ss >> c.ub_capacity;
         else if (key == "cores") ss >> r.cores;
         else if (key == "aic_cores") ss >> r.aic_cores;
+        else if (key == "cube") ss >> c.l1_bytes >> c.l0a_bytes >> c.l0b_bytes >> c.l0c_bytes;
+        else if (key == "interleave") ss >> c.interleave_seed;
         else if (key == "strict") ss >> c.strict;
         else if (key == "race") ss >> c.race;
         else if (key == "trace") {
@@ -173,7 +175,7 @@ std::string json_escape(const std::string& s) {
 }
 
 std::string counters_json(const dslc::BlockCounters& c) {
-    static const char* names[] = {"S", "V", "MTE2", "MTE3"};
+    static const char* names[] = {"S", "V", "MTE2", "MTE3", "MTE1", "M", "FIX"};
     std::ostringstream o;
     o << "{";
     for (int p = 0; p < dslc::NPIPE; p++) {
@@ -360,9 +362,12 @@ void run(const Request& req, Result& res) {
     res.tiling_key = ctx.tiling_key_;
     res.block_dim = ctx.block_dim_;
     if (!ctx.block_dim_set_) host_fault(dslc::F_TILING, "TilingFunc did not call SetBlockDim");
-    if (ctx.block_dim_ == 0 || ctx.block_dim_ > req.cores)
+    // A __mix__ kernel's block dim counts AI Cores (one AIC each, GetBlockNum.md).
+    const uint32_t max_blocks = dslc::mix_kernel() ? req.aic_cores : req.cores;
+    if (ctx.block_dim_ == 0 || ctx.block_dim_ > max_blocks)
         host_fault(dslc::F_TILING, "TilingFunc set block dim " + std::to_string(ctx.block_dim_) +
-                                       ", outside 1.." + std::to_string(req.cores) + " (the platform's core count)");
+                                       ", outside 1.." + std::to_string(max_blocks) + " (the platform's " +
+                                       (dslc::mix_kernel() ? "AI Core" : "core") + " count)");
     // Only GetDataSize() bytes reach the device: poison the rest.
     for (size_t i = ctx.raw_.size_; i < tiling.size(); i++) tiling[i] = 0xa5;
     uint64_t ws = 0;
@@ -395,8 +400,7 @@ void run(const Request& req, Result& res) {
         res.trace_starts.push_back(dslc::trace_records().size());
         dslc::begin_block(b, ctx.block_dim_, ctx.tiling_key_);
         try {
-            dslc_launch(args.data());
-            dslc::end_block();
+            dslc::run_block(dslc_launch, args.data());
         } catch (...) {
             res.blocks.push_back(counters_json(dslc::block_counters()));
             throw;

@@ -27,7 +27,7 @@ namespace dslc {
 
 namespace {
 
-const char* kPipeName[NPIPE] = {"S", "V", "MTE2", "MTE3"};
+const char* kPipeName[NPIPE] = {"S", "V", "MTE2", "MTE3", "MTE1", "M", "FIX"};
 
 struct Instr {
     uint8_t pipe;
@@ -35,6 +35,7 @@ struct Instr {
     const char* api;
     const char* file;
     int line;
+    uint8_t core = 0;  // index of the core of the block that issued it (crosscore.cpp)
 };
 
 struct UbBuf {
@@ -54,7 +55,7 @@ struct Shadow {
 struct GmSeg {
     uintptr_t end;
     uint32_t w;
-    uint32_t r[NPIPE];
+    uint32_t r[NCLK];  // readers per (core, pipe): GM is shared by the cores of a block
 };
 
 struct FlagSlot {
@@ -72,16 +73,14 @@ constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
 constexpr int kIds = 8;
 constexpr int kManualIds = 6;
 
-struct State {
-    Config cfg;
-    std::vector<GmRegion> regions;
-    int64_t block_idx = 0, block_num = 1;
-    uint64_t tiling_key = 0;
+// What each core of a block has for itself: its pipes' clocks, its local memory (an AIV's UB;
+// an AIC's L1/L0A/L0B/L0C, cube.cpp) with its shadow and buffers, and its intra-core flags.
+struct CoreState {
+    CoreKind kind = CK_AIV;
+    int sub = 0;  // the AIV's sub-block index (GetSubBlockIdx)
     Clock vc[NPIPE]{};
     uint32_t self_done[NPIPE]{};
-    std::vector<Instr> instrs;
     std::vector<Shadow> shadow;
-    std::map<uintptr_t, GmSeg> gm;
     FlagSlot flags[kEvents][kIds];
     uint8_t event_alloc[kEvents]{};
     std::vector<UbBuf> bufs;
@@ -89,6 +88,20 @@ struct State {
     int buf_seq = 0;
     std::unique_ptr<uint8_t[]> ub;
     uint32_t ub_alloc_bytes = 0;
+};
+
+struct State : CoreState {
+    Config cfg;
+    std::vector<GmRegion> regions;
+    int64_t block_idx = 0, block_num = 1;
+    uint64_t tiling_key = 0;
+    // The cores of the block: the current one's state is the CoreState base, the others' are in
+    // `parked` (core_switch swaps them); `core` indexes the clock components (core * NPIPE + pipe).
+    int core = 0, ncores = 1;
+    CoreKind kinds[kMaxCores] = {CK_AIV, CK_AIV, CK_AIV};
+    std::vector<CoreState> parked;
+    std::vector<Instr> instrs;
+    std::map<uintptr_t, GmSeg> gm;
     BlockCounters counters;
     char last_api[512] = "";
     // Faults of the whole run: the recoverable ones are recorded and the block goes on (see soft_fault).
@@ -105,11 +118,32 @@ struct State {
     uint32_t trace_instr = 0;
     uint8_t pending_dt = 0xff, pending_dt2 = 0xff;
     uint32_t queues = 0;
+    // RegBase: the open VF scope (epoch 0: none), where it was entered, whether issue() is called
+    // by a Reg API, and per UB byte the store epoch / instruction of the last VF store.
+    uint32_t vf_epoch = 0, vf_seq = 0, vf_bar = 0, vf_bar_seq = 0;
+    const char* vf_form = nullptr;
+    Loc vf_loc{nullptr, 0};
+    bool reg_issuing = false;
+    std::vector<uint32_t> vf_store_bar, vf_store_instr;
 };
 
 State& S() {
     static State s;
     return s;
+}
+
+// The pipes of an AIV (S, V, MTE2, MTE3) and of an AIC (S, MTE1, MTE2, M, FIX).
+bool core_has(CoreKind k, int p) {
+    return p == P_S || p == P_MTE2 || (k == CK_AIV ? (p == P_V || p == P_MTE3) : (p == P_MTE1 || p == P_M || p == P_FIX));
+}
+
+// "AIC", "AIV0", "AIV1" (an AIV-only kernel's single core: "AIV").
+const char* core_name(int core) {
+    const State& s = S();
+    if (s.kinds[core] == CK_AIC) return "AIC";
+    if (s.ncores == 1) return "AIV";
+    int sub = s.kinds[0] == CK_AIC ? core - 1 : core;
+    return sub == 0 ? "AIV0" : "AIV1";
 }
 
 std::string vformat(const char* fmt, va_list ap) {
@@ -141,6 +175,9 @@ bool fault_seen(FaultKind kind, Loc key, long detail) {
 
 std::string located(Loc loc, const std::string& msg) {
     const State& s = S();
+    if (s.ncores > 1)
+        return format("%s:%d: %s (block %lld of %lld, %s)", loc.file ? loc.file : "?", loc.line, msg.c_str(),
+                      (long long)s.block_idx, (long long)s.block_num, core_name(s.core));
     return format("%s:%d: %s (block %lld of %lld)", loc.file ? loc.file : "?", loc.line, msg.c_str(),
                   (long long)s.block_idx, (long long)s.block_num);
 }
@@ -181,19 +218,51 @@ EvPipes event_pipes(int ev) {
         case H::MTE2_S: return {P_MTE2, P_S, "MTE2_S"};
         case H::S_MTE3: return {P_S, P_MTE3, "S_MTE3"};
         case H::MTE3_S: return {P_MTE3, P_S, "MTE3_S"};
-        default: return {-1, -1, "(cube/fixpipe event)"};
+        // The AIC's pipes (cube.h).
+        case H::MTE2_MTE1: return {P_MTE2, P_MTE1, "MTE2_MTE1"};
+        case H::MTE1_MTE2: return {P_MTE1, P_MTE2, "MTE1_MTE2"};
+        case H::MTE1_M: return {P_MTE1, P_M, "MTE1_M"};
+        case H::M_MTE1: return {P_M, P_MTE1, "M_MTE1"};
+        case H::MTE2_M: return {P_MTE2, P_M, "MTE2_M"};
+        case H::M_MTE2: return {P_M, P_MTE2, "M_MTE2"};
+        case H::M_FIX: return {P_M, P_FIX, "M_FIX"};
+        case H::FIX_M: return {P_FIX, P_M, "FIX_M"};
+        case H::MTE2_FIX: return {P_MTE2, P_FIX, "MTE2_FIX"};
+        case H::FIX_MTE2: return {P_FIX, P_MTE2, "FIX_MTE2"};
+        case H::FIX_S: return {P_FIX, P_S, "FIX_S"};
+        case H::M_S: return {P_M, P_S, "M_S"};
+        case H::MTE1_FIX: return {P_MTE1, P_FIX, "MTE1_FIX"};
+        case H::FIX_MTE1: return {P_FIX, P_MTE1, "FIX_MTE1"};
+        case H::FIX_FIX: return {P_FIX, P_FIX, "FIX_FIX"};
+        default: return {-1, -1, "(an event of the coupled architecture)"};
     }
+}
+
+// "UB [a, b)" on an AIV; on an AIC the memory of its local-memory map (L1, L0A, L0B, L0C; cube.cpp).
+std::string mem_range(uint32_t a, uint32_t b) {
+    const State& s = S();
+    if (s.kind != CK_AIC) return format("UB [0x%x, 0x%x)", a, b);
+    const uint32_t sizes[] = {s.cfg.l1_bytes, s.cfg.l0a_bytes, s.cfg.l0b_bytes, s.cfg.l0c_bytes};
+    const char* names[] = {"L1", "L0A", "L0B", "L0C"};
+    uint32_t base = 0;
+    for (int m = 0; m < 4; m++) {
+        if (a < base + sizes[m] || m == 3) return format("%s [0x%x, 0x%x)", names[m], a - base, b - base);
+        base += sizes[m];
+    }
+    return "";
 }
 
 std::string buf_name(int b) {
     const State& s = S();
-    if (b < 0 || b >= static_cast<int>(s.bufs.size())) return "an unallocated UB range";
+    if (b < 0 || b >= static_cast<int>(s.bufs.size()))
+        return s.kind == CK_AIC ? "an unallocated range" : "an unallocated UB range";
     const UbBuf& u = s.bufs[b];
+    const char* how = s.kind == CK_AIC ? "Alloc" : "InitBuffer";
     if (u.slot >= 0)
-        return format("%s#%d slot %d (InitBuffer at %s:%d, UB [0x%x, 0x%x))", u.kind, u.index, u.slot, u.file, u.line,
-                      u.start, u.start + u.bytes);
-    return format("%s#%d (InitBuffer at %s:%d, UB [0x%x, 0x%x))", u.kind, u.index, u.file, u.line, u.start,
-                  u.start + u.bytes);
+        return format("%s#%d slot %d (%s at %s:%d, %s)", u.kind, u.index, u.slot, how, u.file, u.line,
+                      mem_range(u.start, u.start + u.bytes).c_str());
+    return format("%s#%d (%s at %s:%d, %s)", u.kind, u.index, how, u.file, u.line,
+                  mem_range(u.start, u.start + u.bytes).c_str());
 }
 
 int buf_at(uint32_t addr) {
@@ -205,6 +274,8 @@ int buf_at(uint32_t addr) {
 
 std::string instr_desc(uint32_t id) {
     const Instr& in = S().instrs[id];
+    if (S().ncores > 1)
+        return format("%s %s %s at %s:%d", core_name(in.core), kPipeName[in.pipe], in.api, in.file, in.line);
     return format("%s %s at %s:%d", kPipeName[in.pipe], in.api, in.file, in.line);
 }
 
@@ -217,8 +288,16 @@ template <typename Where> void race_fault(uint32_t cur, uint32_t prev, Hazard h,
     Loc loc(a.file, a.line);
     Loc key(b.file, b.line);
     if (fault_seen(F_RACE, key, a.pipe)) return;
+    if (cur == prev) {  // one instruction whose destinations overlap (e.g. an ND2NZ stride too small)
+        soft_fault(F_RACE, loc, key, a.pipe, "%s writes %s twice (its destinations overlap): the hardware does not "
+                   "define the order of one instruction's writes", instr_desc(cur).c_str(), where().c_str());
+        return;
+    }
     std::string fix;
-    if (a.pipe == b.pipe)
+    if (a.core != b.core)
+        fix = format("CrossCoreSetFlag on %s after the %s access and CrossCoreWaitFlag on %s before this one",
+                     core_name(b.core), kPipeName[b.pipe], core_name(a.core));
+    else if (a.pipe == b.pipe)
         fix = format("PipeBarrier<PIPE_%s>() between them", kPipeName[a.pipe]);
     else
         fix = format("SetFlag/WaitFlag<HardEvent::%s_%s> from the first to the second", kPipeName[b.pipe],
@@ -238,6 +317,8 @@ bool ordered(uint32_t cur, uint32_t prev, Hazard h) {
     const Instr& a = s.instrs[cur];
     const Instr& b = s.instrs[prev];
     uint8_t P = a.pipe, Q = b.pipe;
+    // Another core of the block: only cross-core flags order it (no implicit scalar sync).
+    if (a.core != b.core) return s.vc[P].c[b.core * NPIPE + Q] >= b.clock;
     if (P == Q) {
         bool checked = (P == P_V && h == RAW && s.cfg.strict && s.cfg.npu_arch != 3510) ||
                        ((P == P_MTE2 || P == P_MTE3) && h == WAW);
@@ -247,13 +328,14 @@ bool ordered(uint32_t cur, uint32_t prev, Hazard h) {
     if (!s.cfg.strict && (P == P_S || Q == P_S)) return true;
     // Scalar loads are synchronous: anything issued afterwards comes after them.
     if (Q == P_S && h == WAR) return true;
-    return s.vc[P].c[Q] >= b.clock;
+    return s.vc[P].c[b.core * NPIPE + Q] >= b.clock;
 }
 
 void join_into(int dst, const Clock& c) {
     State& s = S();
-    for (int q = 0; q < NPIPE; q++) {
-        if (q == dst)
+    const int self = s.core * NPIPE + dst;
+    for (int q = 0; q < NCLK; q++) {
+        if (q == self)
             s.self_done[dst] = s.self_done[dst] > c.c[q] ? s.self_done[dst] : c.c[q];
         else if (s.vc[dst].c[q] < c.c[q])
             s.vc[dst].c[q] = c.c[q];
@@ -323,6 +405,7 @@ TraceRec blank_rec(Pipe p, TraceKind k, const char* api, Loc loc) {
     r.loc = intern_loc(loc);
     r.key = kTraceNone32;
     r.ub[0] = r.ub[1] = r.ub[2] = kTraceNone32;
+    r.core = static_cast<uint32_t>(S().core);
     return r;
 }
 }  // namespace
@@ -374,27 +457,72 @@ void begin_block(int64_t idx, int64_t num, uint64_t key) {
     s.block_idx = idx;
     s.block_num = num;
     s.tiling_key = key;
-    for (auto& c : s.vc) c = Clock{};
-    for (auto& d : s.self_done) d = 0;
     s.instrs.clear();
     s.instrs.push_back(Instr{0, 0, "(none)", "", 0});
-    uint32_t phys = s.cfg.ub_bytes > s.cfg.ub_capacity ? s.cfg.ub_bytes : s.cfg.ub_capacity;
-    if (!s.ub || s.ub_alloc_bytes != phys) {
-        s.ub.reset(new uint8_t[phys + 64]);
-        s.ub_alloc_bytes = phys;
-    }
-    std::memset(s.ub.get(), 0xff, phys);  // poison: NaN in every float format
-    s.shadow.assign(phys / 32 + 1, Shadow{0, {0, 0, 0, 0}});
     s.gm.clear();
-    for (auto& ev : s.flags)
-        for (auto& f : ev) f = FlagSlot{};
-    std::memset(s.event_alloc, 0, sizeof s.event_alloc);
-    s.bufs.clear();
-    s.live_from = 0;
-    s.buf_seq = 0;
+    const CoreKind aiv = CK_AIV;
+    cores_begin(1, &aiv);
     s.counters = BlockCounters{};
     s.last_api[0] = 0;
     s.trace_instr = 0;
+    s.vf_epoch = 0;
+    s.reg_issuing = false;
+}
+
+namespace {
+// A core's fresh state: its local memory poisoned (NaN in every float format), no buffers, flags or clocks.
+void init_core(CoreState& c, CoreKind kind, int sub) {
+    const Config& cfg = S().cfg;
+    c.kind = kind;
+    c.sub = sub;
+    for (auto& v : c.vc) v = Clock{};
+    for (auto& d : c.self_done) d = 0;
+    uint32_t phys = kind == CK_AIC ? cfg.l1_bytes + cfg.l0a_bytes + cfg.l0b_bytes + cfg.l0c_bytes
+                                   : (cfg.ub_bytes > cfg.ub_capacity ? cfg.ub_bytes : cfg.ub_capacity);
+    if (!c.ub || c.ub_alloc_bytes != phys) {
+        c.ub.reset(new uint8_t[phys + 64]);
+        c.ub_alloc_bytes = phys;
+    }
+    std::memset(c.ub.get(), 0xff, phys);
+    c.shadow.assign(phys / 32 + 1, Shadow{});
+    for (auto& ev : c.flags)
+        for (auto& f : ev) f = FlagSlot{};
+    std::memset(c.event_alloc, 0, sizeof c.event_alloc);
+    c.bufs.clear();
+    c.live_from = 0;
+    c.buf_seq = 0;
+}
+}  // namespace
+
+void cores_begin(int n, const CoreKind* kinds) {
+    State& s = S();
+    s.ncores = n;
+    s.parked.resize(n);
+    int sub = 0;
+    for (int i = 0; i < n; i++) {
+        s.kinds[i] = kinds[i];
+        init_core(i == 0 ? static_cast<CoreState&>(s) : s.parked[i], kinds[i], kinds[i] == CK_AIV ? sub++ : 0);
+    }
+    s.core = 0;
+}
+
+void core_switch(int k) {
+    State& s = S();
+    if (k == s.core) return;
+    std::swap(static_cast<CoreState&>(s), s.parked[s.core]);
+    std::swap(static_cast<CoreState&>(s), s.parked[k]);
+    s.core = k;
+}
+
+int core_current() { return S().core; }
+int core_count() { return S().ncores; }
+CoreKind core_kind() { return S().kind; }
+int core_sub() { return S().sub; }
+const char* core_label(int core) { return core_name(core); }
+uint32_t core_clock_index(Pipe p) { return uint32_t(S().core * NPIPE + p); }
+
+void record_fault(FaultKind kind, Loc loc, long detail, const std::string& msg) {
+    soft_fault(kind, loc, loc, detail, "%s", msg.c_str());
 }
 
 void end_block() {
@@ -440,17 +568,24 @@ void fault(FaultKind kind, Loc loc, const char* fmt, ...) {
 
 uint32_t issue(Pipe p, const char* api, Loc loc) {
     State& s = S();
-    uint32_t t = ++s.vc[p].c[p];
+    if (s.vf_epoch && !s.reg_issuing)
+        fault(F_UNSUPPORTED, loc,
+              "%s inside the vector function entered by %s at %s:%d: a VF contains only Reg API calls and scalar "
+              "code (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier; reference-ops.md s4.4)",
+              api, s.vf_form, s.vf_loc.file, s.vf_loc.line);
+    const int base = s.core * NPIPE;
+    uint32_t t = ++s.vc[p].c[base + p];
     if (p != P_S) {
-        for (int q = 1; q < NPIPE; q++) {
-            if (q == p) {
+        for (int q = 0; q < NCLK; q++) {
+            if (q == base + P_S) continue;  // (the scalar unit's own stores)
+            if (q == base + p) {
                 if (s.self_done[p] < s.vc[P_S].c[q]) s.self_done[p] = s.vc[P_S].c[q];
             } else if (s.vc[p].c[q] < s.vc[P_S].c[q]) {
                 s.vc[p].c[q] = s.vc[P_S].c[q];
             }
         }
     }
-    s.instrs.push_back(Instr{static_cast<uint8_t>(p), t, api, loc.file, loc.line});
+    s.instrs.push_back(Instr{static_cast<uint8_t>(p), t, api, loc.file, loc.line, static_cast<uint8_t>(s.core)});
     s.counters.pipe[p].instructions++;
     if (s.cfg.trace) {
         TraceRec r = blank_rec(p, TK_OP, api, loc);
@@ -460,7 +595,8 @@ uint32_t issue(Pipe p, const char* api, Loc loc) {
         s.trace_instr = static_cast<uint32_t>(s.instrs.size() - 1);
     }
     s.pending_dt = s.pending_dt2 = 0xff;
-    snprintf(s.last_api, sizeof s.last_api, "%s %s at %s:%d", kPipeName[p], api, loc.file, loc.line);
+    snprintf(s.last_api, sizeof s.last_api, "%s %s %s at %s:%d", core_name(s.core), kPipeName[p], api, loc.file,
+             loc.line);
     return static_cast<uint32_t>(s.instrs.size() - 1);
 }
 
@@ -519,6 +655,8 @@ void check_dtype(const char* api, DType dt, Loc loc) {
               dtype_name(dt), c.npu_arch);
     S().pending_dt = dt;  // the next issue() is this op
 }
+
+void trace_dtype(DType dt) { S().pending_dt = dt; }
 
 void check_cast(DType src, DType dst, int mode, Loc loc) {
     using R = AscendC::RoundMode;
@@ -602,17 +740,60 @@ void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const cha
               (unsigned long long)(addr + bytes), (unsigned long long)bytes, buf_name(buf).c_str());
 }
 
-void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write) {
+int ub_buf_at(uint32_t addr) { return buf_at(addr); }
+bool ub_written(uint32_t addr) {
+    const State& s = S();
+    return !s.cfg.race || s.shadow[addr / 32].w != 0;
+}
+uint32_t ub_phys_bytes() { return S().ub_alloc_bytes; }
+
+// The AIC's Fixpipe into an AIV's UB (cube.h): that AIV's memory, shadow and buffers, checked
+// against the AIC's clocks (the current core's), so an AIV read the write is not ordered with races.
+int aiv_core(int sub) {
+    const State& s = S();
+    for (int k = 0; k < s.ncores; k++)
+        if (s.kinds[k] == CK_AIV && (k == s.core ? s.sub : s.parked[k].sub) == sub) return k;
+    return -1;
+}
+
+void ub_access_remote(int core, uint32_t id, uint32_t addr, const void* data, uint32_t bytes) {
+    State& s = S();
+    CoreState& other = s.parked[core];
+    std::memcpy(other.ub.get() + addr, data, bytes);
+    std::swap(s.shadow, other.shadow);
+    std::swap(s.bufs, other.bufs);
+    const CoreKind kind = s.kind;
+    s.kind = CK_AIV;
+    try {
+        ub_access(id, addr, bytes, true);
+    } catch (...) {
+        s.kind = kind;
+        std::swap(s.shadow, other.shadow);
+        std::swap(s.bufs, other.bufs);
+        throw;
+    }
+    s.kind = kind;
+    std::swap(s.shadow, other.shadow);
+    std::swap(s.bufs, other.bufs);
+}
+
+int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc) {
+    State& s = S();
+    s.bufs.push_back(UbBuf{start, bytes, kind, -1, loc.file, loc.line, s.buf_seq++});
+    return static_cast<int>(s.bufs.size() - 1);
+}
+
+void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool report_uninit) {
     State& s = S();
     if (!s.cfg.race || bytes == 0) return;
     uint8_t P = s.instrs[id].pipe;
     for (uint32_t blk = addr / 32, last = (addr + bytes - 1) / 32; blk <= last; blk++) {
         Shadow& sh = s.shadow[blk];
         auto where = [&]() {
-            return format("UB [0x%x, 0x%x) of %s", blk * 32, blk * 32 + 32, buf_name(buf_at(blk * 32)).c_str());
+            return format("%s of %s", mem_range(blk * 32, blk * 32 + 32).c_str(), buf_name(buf_at(blk * 32)).c_str());
         };
         if (!write) {
-            if (sh.w == 0) {
+            if (sh.w == 0 && report_uninit) {
                 const Instr& in = s.instrs[id];
                 if (!fault_seen(F_MEMORY, Loc(in.file, in.line), -1))
                     soft_fault(F_MEMORY, Loc(in.file, in.line), Loc(in.file, in.line), -1,
@@ -677,7 +858,7 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
     auto& m = s.gm;
     auto it = m.lower_bound(lo);
     uintptr_t pos = lo;
-    uint8_t P = s.instrs[id].pipe;
+    const int P = s.core * NPIPE + s.instrs[id].pipe;  // readers are kept per (core, pipe)
     auto where = [&](uintptr_t x, uintptr_t y) {
         return format("GM bytes [%llu, %llu) of %s", (unsigned long long)(x - reinterpret_cast<uintptr_t>(reg->base)),
                       (unsigned long long)(y - reinterpret_cast<uintptr_t>(reg->base)), reg->name.c_str());
@@ -685,14 +866,14 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
     while (pos < hi) {
         if (it == m.end() || it->first > pos) {
             uintptr_t e = (it == m.end() || it->first > hi) ? hi : it->first;
-            it = m.emplace_hint(it, pos, GmSeg{e, 0, {0, 0, 0, 0}});
+            it = m.emplace_hint(it, pos, GmSeg{e, 0, {}});
         }
         GmSeg& g = it->second;
         if (!write) {
             if (g.w && !ordered(id, g.w, RAW)) race_fault(id, g.w, RAW, [&] { return where(it->first, g.end); });
             g.r[P] = id;
         } else {
-            for (int q = 0; q < NPIPE; q++)
+            for (int q = 0; q < NCLK; q++)
                 if (q != P && g.r[q] && !ordered(id, g.r[q], WAR))
                     race_fault(id, g.r[q], WAR, [&] { return where(it->first, g.end); });
             if (g.w && !ordered(id, g.w, WAW)) race_fault(id, g.w, WAW, [&] { return where(it->first, g.end); });
@@ -719,11 +900,85 @@ void gm_access(uint32_t id, const void* p, uint64_t bytes, bool write, const cha
     }
 }
 
+// ---------------------------------------------------------------- RegBase vector functions
+void vf_enter(const char* form, Loc loc) {
+    State& s = S();
+    if (s.cfg.npu_arch != 3510)
+        fault(F_UNSUPPORTED, loc, "%s: RegBase vector functions (Reg API) need arch 3510 (ascend950); this is arch %d",
+              form, s.cfg.npu_arch);
+    if (s.vf_epoch)
+        fault(F_UNSUPPORTED, loc, "%s inside the vector function entered by %s at %s:%d: VFs do not nest", form,
+              s.vf_form, s.vf_loc.file, s.vf_loc.line);
+    s.vf_epoch = ++s.vf_seq;
+    s.vf_bar = ++s.vf_bar_seq;
+    s.vf_form = form;
+    s.vf_loc = loc;
+    if (s.vf_store_bar.size() != s.ub_alloc_bytes) {
+        s.vf_store_bar.assign(s.ub_alloc_bytes, 0);
+        s.vf_store_instr.assign(s.ub_alloc_bytes, 0);
+    }
+}
+
+void vf_exit() { S().vf_epoch = 0; }
+uint32_t vf_epoch() { return S().vf_epoch; }
+
+void vf_require(const char* api, Loc loc) {
+    if (!S().vf_epoch)
+        fault(F_UNSUPPORTED, loc,
+              "Reg::%s outside a vector function: call it in a __simd_vf__ function launched with asc_vf_call<F>(...) "
+              "or inside __VEC_SCOPE__ { ... }",
+              api);
+}
+
+uint32_t reg_issue(const char* api, Loc loc) {
+    vf_require(api, loc);
+    State& s = S();
+    s.reg_issuing = true;
+    uint32_t id = issue(P_V, api, loc);
+    s.reg_issuing = false;
+    return id;
+}
+
+void vf_store(uint32_t instr, uint32_t addr, uint32_t bytes) {
+    State& s = S();
+    for (uint32_t i = 0; i < bytes; i++) {
+        s.vf_store_bar[addr + i] = s.vf_bar;
+        s.vf_store_instr[addr + i] = instr;
+    }
+}
+
+void vf_load(uint32_t instr, uint32_t addr, uint32_t bytes, Loc loc) {
+    State& s = S();
+    for (uint32_t i = 0; i < bytes; i++) {
+        if (s.vf_store_bar[addr + i] != s.vf_bar) continue;
+        uint32_t st = s.vf_store_instr[addr + i];
+        const Instr& w = s.instrs[st];
+        if (fault_seen(F_RACE, Loc(w.file, w.line), -4)) return;
+        soft_fault(F_RACE, loc, Loc(w.file, w.line), -4,
+                   "read-after-write race on UB [0x%x, 0x%x) of %s inside the vector function entered by %s at %s:%d: "
+                   "%s reloads it after %s stored it in the same VF, with no LocalMemBar<MemType::VEC_STORE, "
+                   "MemType::VEC_LOAD>() between them (a VF's loads may overtake its stores)",
+                   addr + i, addr + bytes, buf_name(buf_at(addr)).c_str(), s.vf_form, s.vf_loc.file, s.vf_loc.line,
+                   instr_desc(instr).c_str(), instr_desc(st).c_str());
+        return;
+    }
+}
+
+void vf_store_load_bar() {
+    State& s = S();
+    s.vf_bar = ++s.vf_bar_seq;
+}
+
 // ---------------------------------------------------------------- sync
 namespace {
 EvPipes checked_event(int event, int id, const char* api, Loc loc) {
     EvPipes e = event_pipes(event);
-    if (e.src < 0) fault(F_UNSUPPORTED, loc, "%s: event %d involves a cube/fixpipe pipe, not modelled on AIV", api, event);
+    if (e.src < 0) fault(F_UNSUPPORTED, loc, "%s: event %d is not modelled (no such pipe pair on AIC or AIV)", api, event);
+    if (!core_has(S().kind, e.src) || !core_has(S().kind, e.dst))
+        fault(F_UNSUPPORTED, loc, "%s<HardEvent::%s> on the %s: it has no %s pipe (%s)", api, e.name, core_name(S().core),
+              kPipeName[core_has(S().kind, e.src) ? e.dst : e.src],
+              S().kind == CK_AIV ? "a cube-side event: the AIV has S, V, MTE2 and MTE3"
+                                 : "a vector-side event: the AIC has S, MTE1, MTE2, M and FIX");
     if (id < 0 || id >= kIds)
         fault(F_SYNC, loc, "%s<HardEvent::%s>(%d): event id out of range 0-7", api, e.name, id);
     if (id >= kManualIds)
@@ -752,7 +1007,7 @@ void set_flag(int event, int id, Loc loc) {
     // later instruction, this SetFlag included, only after it returned (CANN's FetchEventID(V_S)
     // Set/Wait idiom reuses one id so).
     bool implicit = e.src == e.dst || e.dst == P_S || (!s.cfg.strict && e.src == P_S);
-    if (!f.set && f.wait_clock && !implicit && s.vc[e.src].c[e.dst] < f.wait_clock)
+    if (!f.set && f.wait_clock && !implicit && s.vc[e.src].c[s.core * NPIPE + e.dst] < f.wait_clock)
         soft_fault(F_SYNC, loc, loc, 2000 + detail,
                    "SetFlag<HardEvent::%s>(%d) reuses event id %d, whose previous SetFlag at %s:%d was waited by "
                    "WaitFlag at %s:%d on the %s pipe, but nothing orders that WaitFlag before this SetFlag on the %s "
@@ -783,39 +1038,53 @@ void wait_flag(int event, int id, Loc loc) {
     }
     join_into(e.dst, f.snap);
     f.set = false;
-    f.wait_clock = s.vc[e.dst].c[e.dst];
+    f.wait_clock = s.vc[e.dst].c[s.core * NPIPE + e.dst];
     f.wait_file = loc.file;
     f.wait_line = loc.line;
     s.counters.pipe[e.dst].wait_flags++;
 }
 
+int pipe_of(int pipe_t_value) {
+    switch (pipe_t_value) {
+        case PIPE_S: return P_S;
+        case PIPE_V: return P_V;
+        case PIPE_MTE2: return P_MTE2;
+        case PIPE_MTE3: return P_MTE3;
+        case PIPE_MTE1: return P_MTE1;
+        case PIPE_M: return P_M;
+        case PIPE_FIX: return P_FIX;
+        default: return -1;
+    }
+}
+bool core_has_pipe(int pipe) { return core_has(S().kind, pipe); }
+
 void pipe_barrier(int pipe, Loc loc) {
     State& s = S();
+    const int base = s.core * NPIPE;
     switch (pipe) {
         case PIPE_S: fault(F_UNSUPPORTED, loc, "PipeBarrier<PIPE_S> is not supported (use SetFlag/WaitFlag)");
-        case PIPE_V:
-        case PIPE_MTE2:
-        case PIPE_MTE3: {
-            Pipe p = pipe == PIPE_V ? P_V : (pipe == PIPE_MTE2 ? P_MTE2 : P_MTE3);
-            trace_sync(issue(p, "PipeBarrier", loc), TK_BARRIER, uint32_t(pipe));
-            s.self_done[p] = s.vc[p].c[p];
-            s.counters.pipe[p].barriers++;
-            return;
-        }
         case PIPE_ALL: {
             trace_sync(issue(P_S, "PipeBarrier<PIPE_ALL>", loc), TK_BARRIER_ALL, uint32_t(pipe));
             Clock all{};
             for (int p = 0; p < NPIPE; p++)
-                for (int q = 0; q < NPIPE; q++)
+                for (int q = 0; q < NCLK; q++)
                     if (all.c[q] < s.vc[p].c[q]) all.c[q] = s.vc[p].c[q];
             for (int p = 0; p < NPIPE; p++) {
                 s.vc[p] = all;
-                s.self_done[p] = all.c[p];
-                s.counters.pipe[p].barriers++;
+                s.self_done[p] = all.c[base + p];
+                if (core_has(s.kind, p)) s.counters.pipe[p].barriers++;
             }
             return;
         }
-        default: return;  // cube-side pipes: nothing to order on AIV
+        default: {
+            int p = pipe_of(pipe);
+            // A cube pipe on an AIV (or V/MTE3 on an AIC): nothing to order on this core.
+            if (p < 0 || !core_has(s.kind, p)) return;
+            trace_sync(issue(static_cast<Pipe>(p), "PipeBarrier", loc), TK_BARRIER, uint32_t(pipe));
+            s.self_done[p] = s.vc[p].c[base + p];
+            s.counters.pipe[p].barriers++;
+            return;
+        }
     }
 }
 

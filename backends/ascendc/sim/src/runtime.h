@@ -24,6 +24,11 @@ struct Config {
     bool race = true;
     bool trace = false;  // record every instruction for the performance model (TraceRec below)
     std::set<std::string> bf16_ops;
+    // The AIC's memories (Target.l1_bytes etc.): L1, L0A, L0B and L0C, in that order in its local memory.
+    uint32_t l1_bytes = 524288, l0a_bytes = 65536, l0b_bytes = 65536, l0c_bytes = 131072;
+    // Cross-core interleaving: 0 runs each core until it waits (deterministic); otherwise the seed of
+    // a random choice of the next core at every cross-core flag, and of the order of consecutive Sets.
+    uint64_t interleave_seed = 0;
 };
 
 // One record per instruction issued (and per SetL2CacheHint) when Config::trace is on: what the
@@ -44,7 +49,7 @@ struct TraceRec {
     uint32_t key;      // flags: event * 8 + id (TQue: 1 << 20 | ...); L2 hint: CacheMode; barrier: pipe_t
     uint32_t gm_off;   // byte offset of the copy's first GM byte in its region (low 32 bits)
     uint32_t ub[3];    // UB addresses of dst, src0, src1 (vector ops), kTraceNone32: none
-    uint32_t pad;
+    uint32_t core;     // the core of the block that issued it (crosscore.cpp: AIC 0, AIV0 1, AIV1 2)
 };
 static_assert(sizeof(TraceRec) == 48, "TraceRec layout is read by Python");
 
@@ -67,6 +72,13 @@ struct GmRegion {
 };
 
 Config& config();
+// The cores of a block: fresh state for `n` cores of the given kinds (core 0 current), switching the
+// current one (crosscore.cpp runs one core at a time), and a recoverable fault of the current core.
+void cores_begin(int n, const CoreKind* kinds);
+void core_switch(int k);
+void record_fault(FaultKind kind, Loc loc, long detail, const std::string& msg);
+// Runs the kernel for the current block: once (an AIV-only kernel) or once per core of a __mix__ kernel.
+void run_block(void (*launch)(uint8_t**), uint8_t** args);
 std::vector<GmRegion>& gm_regions();
 void begin_block(int64_t idx, int64_t num, uint64_t key);
 void end_block();  // leaked-flag check

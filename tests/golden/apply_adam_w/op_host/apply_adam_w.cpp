@@ -94,8 +94,8 @@ bool TilingKeyOf(const gert::RuntimeAttrs* attrs, uint64_t& key) {
     return true;
 }
 
-// Core split per element type and key: elements per 32-byte block of the narrowest
-// GM tensor, and the fewest elements worth a core (split-cores).
+// Core split per element type and key: elements per block (512 B of the narrowest GM
+// tensor; 32 B in a broadcast kernel), and the fewest elements worth a core (split-cores).
 struct SplitSpec {
     ge::DataType dtype;
     uint64_t key;
@@ -103,10 +103,10 @@ struct SplitSpec {
     uint64_t minPerCore;
 };
 constexpr SplitSpec SPLITS[] = {
-    {ge::DT_FLOAT16, 0, 16, 2048}, {ge::DT_FLOAT16, 1, 16, 2048}, {ge::DT_FLOAT16, 2, 16, 2048},
-    {ge::DT_FLOAT16, 3, 16, 2048}, {ge::DT_FLOAT, 0, 8, 1024},    {ge::DT_FLOAT, 1, 8, 1024},
-    {ge::DT_FLOAT, 2, 8, 1024},    {ge::DT_FLOAT, 3, 8, 1024},    {ge::DT_BF16, 0, 16, 2048},
-    {ge::DT_BF16, 1, 16, 2048},    {ge::DT_BF16, 2, 16, 2048},    {ge::DT_BF16, 3, 16, 2048},
+    {ge::DT_FLOAT16, 0, 256, 2048}, {ge::DT_FLOAT16, 1, 256, 2048}, {ge::DT_FLOAT16, 2, 256, 2048},
+    {ge::DT_FLOAT16, 3, 256, 2048}, {ge::DT_FLOAT, 0, 128, 1024},   {ge::DT_FLOAT, 1, 128, 1024},
+    {ge::DT_FLOAT, 2, 128, 1024},   {ge::DT_FLOAT, 3, 128, 1024},   {ge::DT_BF16, 0, 256, 2048},
+    {ge::DT_BF16, 1, 256, 2048},    {ge::DT_BF16, 2, 256, 2048},    {ge::DT_BF16, 3, 256, 2048},
 };
 }  // namespace
 
@@ -153,7 +153,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
                     return ge::GRAPH_FAILED);
     }
 
-    // Core split (split-cores): whole 32-byte blocks, remainder blocks to the first cores.
+    // Core split (split-cores): whole blocks, remainder blocks to the first cores.
     const SplitSpec* split = nullptr;
     for (const SplitSpec& s : SPLITS) {
         if (s.dtype == dtype && s.key == tilingKey) split = &s;

@@ -7,7 +7,7 @@
 namespace optiling {
 BEGIN_TILING_DATA_DEF(ApplyAdamWTilingData)
 TILING_DATA_FIELD_DEF(uint64_t, totalLength);  // elements of the flat range
-TILING_DATA_FIELD_DEF(uint64_t, smallBlocks);  // 32-byte blocks every used core gets
+TILING_DATA_FIELD_DEF(uint64_t, smallBlocks);  // blocks (split granules) every used core gets
 TILING_DATA_FIELD_DEF(uint32_t, tailCores);    // the first tailCores cores get one block more
 TILING_DATA_FIELD_DEF(uint32_t, usedCores);    // block dim
 END_TILING_DATA_DEF;

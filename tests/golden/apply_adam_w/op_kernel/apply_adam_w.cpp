@@ -43,11 +43,11 @@ __aicore__ inline float ToF32(S value) {
     return static_cast<float>(value);
 }
 
-// ApplyAdamW: the flat range is split into 32-byte blocks across cores and processed in tiles of TILE elements;
-// tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM copies (MTE3)
-// are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling keys (static
-// attributes): 0: amsgrad=false, maximize=false, 1: amsgrad=true, maximize=false, 2: amsgrad=false, maximize=true, 3:
-// amsgrad=true, maximize=true.
+// ApplyAdamW: the flat range is split into blocks of GRANULE elements across cores and processed in tiles of TILE
+// elements; tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM
+// copies (MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling
+// keys (static attributes): 0: amsgrad=false, maximize=false, 1: amsgrad=true, maximize=false, 2: amsgrad=false,
+// maximize=true, 3: amsgrad=true, maximize=true.
 template <typename T, bool AMSGRAD, bool MAXIMIZE>
 class KernelApplyAdamW {
 public:
@@ -66,13 +66,18 @@ public:
         varOutGm_.SetGlobalBuffer((__gm__ T*)varOut + offset_, count_);
         mOutGm_.SetGlobalBuffer((__gm__ T*)mOut + offset_, count_);
         vOutGm_.SetGlobalBuffer((__gm__ T*)vOut + offset_, count_);
-        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:49  b1p = beta1_power * beta1
         beta1Power_ = ToF32(LoadScalar<T>(beta1Power));
+        // apply_adam_w.py:50  b2p = beta2_power * beta2
         beta2Power_ = ToF32(LoadScalar<T>(beta2Power));
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         lr_ = ToF32(LoadScalar<T>(lr));
         weightDecay_ = ToF32(LoadScalar<T>(weightDecay));
+        // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         beta1_ = ToF32(LoadScalar<T>(beta1));
+        // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
         beta2_ = ToF32(LoadScalar<T>(beta2));
+        // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
         epsilon_ = ToF32(LoadScalar<T>(epsilon));
         // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         beta1MinusOne_ = beta1_ - 1.0f;
@@ -92,18 +97,34 @@ public:
         lrOverB1pMinusOne_ = lr_ / b1pMinusOne_;
         // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon
         negB2pMinusOne_ = -b2pMinusOne_;
-        pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T));
+        // Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two sources of an
+        // instruction never share one (plan-buffers).
+        if constexpr (!IS_FLOAT || !MAXIMIZE) {
+            pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T));
+        }
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(gradF32Buf_, TILE * sizeof(float));
         }
-        pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T));
+        if constexpr ((!IS_FLOAT && !AMSGRAD) || (IS_FLOAT && AMSGRAD && !MAXIMIZE)) {
+            pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T) + 256);
+        } else if constexpr (IS_FLOAT && MAXIMIZE) {
+            pipe_.InitBuffer(gradBuf_, TILE * 2 * sizeof(T) + 256);
+        }
+        if constexpr ((!IS_FLOAT && AMSGRAD) || (IS_FLOAT && !AMSGRAD)) {
+            pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T));
+        }
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(mF32Buf_, TILE * sizeof(float));
         }
-        if constexpr (AMSGRAD) {
+        if constexpr (!IS_FLOAT && AMSGRAD) {
             pipe_.InitBuffer(maxGradNormBuf_, TILE * 2 * sizeof(T));
+        } else if constexpr (IS_FLOAT && AMSGRAD && MAXIMIZE) {
+            pipe_.InitBuffer(mBuf_, TILE * 2 * sizeof(T) + 256);
         }
-        pipe_.InitBuffer(vBuf_, TILE * 2 * sizeof(T));
+        if constexpr (IS_FLOAT && AMSGRAD) {
+            pipe_.InitBuffer(maxGradNormBuf_, TILE * 2 * sizeof(T) + 256);
+        }
+        pipe_.InitBuffer(vBuf_, TILE * 2 * sizeof(T) + 256);
         if constexpr (!IS_FLOAT) {
             pipe_.InitBuffer(vF32Buf_, TILE * sizeof(float));
         }
@@ -120,7 +141,6 @@ public:
         const int32_t slotsUsed = tiles_ < 2 ? static_cast<int32_t>(tiles_) : 2;  // one tile: flags for one slot
         for (int32_t id = 0; id < slotsUsed; ++id) {
             // pre-issue every slot's reverse flags
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
             SetFlag<HardEvent::V_MTE2>(id);     // V -> MTE2: slot of grad read
         }
@@ -135,7 +155,7 @@ public:
     }
 
 private:
-    // This core's slice: whole 32-byte blocks, the first tailCores cores take one more.
+    // This core's slice: whole blocks of GRANULE elements, the first tailCores cores take one more.
     __aicore__ inline void SetCoreSlice(const ApplyAdamWTilingData& tiling) {
         const uint64_t core = static_cast<uint64_t>(GetBlockIdx());
         const uint64_t firstBlock = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);
@@ -188,21 +208,26 @@ private:
         } else if constexpr (IS_FLOAT && AMSGRAD) {
             maxGradNormF32 = maxGradNormBuf_.Get<float>()[slot * TILE];
         }
-        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: mOut, vOut, varOut copied out
         DataCopyPad(var, varGm_[t * TILE], copyT, padT);
         if constexpr (IS_FLOAT) {
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             WaitFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of m, v, grad read
         }
         DataCopyPad(m, mGm_[t * TILE], copyT, padT);
+        // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
         DataCopyPad(v, vGm_[t * TILE], copyT, padT);
         if constexpr (!IS_FLOAT) {
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             WaitFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad read
         }
         DataCopyPad(grad, gradGm_[t * TILE], copyT, padT);
         if constexpr (AMSGRAD) {
+            // apply_adam_w.py:52  v_hat = dsl.maximum(max_grad_norm, v_out)
             DataCopyPad(maxGradNorm, maxGradNormGm_[t * TILE], copyT, padT);
         }
+        // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
         SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: var, m, v, grad copied in
         WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (!IS_FLOAT) {
@@ -219,11 +244,10 @@ private:
             Muls(tmp5, gradF32, -1.0f, n);
         }
         if constexpr (!IS_FLOAT) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             Cast(vF32, v, RoundMode::CAST_NONE, n);
         }
         if constexpr (!IS_FLOAT || MAXIMIZE) {
-            // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!MAXIMIZE) {
@@ -239,7 +263,7 @@ private:
             Mul(tmp1, tmp0, tmp5, n);
         }
         if constexpr (!IS_FLOAT && AMSGRAD) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:52  v_hat = dsl.maximum(max_grad_norm, v_out)
             Cast(maxGradNormF32, maxGradNorm, RoundMode::CAST_NONE, n);
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad, maxGradNorm read
         } else if constexpr (!IS_FLOAT && !AMSGRAD && MAXIMIZE) {
@@ -252,7 +276,7 @@ private:
             CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
         if constexpr (!IS_FLOAT || AMSGRAD || MAXIMIZE) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (AMSGRAD) {
@@ -263,7 +287,7 @@ private:
             CopyOut(vOutGm_, vOut, copyT, t, slot);  // V -> MTE3: vOut computed
         }
         if constexpr (AMSGRAD || (IS_FLOAT && !MAXIMIZE)) {
-            // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+            // apply_adam_w.py:46  m_out = m * beta1 - (beta1 - 1) * gt
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!IS_FLOAT) {
@@ -301,7 +325,7 @@ private:
             PipeBarrier<PIPE_V>();
         }
         Adds(denom, denom, epsilon_, n);
-        // apply_adam_w.py:40  def apply_adam_w(var: Tensor, m: Tensor, v: Tensor,
+        // apply_adam_w.py:48  var_t = var * (1 - lr * weight_decay)
         PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT) {
             Cast(varF32, var, RoundMode::CAST_NONE, n);
@@ -351,11 +375,11 @@ private:
     }
 
     static constexpr bool IS_FLOAT = IsSameType<T, float>::value;
-    static constexpr uint32_t TILE = IS_FLOAT && !AMSGRAD ? 5184
-                                     : IS_FLOAT           ? 4224
-                                     : !AMSGRAD           ? 5760
-                                                          : 5120;  // elements per tile (plan-buffers)
-    static constexpr uint64_t GRANULE = IS_FLOAT ? 8 : 16;  // elements per 32-byte block of the narrowest GM tensor
+    static constexpr uint32_t TILE = IS_FLOAT && AMSGRAD     ? 4224
+                                     : !IS_FLOAT && !AMSGRAD ? 5632
+                                                             : 5120;  // elements per tile (plan-buffers)
+    static constexpr uint64_t GRANULE =
+        IS_FLOAT ? 128 : 256;  // elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor
     TPipe pipe_;
     TBuf<TPosition::VECIN> varBuf_;
     TBuf<TPosition::VECIN> mBuf_;

@@ -11,8 +11,9 @@
 #define __cbuf__
 #define __local_mem__
 #define __inout_pipe__(x)
-#define __simd_vf__ inline
-#define __simd_callee__ inline
+// Function marks of the Reg API: empty, as in the compile gate's stubs (reg_vf.h opens the VF scope).
+#define __simd_vf__
+#define __simd_callee__
 typedef uint8_t* GM_ADDR;
 
 // ASSERT(expr): assert() in CANN's CPU debug build, nothing on the NPU (asc-devkit
@@ -30,8 +31,9 @@ typedef uint8_t* GM_ADDR;
 #define KERNEL_TASK_TYPE(key, x) \
     do {                         \
     } while (0)
-#define ASCEND_IS_AIV (true)
-#define ASCEND_IS_AIC (false)
+// `if ASCEND_IS_AIC { ... }`: the running core of a __mix__ kernel (crosscore.h); an AIV-only kernel runs on an AIV.
+#define ASCEND_IS_AIV (::dslc::core_kind() == ::dslc::CK_AIV)
+#define ASCEND_IS_AIC (::dslc::core_kind() == ::dslc::CK_AIC)
 #ifndef ASC_UB_SIZE
 #define ASC_UB_SIZE (192 * 1024 - 256)
 #endif
@@ -58,10 +60,14 @@ using TEventID = int8_t;
 enum class CacheMode : uint8_t { CACHE_MODE_DISABLE = 0, CACHE_MODE_NORMAL = 1, CACHE_MODE_PERSISTENT = 4 };
 enum class CacheRwMode : uint8_t { READ = 1, WRITE = 2, RW = 3 };
 
-__aicore__ inline int64_t GetBlockIdx() { return dslc::block_idx(); }
-__aicore__ inline int64_t GetBlockNum() { return dslc::block_num(); }
-__aicore__ inline int64_t GetTaskRation() { return 1; }
-__aicore__ inline int64_t GetSubBlockIdx() { return 0; }
+// As the running core sees them (docs 工具接口/系统资源与变量/: GetBlockIdx.md, GetBlockNum.md, GetTaskRatio.md,
+// GetSubBlockIdx(ISASI).md, GetSubBlockNum(ISASI).md; include/basic_api/kernel_operator_sys_var_intf.h).
+__aicore__ inline int64_t GetBlockIdx() { return dslc::view_block_idx(); }
+__aicore__ inline int64_t GetBlockNum() { return dslc::view_block_num(); }
+__aicore__ inline int64_t GetTaskRatio() { return dslc::view_task_ratio(); }
+__aicore__ inline int64_t GetTaskRation() { return dslc::view_task_ratio(); }  // the impl's name (GetTaskRationImpl)
+__aicore__ inline int64_t GetSubBlockIdx() { return dslc::view_sub_block_idx(); }
+__aicore__ inline int64_t GetSubBlockNum() { return dslc::view_sub_block_num(); }
 __aicore__ inline void InitSocState() {}
 template <typename T> __aicore__ inline T CeilDivision(T a, T b) { return (a + b - 1) / b; }
 __aicore__ inline constexpr uint32_t GetVecLen() { return 256; }

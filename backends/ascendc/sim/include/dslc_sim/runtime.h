@@ -16,7 +16,12 @@ struct Loc {
     Loc(const char* f = __builtin_FILE(), int l = __builtin_LINE()) : file(f), line(l) {}
 };
 
-enum Pipe : uint8_t { P_S = 0, P_V = 1, P_MTE2 = 2, P_MTE3 = 3, NPIPE = 4 };
+// S, V, MTE2 and MTE3 on an AIV; S, MTE1, MTE2, M and FIX on an AIC (cube.h).
+enum Pipe : uint8_t { P_S = 0, P_V = 1, P_MTE2 = 2, P_MTE3 = 3, P_MTE1 = 4, P_M = 5, P_FIX = 6, NPIPE = 7 };
+// A block of a mixed kernel runs one AIC and up to two AIVs (crosscore.h); a clock has one
+// component per pipe of each of them, so happens-before spans the cores of a block.
+constexpr int kMaxCores = 3;
+constexpr int NCLK = NPIPE * kMaxCores;
 
 enum DType : uint8_t { DT_F32, DT_F16, DT_BF16, DT_I8, DT_U8, DT_I16, DT_U16, DT_I32, DT_U32, DT_I64, DT_U64, DT_BOOL, DT_F64 };
 
@@ -44,8 +49,31 @@ enum FaultKind : uint8_t { F_RACE, F_DEADLOCK, F_SYNC, F_MEMORY, F_UNSUPPORTED, 
 [[noreturn]] void fault(FaultKind kind, Loc loc, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
 
 struct Clock {
-    uint32_t c[NPIPE];
+    uint32_t c[NCLK];
 };
+
+// ---- the cores of a block (crosscore.h, src/crosscore.cpp) ----
+enum CoreKind : uint8_t { CK_AIV = 0, CK_AIC = 1 };
+int core_current();             // index of the running core in its block (0 in an AIV-only kernel)
+int core_count();               // cores of the block: 1, or 1 + the AIVs of a __mix__ kernel
+CoreKind core_kind();           // of the running core
+int core_sub();                 // the running AIV's sub-block index
+const char* core_label(int core);  // "AIC", "AIV0", "AIV1" ("AIV" in an AIV-only kernel)
+int pipe_of(int pipe_t_value);  // the Pipe of a pipe_t, -1 for PIPE_ALL/PIPE_V2
+bool core_has_pipe(int pipe);   // whether the running core has that Pipe
+// The kernel's __mix__(aic, aiv) (build.py passes it as DSLC_MIX_AIC/AIV); 0, 0: an AIV-only kernel.
+int mix_register(int aic, int aiv);
+bool mix_kernel();
+// GetBlockIdx, GetBlockNum, GetTaskRatio, GetSubBlockIdx, GetSubBlockNum as the running core sees them.
+int64_t view_block_idx();
+int64_t view_block_num();
+int64_t view_task_ratio();
+int64_t view_sub_block_idx();
+int64_t view_sub_block_num();
+// CrossCoreSetFlag<mode, pipe>(flag) / CrossCoreWaitFlag<mode, pipe>(flag); pipe is a pipe_t value.
+void cross_set(int mode, int pipe, int flag, Loc loc);
+void cross_wait(int mode, int pipe, int flag, Loc loc);
+void sync_all(Loc loc);
 
 // ---- configuration and per-block state ----
 int64_t block_idx();
@@ -70,6 +98,8 @@ uint32_t trace_queue_id();  // a fresh id per TQue (its flag keys)
 
 // ---- dtype support of the target ----
 void check_dtype(const char* api, DType dt, Loc loc);
+// Records the dtype of the next issued instruction for the trace (Reg API ops check theirs at compile time).
+void trace_dtype(DType dt);
 // Cast src -> dst with RoundMode `mode` (an int of AscendC::RoundMode).
 void check_cast(DType src, DType dst, int mode, Loc loc);
 
@@ -83,8 +113,40 @@ uint32_t ub_buf_bytes(int buf);
 void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what,
               Loc loc);
 // Records an access by instruction `instr` to UB bytes [addr, addr+bytes) (32-B block granular).
-void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write);
+// A read of a block nothing wrote is an uninitialised-read fault unless `report_uninit` is false
+// (RegBase loads, which read whole VLs: their unwritten lanes become undefined register lanes).
+void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write, bool report_uninit = true);
 bool race_on();
+// The UB buffer holding `addr` (the newest allocation), or -1; whether the 32-B block of `addr`
+// was written (always true with race detection off, which keeps no shadow).
+int ub_buf_at(uint32_t addr);
+bool ub_written(uint32_t addr);
+uint32_t ub_phys_bytes();
+
+// ---- RegBase vector functions (reg_vf.h) ----
+// A VF scope: asc_vf_call or __VEC_SCOPE__ at `loc`. Faults on arch != 3510 and inside a VF.
+void vf_enter(const char* form, Loc loc);
+void vf_exit();
+// A fresh id per VF scope (registers record it), 0 outside one.
+uint32_t vf_epoch();
+// Issues a Reg API instruction on V; faults outside a VF. Any other issue() inside a VF faults
+// (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier in a VF).
+uint32_t reg_issue(const char* api, Loc loc);
+// Checks that a Reg API that issues nothing (UpdateMask, CreateMask) runs inside a VF.
+void vf_require(const char* api, Loc loc);
+// A VF store of UB bytes [addr, addr+bytes) and a VF load: a load of bytes this VF stored with no
+// LocalMemBar<VEC_STORE, VEC_LOAD> since is a RaceError (the load may overtake the store).
+void vf_store(uint32_t instr, uint32_t addr, uint32_t bytes);
+void vf_load(uint32_t instr, uint32_t addr, uint32_t bytes, Loc loc);
+void vf_store_load_bar();
+
+// ---- the AIC's memories (cube.h, src/cube.cpp) ----
+// A buffer [start, start + bytes) of the running core's local memory, named `kind` in reports.
+int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc);
+// The core index of AIV `sub` of the block (-1: none); a write by the running core (the AIC's
+// Fixpipe) of `bytes` from `data` into that core's UB at `addr`, with its race checks.
+int aiv_core(int sub);
+void ub_access_remote(int core, uint32_t id, uint32_t addr, const void* data, uint32_t bytes);
 
 // ---- GM ----
 // Bounds-checks [p, p+bytes) against the tensors the harness allocated, then records it.

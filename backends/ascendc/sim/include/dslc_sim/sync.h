@@ -47,9 +47,8 @@ enum class DcciDst : uint8_t { CACHELINE_ALL, CACHELINE_UB, CACHELINE_OUT, CACHE
 // Cache maintenance has no effect in the emulator (GM is coherent host memory).
 template <typename T, auto... A> __aicore__ inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&) {}
 
-// Blocks run one after another, so a cross-core barrier cannot be honoured.
-__aicore__ inline void SyncAll(dslc::Loc loc = {}) {
-    dslc::fault(dslc::F_UNSUPPORTED, loc, "SyncAll: cross-core barriers are not modelled (blocks run sequentially)");
-}
+// Blocks run one after another, so a cross-core barrier cannot be honoured (crosscore.cpp: and it
+// conflicts with cross-core flags 11-14). docs 同步控制/核间同步/SyncAll.md: template <bool isAIVOnly = true>.
+template <bool isAIVOnly = true> __aicore__ inline void SyncAll(dslc::Loc loc = {}) { dslc::sync_all(loc); }
 
 }  // namespace AscendC

@@ -184,7 +184,7 @@ private:
 
 namespace detail {
 inline TPipe*& current_pipe() {
-    static TPipe* p = nullptr;
+    static thread_local TPipe* p = nullptr;  // per core: the cores of a __mix__ block are threads
     return p;
 }
 }  // namespace detail

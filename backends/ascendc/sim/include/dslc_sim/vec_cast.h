@@ -9,7 +9,12 @@
 
 namespace AscendC {
 
-enum class RoundMode { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID };
+// impl/basic_api/utils/kernel_utils_mode.h (CAST_EVEN, CAST_ZERO and UNKNOWN: 3510; UNKNOWN is the
+// CastTrait default of the Reg API).
+enum class RoundMode : uint8_t {
+    CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD, CAST_HYBRID, CAST_EVEN,
+    CAST_ZERO, UNKNOWN = 0xFF
+};
 
 namespace detail {
 
