@@ -22,7 +22,10 @@ the compiler's auto-sync off).
    an earlier pair's group when a pair in the opposite direction lies between them (the overwrite
    of a stored buffer puts an MTE3_V pair there). Across tiles a group is reused two tiles later,
    after the reverse events ordered the previous use of the slot. A reverse event of a type that
-   forward pairs also use takes the next group (with one forward group: ``slot+2``).
+   forward pairs also use takes the next group (with one forward group: ``slot+2``). Pairs that
+   the scalar unit waits for (V_S, MTE2_S) all share one group: its WaitFlag stalls the unit that
+   issues every later SetFlag. Scalar-unit events start at group 1 in a function with a reduction
+   (the count-form reductions take id 0 with FetchEventID), else at group 0.
 5. Ids 0-5 are the manual ones (6 reserved, 7 TPipe's), so double buffering has three groups per
    event. Past that, the stores behind the later guards move to the end of the tile behind one
    guard (their copy-out then overlaps only the next tile's math, as double buffering already
@@ -131,13 +134,16 @@ def dependency_graph(body: list[Op]) -> DiGraph:
 MAX_EVENT_ID = 5  # manual code may use ids 0-5 (6 is reserved, 7 belongs to TPipe)
 
 
-def _first_group(event: str) -> int:
-    """Scalar-unit events start at id group 1: the count-form ReduceSum/ReduceMax/ReduceMin a row
-    kernel calls synchronise their scalar write-back with ``FetchEventID(V_S)`` / ``(S_V)`` /
-    ``(S_MTE3)`` (asc-devkit ``impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h``), which
-    is id 0 when nothing is allocated from TPipe; a manual flag of id 0 pending across such a call
-    would be set twice."""
-    return 1 if "S" in event.split("_") else 0
+def _first_group(event: str, reduces: bool) -> int:
+    """Scalar-unit events start at id group 1 in a function with reductions: the count-form
+    ReduceSum/ReduceMax/ReduceMin a row kernel calls synchronise their scalar write-back with
+    ``FetchEventID(V_S)`` / ``(S_V)`` / ``(S_MTE3)`` (asc-devkit
+    ``impl/basic_api/dav_c220/kernel_operator_vec_reduce_impl.h``), which is id 0 when nothing is
+    allocated from TPipe; a manual flag of id 0 pending across such a call would be set twice."""
+    return 1 if reduces and "S" in event.split("_") else 0
+
+
+REDUCING = ("reduce", "welford.var")  # the ops whose kernel code calls a count-form reduction
 
 
 def _sync(kind: str, event: str, ident, loc, bufs) -> Op:
@@ -167,6 +173,7 @@ class _Plan:
 
 def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
     g = dependency_graph(body)
+    reduces = any(op.opname in REDUCING for op in body)
     edges = sorted(g.edges(data=True), key=lambda e: (e[1].index, e[0].index, e[0].pipe))
 
     barriers: list[int] = []
@@ -210,9 +217,11 @@ def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
         entry[2].add(b.buf)
 
     # Id groups. A forward P_Q pair at position j may take the group of an earlier pair at i only
-    # if a forward Q_P pair sits at some k, i < k < j: Q sets it after its WaitFlag at i, P waits
-    # for it before its SetFlag at j, so the id's previous Wait happens before its reuse. Without
-    # that, the k-th pair of the tile takes a group of its own. Across tiles a group's ids are
+    # if the id's previous Wait (on Q, at i) happens before its reuse (the Set on P, at j): Q is
+    # the scalar unit, which issues every later instruction after its WaitFlag returned, or a
+    # forward Q_P pair sits at some k, i < k < j (Q sets it after its WaitFlag at i, P waits for
+    # it before its SetFlag at j). Without that, the k-th pair of the tile takes a group of its
+    # own. Across tiles a group's ids are
     # reused two tiles later (the other slot's ids in between), after the reverse events have
     # ordered the previous use of the slot. A reverse event of the same type as forward pairs
     # takes the next group (with one forward group: the "slot+2" rule).
@@ -221,16 +230,20 @@ def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
     for event in sorted({e for _, e in guarded}):
         src, dst = event.split("_")
         back = pairs.get((dst, src), [])
-        last: list[int | None] = [None] * _first_group(event)  # group -> position of its latest pair
+        last: list[int | None] = [None] * _first_group(event, reduces)  # group -> its latest pair
         for j in sorted(i for i, e in guarded if e == event):
-            free = [grp for grp, i in enumerate(last) if i is not None and any(i < k < j for k in back)]
+            free = [
+                grp
+                for grp, i in enumerate(last)
+                if i is not None and (dst == "S" or any(i < k < j for k in back))
+            ]
             grp = free[0] if free else len(last)
             last[grp : grp + 1] = [j]
             groups[(j, event)] = grp
         used[event] = len(last)
     for key in sorted(reverse):
         event = key[0]
-        groups[(-1, key)] = used.get(event, _first_group(event))
+        groups[(-1, key)] = used.get(event, _first_group(event, reduces))
         used[event] = groups[(-1, key)] + 1
     return _Plan(barriers, pairs, guarded, reverse, groups, used)
 

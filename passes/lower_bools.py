@@ -17,7 +17,7 @@ A bool tensor value gets two forms, each built once, where it is first needed:
 
 A tensor ``cast(x, bool_)`` becomes ``x != 0`` first (legalize-casts' form). Then
 ``where(v, ..)`` takes ``mask(v)``, ``cast(v, T)`` is ``cast(as01(v), T)`` (exact), a
-comparison of bools compares their 0/1 values, and a stored ``&``/``|``/``~`` is
+comparison of bools (comparisons among them: ``(a > 0) < (b > 0)``) compares their 0/1 values, and a stored ``&``/``|``/``~`` is
 ``as01(v) > 0.5`` (materialize-bools stores that 0/1 value as bytes). A stored input stays a
 copy. Only this pass casts a ``bool_`` input (not a comparison) to f16: legalize-casts keeps
 that cast, Cast uint8 -> half on the bytes, and the result is only ever compared with 0 or
@@ -133,6 +133,10 @@ def _needs_lowering(v: Value) -> bool:
     )
 
 
+def _bool_tensor(v: Value) -> bool:
+    return isinstance(v.type, TensorType) and v.type.dtype == bool_
+
+
 def _scalar_logic(v: Value) -> bool:
     """A bool scalar computed by && || ! (the scalar unit): a where condition compares it."""
     return isinstance(v.type, ScalarType) and v.owner is not None and v.owner.opname in LOGIC
@@ -162,8 +166,8 @@ def lower(func: Func) -> None:
                 op.operands, op.attrs = [x], {"from": f16}
         elif op.opname == "where" and (_needs_lowering(op.operands[0]) or _scalar_logic(op.operands[0])):
             op.operands = [b.mask(op.operands[0]), *op.operands[1:]]
-        elif op.opname == "cmp" and any(_needs_lowering(v) for v in op.operands):
-            op.operands = [b.as01(v) for v in op.operands]
+        elif op.opname == "cmp" and any(_bool_tensor(v) for v in op.operands):
+            op.operands = [b.as01(v) for v in op.operands]  # comparisons too: Compare takes no bool
         b.out.append(op)
     returns = []
     for v in func.returns:

@@ -116,6 +116,7 @@ def output_masks(plan) -> list[list[int]]:
 def tiling_fields(n_inputs: int, n_outputs: int = 1) -> list[tuple[str, str, str]]:
     return [
         ("uint32_t", "bcOutSmall", "bit o: output o is smaller than the broadcast shape (its own operands')"),
+        ("uint32_t", "bcOutEmpty", "bit o: output o is empty while others have elements (Store skips it)"),
         (
             f"int64_t@{n_outputs * MAX_DIMS}",
             "bcOutStrides",
@@ -239,18 +240,42 @@ def emit_tables(w: CodeWriter, plan) -> None:
         )
         w.line("return BroadcastShape(own, out);")
     w.line()
+    w.line(comment="Inputs that broadcast to an empty shape while outputs have elements (numpy: each output")
+    w.line(comment="has the broadcast of its own operands): the kernel runs over the broadcast of the inputs")
+    w.line(
+        comment="those outputs read. `dummies`: the other inputs, which only empty outputs read (kind ONE,"
+    )
+    w.line(
+        comment="no element read: InitBroadcast skips an input of size 0); `empty`: the outputs Store skips."
+    )
+    with w.block(
+        "bool LiveShapes(const gert::Shape** shapes, gert::Shape& out, uint64_t key, uint32_t& dummies, "
+        "uint32_t& empty)"
+    ):
+        w.line("dummies = empty = 0;")
+        w.line(f"if (out.GetShapeSize() != 0 || key >= {len(masks)}) return true;")
+        w.line("uint32_t live = 0;")
+        with w.block(f"for (size_t o = 0; o < {n_out}; ++o)"):
+            w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
+            w.line("gert::Shape own;")
+            w.line("if (mask != 0 && OutputShape(shapes, mask, own) && own.GetShapeSize() > 0) live |= mask;")
+            w.line("else empty |= 1u << o;", "absent outputs too: the variant stores nothing there")
+        with w.block("if (live == 0)"):
+            w.line("empty = 0;", "every output is empty: nothing to compute")
+            w.line("return true;")
+        with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+            with w.block("if (shapes[i] != nullptr && ((live >> i) & 1) == 0)"):
+                w.line("dummies |= 1u << i;")
+                w.line("shapes[i] = nullptr;")
+        w.line("return BroadcastShape(shapes, out);")
+    w.line()
     w.line(
         comment="Outputs smaller than the broadcast of all inputs (numpy: of their own operands): their strides"
     )
     w.line(
         comment="over the merged axes (0 where broadcast) and the mode GENERAL, whose stores write each of their"
     )
-    w.line(
-        comment="elements once (kernel StoreOwn). `small`: the mask of such outputs. An output with elements"
-    )
-    w.line(
-        comment="when the inputs broadcast to an empty shape is refused (the kernel iterates over that shape)."
-    )
+    w.line(comment="elements once (kernel StoreOwn). `small`: the mask of such outputs.")
     with w.block(
         f"bool SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, "
         f"{plan.op_type}TilingData& tiling, uint32_t& small)"
@@ -262,16 +287,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
             w.line("const uint32_t mask = BC_OUT_INPUTS[key][o];")
             w.line("gert::Shape own;")
             w.line("if (mask == 0 || !OutputShape(shapes, mask, own)) continue;")
-            with w.block("if (all.GetShapeSize() == 0 && own.GetShapeSize() > 0)"):
-                w.line("char a[160], b[160];")
-                w.line("ShapeText(own, a, sizeof(a));")
-                w.line("ShapeText(all, b, sizeof(b));")
-                w.line(
-                    'OP_LOGE(OP_TYPE, "output %s has shape %s (the broadcast of its own operands) but the inputs '
-                    'broadcast to the empty shape %s: not supported", OUTPUT_NAMES[o], a, b);'
-                )
-                w.line("return false;")
-            w.line("if (all.GetShapeSize() == 0) continue;")
+            w.line("if (all.GetShapeSize() == 0) continue;", "every output is empty (LiveShapes)")
             w.line(
                 "if (own.GetShapeSize() == all.GetShapeSize()) continue;",
                 "the same elements (leading size-1 axes aside): the same layout",
@@ -437,11 +453,20 @@ def emit_analysis(w: CodeWriter, plan) -> None:
         w.line("if (s != nullptr) bcShapes[i] = &s->GetStorageShape();")
     w.line("gert::Shape outShape;")
     w.line("if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;")
+    w.line("uint32_t dummies = 0, emptyOutputs = 0;")
+    w.line("if (!LiveShapes(bcShapes, outShape, tilingKey, dummies, emptyOutputs)) return ge::GRAPH_FAILED;")
     w.line(f"{plan.op_type}TilingData tiling;")
     w.line("uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);")
     w.line("uint32_t small = 0;")
     w.line("if (!SmallOutputs(bcShapes, outShape, tilingKey, tiling, small)) return ge::GRAPH_FAILED;")
     w.line("if (small != 0) mode = MODE_GENERAL;", "stores by the odometer")
+    with w.block("if (dummies != 0 || emptyOutputs != 0)"):
+        w.line("uint32_t kinds[BC_INPUTS];")
+        w.line("std::memcpy(kinds, tiling.get_bcKind(), sizeof(kinds));")
+        w.line("for (size_t i = 0; i < BC_INPUTS; ++i) if ((dummies >> i) & 1) kinds[i] = BC_ONE;")
+        w.line("tiling.set_bcKind(kinds);")
+        w.line("mode = MODE_GENERAL;", "its Store skips the empty outputs; no flat copy of a dummy")
+    w.line("tiling.set_bcOutEmpty(emptyOutputs);")
     if getattr(plan, "scalar_twins", None):
         n = len(plan.func0.params)
         w.line(

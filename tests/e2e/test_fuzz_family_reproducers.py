@@ -13,7 +13,6 @@ import pytest
 
 import dsl
 from backends.ascendc.simulate import simulate
-from dsl.errors import TilingError
 
 from exact_check import BF16, check, same_bits
 
@@ -64,6 +63,62 @@ def test_rowin_block_compared_with_a_column(write_module):
         v0 = np.abs(x.astype(compute) + (a != n).astype(compute)).astype(dt)
         w = np.where(a == n, q, np.broadcast_to(a, q.shape))
         check(mod.blkcmp, (n, x, a, q), (v0, w), cores=2)
+
+
+def test_rowin_per_row_reads_reuse_the_v_s_event_id(write_module):
+    """Three per-row values the scalar unit reads with nothing from S to V between them (a
+    per-row factor, a compared per-row chain, a max spread for ``where``): insert-sync gave each
+    read its own V_S id group and ran out of ids in the column-chunked twin ("V_S is needed at 4
+    unordered points", rowin seed 8008). A WaitFlag<V_S> blocks the scalar unit, so the next
+    SetFlag of its id comes after it: one group serves them all. C = 20000 runs the twin."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16
+
+        @dsl.op(dtypes=(f16,))
+        def perrow3(x: Tensor[..., 1], w: Tensor[..., "C"], z: Tensor["C"], *, k: int = 4):
+            v0 = z * x
+            v1 = dsl.where((k - x) * 2 == w, dsl.max(-v0, axis=-1, keepdims=True), w)
+            return v0, v1
+        """)
+    rng = np.random.default_rng(8008)
+    for cols in (33, 20000):
+        nonzero = np.array([-3, -2, -1, 1, 2, 3], np.float16)  # no zero product: max's zero sign is free
+        x = rng.choice(nonzero, (2, 3, 1))
+        z = rng.choice(nonzero, cols)
+        w = rng.integers(-6, 7, (2, 3, cols)).astype(np.float16)
+        prod = z.astype(np.float32) * x.astype(np.float32)
+        cond = (np.float32(4) - x.astype(np.float32)) * np.float32(2) == w.astype(np.float32)
+        v1 = np.where(cond, (-prod).max(axis=-1, keepdims=True), w.astype(np.float32))
+        check(mod.perrow3, (x, w, z), (prod.astype(np.float16), v1.astype(np.float16)))
+
+
+def test_rowin_scalar_events_without_reductions_take_id_group_0(write_module):
+    """An i32 operator with a per-row input ``w: [R, 1]`` read by the scalar unit, a forward S_V
+    pair and two reverse S_V events (a slotted and a single-slot buffer): with S events starting
+    at id group 1 (kept free for the count-form reductions' FetchEventID) they needed 8 ids
+    (rowin seed 8054). Without a reduction group 0 is free."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, i32, u8
+
+        @dsl.op(dtypes=(i32,))
+        def perrowi(w: Tensor["R", 1], p: Tensor["C"], x: Tensor["R", "C"], *, k: int = 1):
+            v2 = dsl.maximum(2.0 * k, -2.0) + dsl.relu(w)
+            v3 = dsl.where(-x > -2, dsl.where(p < v2, w, 0.5), k * 0.0) + 7
+            v4 = dsl.cast(x * (w + 2) != dsl.abs(p), u8)
+            return v4, v3, v2
+        """)
+    rng = np.random.default_rng(8054)
+    for rows, cols in ((5, 33), (2, 20000)):
+        w = rng.integers(-4, 5, (rows, 1)).astype(np.int32)
+        p = rng.integers(-6, 7, cols).astype(np.int32)
+        x = rng.integers(-4, 5, (rows, cols)).astype(np.int32)
+        v2 = np.maximum(np.float32(2.0), np.float32(-2.0)) + np.maximum(w, 0).astype(np.float32)
+        inner = np.where(p.astype(np.float32) < v2, w.astype(np.float32), np.float32(0.5))
+        v3 = np.where(-x > -2, inner, np.float32(0.0)) + np.float32(7)
+        v4 = (x * (w + 2) != np.abs(p)).astype(np.uint8)
+        check(mod.perrowi, (w, p, x), (v4, v3.astype(np.float32), v2.astype(np.float32)), cores=2)
 
 
 def test_rows_view_placed_differently_per_variant_in_load_columns(write_module):
@@ -207,7 +262,7 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
     own shape; an output smaller than the broadcast of all inputs runs in mode GENERAL, which
     stores each of its elements once (rows whose coordinate is 0 where it is broadcast; one
     element per row when it is broadcast along the row); ``o = b`` copies b out after its Fill.
-    An output with elements when the inputs broadcast to an empty shape is refused (seed 94)."""
+    An empty output next to one with elements is refused (seed 94's shapes)."""
     mod = write_module("""
         import dsl
         from dsl import Tensor, f32, i32
@@ -235,12 +290,11 @@ def test_bcast_output_shaped_by_its_own_operands(write_module):
             x = rng.integers(-9, 9, xs).astype(dt)
             check(mod.bcshape, (b, x), (x + dt.type(1), b * dt.type(2), b))
             check(mod.bcshape, (x, b), (b + dt.type(1), x * dt.type(2), x), cores=3)
-    # an output with elements when the inputs broadcast to an empty shape (bcast seed 94): refused
-    b, x = np.ones((1, 3), np.float32), np.ones((0, 3), np.float32)
-    with pytest.raises(
-        TilingError, match=r"output z has shape \[1, 3\] .* to the empty shape \[0, 3\]: not supported"
-    ):
-        simulate(mod.bcshape, (b, x), {}, strict=True)
+    # y empty, z and o with elements (bcast seed 94's shapes): the kernel runs over b's shape and
+    # neither reads x nor stores y
+    for dt in (np.dtype(np.float32), np.dtype(np.int32)):
+        b, x = rng.integers(-9, 9, (1, 3)).astype(dt), np.ones((0, 3), dt)
+        check(mod.bcshape, (b, x), (x + dt.type(1), b * dt.type(2), b), cores=2)
 
 
 def test_bcast_output_shape_chosen_by_a_static_attribute(write_module):
@@ -401,6 +455,91 @@ def test_bcast_size1_input_the_variant_does_not_read(write_module):
     check(mod.bcunread, (b, m, opt), (np.abs(m), np.where(m < 0, b - m, b - opt)), {"fast": True})
 
 
+def test_bcast_outputs_with_elements_next_to_an_empty_input(write_module):
+    """numpy gives each output the broadcast of its own operands, so an input with a 0-size axis
+    that no output of the variant reads leaves the outputs their elements (bcast seeds 8006:
+    ``v1 = x`` next to empty ``floor``/``select``; 8009: ``v0 = h`` when ``flag`` is off). TilingFunc
+    refused them (GRAPH_FAILED: "the inputs broadcast to the empty shape"); now the kernel runs
+    over the broadcast of the inputs the outputs with elements read. An empty output next to them
+    (``v0 = a + h`` with ``flag``, bcast seeds 94, 119, 7023) is not stored, and the inputs only it
+    reads are not read (kind ONE of size 0)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f16, f32), broadcast=True)
+        def ownshape(a: Tensor, h: Tensor, g: Tensor, *, flag: bool = False):
+            if flag:
+                v0 = a + h
+            else:
+                v0 = h * 3 - g
+            v1 = dsl.relu(h)
+            v2 = a
+            return v0, v1, v2
+        """)
+    rng = np.random.default_rng(8009)
+    for dt in (np.dtype(np.float16), np.dtype(np.float32)):
+        a = np.zeros((1, 0, 16, 7, 1, 1), dt)
+        h = rng.integers(-8, 9, (16, 7, 1, 1)).astype(dt)
+        v1 = np.maximum(h, dt.type(0))
+        for g_shape in ((1,), (7, 5), (16, 1, 1, 3)):
+            g = rng.integers(-8, 9, g_shape).astype(dt)
+            v0 = (h.astype(np.float32) * np.float32(3) - g.astype(np.float32)).astype(dt)
+            check(mod.ownshape, (a, h, g), (v0, v1, a), cores=2)
+        check(mod.ownshape, (a, h, g), (a, v1, a), {"flag": True})
+
+
+@pytest.mark.parametrize("broadcast", [False, True])
+def test_comparisons_of_comparisons(write_module, broadcast):
+    """``(z >= -inf) > (p < p)``: a comparison of two comparisons reached the kernel as a Compare
+    of bool values, which A2 does not have: a CompileError for a valid program (bcast seed 9021).
+    lower-bools compares their 0/1 values, as for bool_ inputs and ``&``/``|``/``~``."""
+    mod = write_module(f"""
+        import dsl
+        from dsl import Tensor, f32, i32
+
+        @dsl.op(dtypes=(f32, i32), broadcast={broadcast})
+        def bcmp(z: Tensor, p: Tensor):
+            gt = (z >= 0) > (p < 1)
+            le = (z >= 0) <= (p < 1)
+            eq = (z > p) == (p > 0)
+            ne = dsl.where((z != 2) != (p == 2), z, p)
+            return gt, le, eq, ne
+        """)
+    rng = np.random.default_rng(9021)
+    shapes = ((5, 33), (1, 33)) if broadcast else ((5, 33), (5, 33))
+    for dt in (np.dtype(np.float32), np.dtype(np.int32)):
+        z = rng.integers(-3, 4, shapes[0]).astype(dt)
+        p = rng.integers(-3, 4, shapes[1]).astype(dt)
+        expected = (
+            (z >= 0) > (p < 1),
+            (z >= 0) <= (p < 1),
+            (z > p) == (p > 0),
+            np.where((z != 2) != (p == 2), z, p),
+        )
+        check(mod.bcmp, (z, p), expected, cores=2)
+
+
+def test_rows_comparisons_of_comparisons(write_module):
+    """The row backend compares comparisons the same way (a row with a column, a where of one)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f16, f32))
+        def rcmp(x: Tensor[..., "C"], g: Tensor["C"]):
+            y = (x > 0) < (g > 0)
+            m = dsl.max(dsl.where((x >= 1) == (g < 1), x, g), axis=-1, keepdims=True)
+            return y, m
+        """)
+    rng = np.random.default_rng(9021)
+    for dt in (np.dtype(np.float16), np.dtype(np.float32)):
+        x = rng.integers(-3, 4, (2, 3, 40)).astype(dt)
+        g = rng.integers(-3, 4, 40).astype(dt)
+        m = np.where((x >= 1) == (g < 1), x, np.broadcast_to(g, x.shape)).max(axis=-1, keepdims=True)
+        check(mod.rcmp, (x, g), ((x > 0) < (g > 0), m), cores=2)
+
+
 def test_bcast_one_tensor_input(write_module):
     """bcast seed 1: with one tensor input RowBuf(uint32_t i) never read i (-Werror)."""
     mod = write_module("""
@@ -417,13 +556,7 @@ def test_bcast_one_tensor_input(write_module):
 
 
 # Seeds of the fuzzer's families that still fail (see benchmarks/fuzz.md).
-OPEN_SEEDS = [
-    (
-        "bcast",
-        94,
-        "an output with elements when the inputs broadcast to an empty shape: refused by TilingFunc",
-    ),
-]
+OPEN_SEEDS: list[tuple[str, int, str]] = []
 
 
 @pytest.mark.parametrize("family,seed,why", OPEN_SEEDS, ids=[f"{f}-{s}" for f, s, _ in OPEN_SEEDS])
@@ -472,6 +605,27 @@ FIXED_SEEDS = [
     ("bcast", 51, "a DataCopyPad UB->GM source ran outside its TBuf"),
     ("rowin", 88, "Brcb spread a per-row value in place: rows 1-7 of a step wrong"),
     ("rowin", 96, "Brcb spread a per-row value in place: rows 1-7 of a step wrong"),
+    ("bcast", 94, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+    ("bcast", 119, "an empty output next to one with elements was refused (v2 reads the empty m, v1 not)"),
+]
+
+# Seeds found with every side stream of the generator on (``generate(seed, family)``).
+FIXED_SEEDS_ALL_STREAMS = [
+    (
+        "rowin",
+        8008,
+        "insert-sync: V_S is needed at 4 unordered points (each per-row read an id group of its own)",
+    ),
+    (
+        "rowin",
+        8054,
+        "insert-sync: S_V is needed at 4 unordered points (group 0 kept for reductions there are none of)",
+    ),
+    ("bcast", 8006, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+    ("bcast", 8009, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+    ("bcast", 7044, "outputs with elements while the inputs broadcast to an empty shape were refused"),
+    ("bcast", 7023, "an empty output next to one with elements was refused"),
+    ("bcast", 9021, "a comparison of two comparisons was a Compare of bools: CompileError"),
 ]
 
 
@@ -479,6 +633,15 @@ FIXED_SEEDS = [
 def test_fixed_fuzz_seed(family, seed, why, tmp_path):
     fz = _load_fuzz()
     outcome = fz.run_program(fz.generate(seed, family, bools=False), tmp_path)  # the program found then
+    assert outcome.status == "ok", f"{family} seed {seed} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
+
+
+@pytest.mark.parametrize(
+    "family,seed,why", FIXED_SEEDS_ALL_STREAMS, ids=[f"{f}-{s}" for f, s, _ in FIXED_SEEDS_ALL_STREAMS]
+)
+def test_fixed_fuzz_seed_all_streams(family, seed, why, tmp_path):
+    fz = _load_fuzz()
+    outcome = fz.run_program(fz.generate(seed, family), tmp_path)
     assert outcome.status == "ok", f"{family} seed {seed} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
 
 

@@ -89,6 +89,17 @@ CASES = [
         {"tile": 256},
     ),
     (
+        "flag_reuse_scalar",
+        0,
+        1,
+        SyncError,
+        [
+            "SetFlag<HardEvent::S_V>(0) reuses event id 0",
+            "nothing orders that WaitFlag before this SetFlag on the S pipe",
+        ],
+        {"tile": 256, "strict": True},
+    ),
+    (
         "several_faults",
         0,
         1,

@@ -408,6 +408,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
             line("DataCopyPad(gm[offset_ + t * TILE], tile, copy);")
         with w.block("else"):
             line("(void)copy;")
+            line("if ((tiling_->bcOutEmpty >> o) & 1) return;", "empty, next to outputs with elements")
             with w.block("if ((tiling_->bcOutSmall >> o) & 1)"):
                 line("StoreOwn(gm, tile, o);")
                 line("return;")
@@ -460,7 +461,10 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
     w.line()
     line(comment="An input the body only copies out again cannot be splatted or replicated by V.")
     with w.block("__aicore__ inline void NeedsDma(uint32_t i) const"):
-        line("ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED);")
+        line(
+            "ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED || tiling_->bcSize[i] == 0);",
+            "0: only empty outputs read it",
+        )
     w.line()
     # Per-input accessors: the size-1 value and the resident row buffer.
     line(comment="Input i's value when it has one element (read in InitBroadcast).")
@@ -483,10 +487,11 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
         for idx, name, c in inputs:
             used = f"((GM_INPUTS >> {idx}) & 1)"
             line(
-                f"if ({used} && MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE) {camel(name)}One_ = "
-                f"{camel(name)}Gm_.GetValue(0);",
+                f"if ({used} && MODE != BcMode::FLAT && tiling_->bcKind[{idx}] == BC_ONE && tiling_->bcSize[{idx}] != 0) "
+                f"{camel(name)}One_ = {camel(name)}Gm_.GetValue(0);",
                 (
-                    "FLAT: a SCALAR twin reads it as a Scalar; a variant that does not read it has no GM address"
+                    "FLAT: a SCALAR twin reads it as a Scalar; a variant that does not read it has no GM address; "
+                    "size 0: only empty outputs read it"
                     if idx == inputs[0][0]
                     else None
                 ),

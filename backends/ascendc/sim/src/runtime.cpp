@@ -1003,7 +1003,10 @@ void set_flag(int event, int id, Loc loc) {
     // SetFlag (on the source pipe); program order alone does not order two pipes. Without it the
     // source pipe may set the flag again before the destination consumed the first set: the two
     // merge and a later WaitFlag hangs (reference-ops.md s4.1 "reuse an ID only after its Wait").
-    bool implicit = e.src == e.dst || (!s.cfg.strict && (e.src == P_S || e.dst == P_S));
+    // A WaitFlag on the scalar pipe (V_S, MTE2_S, ...) blocks the scalar unit, which issues every
+    // later instruction, this SetFlag included, only after it returned (CANN's FetchEventID(V_S)
+    // Set/Wait idiom reuses one id so).
+    bool implicit = e.src == e.dst || e.dst == P_S || (!s.cfg.strict && e.src == P_S);
     if (!f.set && f.wait_clock && !implicit && s.vc[e.src].c[s.core * NPIPE + e.dst] < f.wait_clock)
         soft_fault(F_SYNC, loc, loc, 2000 + detail,
                    "SetFlag<HardEvent::%s>(%d) reuses event id %d, whose previous SetFlag at %s:%d was waited by "
