@@ -163,10 +163,38 @@ bool OutputShape(const gert::Shape* const* shapes, uint32_t mask, gert::Shape& o
     return BroadcastShape(own, out);
 }
 
+// Inputs that broadcast to an empty shape while outputs have elements (numpy: each output
+// has the broadcast of its own operands): the kernel runs over the broadcast of the inputs
+// those outputs read. `dummies`: the other inputs, which only empty outputs read (kind ONE,
+// no element read: InitBroadcast skips an input of size 0); `empty`: the outputs Store skips.
+bool LiveShapes(const gert::Shape** shapes, gert::Shape& out, uint64_t key, uint32_t& dummies, uint32_t& empty) {
+    dummies = empty = 0;
+    if (out.GetShapeSize() != 0 || key >= 1) return true;
+    uint32_t live = 0;
+    for (size_t o = 0; o < 1; ++o) {
+        const uint32_t mask = BC_OUT_INPUTS[key][o];
+        gert::Shape own;
+        if (mask != 0 && OutputShape(shapes, mask, own) && own.GetShapeSize() > 0)
+            live |= mask;
+        else
+            empty |= 1u << o;  // absent outputs too: the variant stores nothing there
+    }
+    if (live == 0) {
+        empty = 0;  // every output is empty: nothing to compute
+        return true;
+    }
+    for (size_t i = 0; i < BC_INPUTS; ++i) {
+        if (shapes[i] != nullptr && ((live >> i) & 1) == 0) {
+            dummies |= 1u << i;
+            shapes[i] = nullptr;
+        }
+    }
+    return BroadcastShape(shapes, out);
+}
+
 // Outputs smaller than the broadcast of all inputs (numpy: of their own operands): their strides
 // over the merged axes (0 where broadcast) and the mode GENERAL, whose stores write each of their
-// elements once (kernel StoreOwn). `small`: the mask of such outputs. An output with elements
-// when the inputs broadcast to an empty shape is refused (the kernel iterates over that shape).
+// elements once (kernel StoreOwn). `small`: the mask of such outputs.
 bool SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint64_t key, OuterMaxTilingData& tiling,
                   uint32_t& small) {
     int64_t strides[1 * BC_DIMS] = {};
@@ -176,17 +204,7 @@ bool SmallOutputs(const gert::Shape* const* shapes, const gert::Shape& all, uint
         const uint32_t mask = BC_OUT_INPUTS[key][o];
         gert::Shape own;
         if (mask == 0 || !OutputShape(shapes, mask, own)) continue;
-        if (all.GetShapeSize() == 0 && own.GetShapeSize() > 0) {
-            char a[160], b[160];
-            ShapeText(own, a, sizeof(a));
-            ShapeText(all, b, sizeof(b));
-            OP_LOGE(OP_TYPE,
-                    "output %s has shape %s (the broadcast of its own operands) but the inputs broadcast to the empty "
-                    "shape %s: not supported",
-                    OUTPUT_NAMES[o], a, b);
-            return false;
-        }
-        if (all.GetShapeSize() == 0) continue;
+        if (all.GetShapeSize() == 0) continue;  // every output is empty (LiveShapes)
         if (own.GetShapeSize() == all.GetShapeSize())
             continue;  // the same elements (leading size-1 axes aside): the same layout
         small |= 1u << o;
@@ -381,11 +399,22 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
     }
     gert::Shape outShape;
     if (!BroadcastShape(bcShapes, outShape)) return ge::GRAPH_FAILED;
+    uint32_t dummies = 0, emptyOutputs = 0;
+    if (!LiveShapes(bcShapes, outShape, tilingKey, dummies, emptyOutputs)) return ge::GRAPH_FAILED;
     OuterMaxTilingData tiling;
     uint64_t mode = BroadcastPlan(bcShapes, outShape, tiling);
     uint32_t small = 0;
     if (!SmallOutputs(bcShapes, outShape, tilingKey, tiling, small)) return ge::GRAPH_FAILED;
     if (small != 0) mode = MODE_GENERAL;  // stores by the odometer
+    if (dummies != 0 || emptyOutputs != 0) {
+        uint32_t kinds[BC_INPUTS];
+        std::memcpy(kinds, tiling.get_bcKind(), sizeof(kinds));
+        for (size_t i = 0; i < BC_INPUTS; ++i)
+            if ((dummies >> i) & 1) kinds[i] = BC_ONE;
+        tiling.set_bcKind(kinds);
+        mode = MODE_GENERAL;  // its Store skips the empty outputs; no flat copy of a dummy
+    }
+    tiling.set_bcOutEmpty(emptyOutputs);
     // SCALAR with one size-1 input i: its twin kernel (if SPLITS lists one for this dtype) reads
     // it as a Scalar and uses the vector-scalar instructions on the FLAT path.
     if (mode == MODE_SCALAR) {

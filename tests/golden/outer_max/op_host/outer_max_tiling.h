@@ -11,6 +11,7 @@ TILING_DATA_FIELD_DEF(uint64_t, smallBlocks);  // blocks (split granules) every 
 TILING_DATA_FIELD_DEF(uint32_t, tailCores);    // the first tailCores cores get one block more
 TILING_DATA_FIELD_DEF(uint32_t, usedCores);    // block dim
 TILING_DATA_FIELD_DEF(uint32_t, bcOutSmall);  // bit o: output o is smaller than the broadcast shape (its own operands')
+TILING_DATA_FIELD_DEF(uint32_t, bcOutEmpty);  // bit o: output o is empty while others have elements (Store skips it)
 TILING_DATA_FIELD_DEF_ARR(
     int64_t, 8, bcOutStrides);  // per output and merged axis (outputs of bcOutSmall): element stride, 0 = broadcast
 TILING_DATA_FIELD_DEF(uint32_t, bcRank);      // merged broadcast axes (row modes)

@@ -392,6 +392,7 @@ private:
             DataCopyPad(gm[offset_ + t * TILE], tile, copy);
         } else {
             (void)copy;
+            if ((tiling_->bcOutEmpty >> o) & 1) return;  // empty, next to outputs with elements
             if ((tiling_->bcOutSmall >> o) & 1) {
                 StoreOwn(gm, tile, o);
                 return;
@@ -440,7 +441,8 @@ private:
 
     // An input the body only copies out again cannot be splatted or replicated by V.
     __aicore__ inline void NeedsDma(uint32_t i) const {
-        ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED);
+        ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED ||
+               tiling_->bcSize[i] == 0);  // 0: only empty outputs read it
     }
 
     // Input i's value when it has one element (read in InitBroadcast).
@@ -462,12 +464,13 @@ private:
 
     // Once per core: size-1 inputs read, broadcast rows made resident, L2 hints for big streams.
     __aicore__ inline void InitBroadcast() {
-        if (((GM_INPUTS >> 0) & 1) && MODE != BcMode::FLAT && tiling_->bcKind[0] == BC_ONE)
-            aOne_ = aGm_.GetValue(
-                0);  // FLAT: a SCALAR twin reads it as a Scalar; a variant that does not read it has no GM address
+        if (((GM_INPUTS >> 0) & 1) && MODE != BcMode::FLAT && tiling_->bcKind[0] == BC_ONE && tiling_->bcSize[0] != 0)
+            aOne_ = aGm_.GetValue(0);  // FLAT: a SCALAR twin reads it as a Scalar; a variant that does not read it has
+                                       // no GM address; size 0: only empty outputs read it
         if (((GM_INPUTS >> 0) & 1) && ((tiling_->bcL2Bypass >> 0) & 1))
             aGm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);  // read once, larger than L2
-        if (((GM_INPUTS >> 1) & 1) && MODE != BcMode::FLAT && tiling_->bcKind[1] == BC_ONE) bOne_ = bGm_.GetValue(0);
+        if (((GM_INPUTS >> 1) & 1) && MODE != BcMode::FLAT && tiling_->bcKind[1] == BC_ONE && tiling_->bcSize[1] != 0)
+            bOne_ = bGm_.GetValue(0);
         if (((GM_INPUTS >> 1) & 1) && ((tiling_->bcL2Bypass >> 1) & 1))
             bGm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);  // read once, larger than L2
         if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE) {
