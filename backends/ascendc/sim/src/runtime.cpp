@@ -1,5 +1,6 @@
 // The emulator runtime: instruction issue, vector clocks per pipe, shadow memory for UB (32 B
-// blocks) and GM (byte-precise segments), flags, UB allocation and the target's dtype rules.
+// blocks; definedness per byte) and GM (byte-precise segments), flags, UB allocation and the
+// target's dtype rules.
 //
 // Happens-before (see reference/emulator-notes.md):
 //  * every instruction of pipe P gets the timestamp ++VC[P][P];
@@ -143,7 +144,7 @@ std::string format(const char* fmt, ...) {
     return s;
 }
 
-// Recoverable faults (races, flag misuse, uninitialised reads) are recorded and the block goes
+// Recoverable faults (races, flag misuse, undefined data escaping) are recorded and the block goes
 // on, so one run reports several distinct faults; each (kind, line, detail) once. After this
 // many the run stops.
 constexpr size_t kMaxFaults = 8;
