@@ -1,5 +1,6 @@
 // The emulator runtime: instruction issue, vector clocks per pipe, shadow memory for UB (32 B
-// blocks) and GM (byte-precise segments), flags, UB allocation and the target's dtype rules.
+// blocks; definedness per byte) and GM (byte-precise segments), flags, UB allocation and the
+// target's dtype rules.
 //
 // Happens-before (see reference/emulator-notes.md):
 //  * every instruction of pipe P gets the timestamp ++VC[P][P];
@@ -88,6 +89,10 @@ struct CoreState {
     int buf_seq = 0;
     std::unique_ptr<uint8_t[]> ub;
     uint32_t ub_alloc_bytes = 0;
+    // Definedness per UB byte (per bit for Compare masks) and the instruction that last left a
+    // byte undefined (see ub_access and the "Definedness" section of sim/README.md).
+    std::vector<uint8_t> ub_def;
+    std::vector<uint32_t> ub_undef_by;
 };
 
 struct State : CoreState {
@@ -125,6 +130,13 @@ struct State : CoreState {
     Loc vf_loc{nullptr, 0};
     bool reg_issuing = false;
     std::vector<uint32_t> vf_store_bar, vf_store_instr;
+    // Definedness (DESIGN s7): per UB byte whether it holds defined data and the instruction that
+    // last left it undefined (0: nothing has written it this block); per instruction that wrote
+    // undefined data, where that data first came from (an index into undef_roots). GM keeps per
+    // region byte the root of its undefined bytes (0: defined), for workspace round trips.
+    std::unordered_map<uint32_t, uint32_t> instr_root;
+    std::vector<std::string> undef_roots{""};
+    std::map<const uint8_t*, std::vector<uint32_t>> gm_undef;
 };
 
 State& S() {
@@ -161,7 +173,7 @@ std::string format(const char* fmt, ...) {
     return s;
 }
 
-// Recoverable faults (races, flag misuse, uninitialised reads) are recorded and the block goes
+// Recoverable faults (races, flag misuse, undefined data escaping) are recorded and the block goes
 // on, so one run reports several distinct faults; each (kind, line, detail) once. After this
 // many the run stops.
 constexpr size_t kMaxFaults = 8;
@@ -459,6 +471,11 @@ void begin_block(int64_t idx, int64_t num, uint64_t key) {
     s.tiling_key = key;
     s.instrs.clear();
     s.instrs.push_back(Instr{0, 0, "(none)", "", 0});
+    s.instr_root.clear();
+    if (idx == 0) {
+        s.gm_undef.clear();
+        s.undef_roots.assign(1, "");
+    }
     s.gm.clear();
     const CoreKind aiv = CK_AIV;
     cores_begin(1, &aiv);
@@ -485,6 +502,8 @@ void init_core(CoreState& c, CoreKind kind, int sub) {
     }
     std::memset(c.ub.get(), 0xff, phys);
     c.shadow.assign(phys / 32 + 1, Shadow{});
+    c.ub_def.assign(phys + 64, 0);
+    c.ub_undef_by.assign(phys + 64, 0);
     for (auto& ev : c.flags)
         for (auto& f : ev) f = FlagSlot{};
     std::memset(c.event_alloc, 0, sizeof c.event_alloc);
@@ -741,10 +760,6 @@ void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const cha
 }
 
 int ub_buf_at(uint32_t addr) { return buf_at(addr); }
-bool ub_written(uint32_t addr) {
-    const State& s = S();
-    return !s.cfg.race || s.shadow[addr / 32].w != 0;
-}
 uint32_t ub_phys_bytes() { return S().ub_alloc_bytes; }
 
 // The AIC's Fixpipe into an AIV's UB (cube.h): that AIV's memory, shadow and buffers, checked
@@ -762,6 +777,8 @@ void ub_access_remote(int core, uint32_t id, uint32_t addr, const void* data, ui
     std::memcpy(other.ub.get() + addr, data, bytes);
     std::swap(s.shadow, other.shadow);
     std::swap(s.bufs, other.bufs);
+    std::swap(s.ub_def, other.ub_def);
+    std::swap(s.ub_undef_by, other.ub_undef_by);
     const CoreKind kind = s.kind;
     s.kind = CK_AIV;
     try {
@@ -770,11 +787,15 @@ void ub_access_remote(int core, uint32_t id, uint32_t addr, const void* data, ui
         s.kind = kind;
         std::swap(s.shadow, other.shadow);
         std::swap(s.bufs, other.bufs);
+        std::swap(s.ub_def, other.ub_def);
+        std::swap(s.ub_undef_by, other.ub_undef_by);
         throw;
     }
     s.kind = kind;
     std::swap(s.shadow, other.shadow);
     std::swap(s.bufs, other.bufs);
+    std::swap(s.ub_def, other.ub_def);
+    std::swap(s.ub_undef_by, other.ub_undef_by);
 }
 
 int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc) {
@@ -783,9 +804,10 @@ int buf_register(uint32_t start, uint32_t bytes, const char* kind, Loc loc) {
     return static_cast<int>(s.bufs.size() - 1);
 }
 
-void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool report_uninit) {
+void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool define) {
     State& s = S();
     if (!s.cfg.race || bytes == 0) return;
+    if (write && define) std::memset(s.ub_def.data() + addr, kAllDefined, bytes);
     uint8_t P = s.instrs[id].pipe;
     for (uint32_t blk = addr / 32, last = (addr + bytes - 1) / 32; blk <= last; blk++) {
         Shadow& sh = s.shadow[blk];
@@ -793,14 +815,7 @@ void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool repo
             return format("%s of %s", mem_range(blk * 32, blk * 32 + 32).c_str(), buf_name(buf_at(blk * 32)).c_str());
         };
         if (!write) {
-            if (sh.w == 0 && report_uninit) {
-                const Instr& in = s.instrs[id];
-                if (!fault_seen(F_MEMORY, Loc(in.file, in.line), -1))
-                    soft_fault(F_MEMORY, Loc(in.file, in.line), Loc(in.file, in.line), -1,
-                               "%s reads %s, which nothing has written (uninitialised UB)", instr_desc(id).c_str(),
-                               where().c_str());
-            }
-            if (!ordered(id, sh.w, RAW)) race_fault(id, sh.w, RAW, where);
+            if (sh.w && !ordered(id, sh.w, RAW)) race_fault(id, sh.w, RAW, where);
             sh.r[P] = id;
         } else {
             for (int q = 0; q < NPIPE; q++)
@@ -810,6 +825,177 @@ void ub_access(uint32_t id, uint32_t addr, uint32_t bytes, bool write, bool repo
             for (auto& r : sh.r) r = 0;
         }
     }
+}
+
+// ---------------------------------------------------------------- definedness
+namespace {
+// The root of the undefined data in UB byte `addr`: where it first came from.
+uint32_t ub_root(uint32_t addr) {
+    State& s = S();
+    uint32_t by = s.ub_undef_by[addr];
+    if (by) {
+        auto it = s.instr_root.find(by);
+        if (it != s.instr_root.end()) return it->second;
+    }
+    int b = buf_at(addr);
+    s.undef_roots.push_back(format("UB 0x%x of %s, which nothing had written (uninitialised UB)", addr,
+                                   buf_name(b).c_str()));
+    return static_cast<uint32_t>(s.undef_roots.size() - 1);
+}
+
+// "UB 0x.. of <buffer>, left undefined by <instr> (the undefined data comes from <root>)".
+std::string undef_story(uint32_t addr) {
+    State& s = S();
+    uint32_t by = s.ub_undef_by[addr];
+    if (!by)
+        return format("UB 0x%x of %s, which nothing has written (uninitialised UB)", addr,
+                      buf_name(buf_at(addr)).c_str());
+    std::string story = format("UB 0x%x of %s, left undefined by %s", addr, buf_name(buf_at(addr)).c_str(),
+                               instr_desc(by).c_str());
+    auto it = s.instr_root.find(by);
+    if (it != s.instr_root.end()) story += format(" (the undefined data comes from %s)", s.undef_roots[it->second].c_str());
+    return story;
+}
+
+GmRegion* region_at(const void* p) {
+    int r = region_of(p);
+    return r < 0 ? nullptr : &S().regions[r];
+}
+
+// The GM undefinedness shadow of `reg` (created on first use: all defined).
+std::vector<uint32_t>& gm_shadow(const GmRegion& reg) {
+    auto& v = S().gm_undef[reg.base];
+    if (v.size() != reg.bytes) v.assign(reg.bytes, 0);
+    return v;
+}
+}  // namespace
+
+uint8_t* ub_def_map() {
+    State& s = S();
+    return s.cfg.race ? s.ub_def.data() : nullptr;
+}
+
+bool ub_written(uint32_t addr) {
+    const State& s = S();
+    return !s.cfg.race || s.ub_def[addr] == kAllDefined;
+}
+
+void ub_mark_undef(uint32_t instr, uint32_t addr, uint32_t bytes, uint32_t from, uint8_t bits) {
+    State& s = S();
+    if (!s.cfg.race) return;
+    if (!s.instr_root.count(instr)) {
+        if (from != kDefined) {
+            s.instr_root.emplace(instr, ub_root(from));
+        } else {
+            s.undef_roots.push_back(format("the bytes %s leaves undefined", instr_desc(instr).c_str()));
+            s.instr_root.emplace(instr, static_cast<uint32_t>(s.undef_roots.size() - 1));
+        }
+    }
+    std::memset(s.ub_def.data() + addr, bits, bytes);
+    for (uint32_t i = 0; i < bytes; i++) s.ub_undef_by[addr + i] = instr;
+}
+
+void ub_copy_def(uint32_t dst, uint32_t src, uint32_t bytes) {
+    State& s = S();
+    if (!s.cfg.race) return;
+    std::memmove(s.ub_def.data() + dst, s.ub_def.data() + src, bytes);
+    std::memmove(s.ub_undef_by.data() + dst, s.ub_undef_by.data() + src, bytes * sizeof(uint32_t));
+}
+
+void ub_use_scalar(uint32_t instr, uint32_t addr, uint32_t bytes, const char* api, Loc loc) {
+    uint32_t u = ub_undef_at(addr, bytes);
+    if (u == kDefined) return;
+    soft_fault(F_MEMORY, loc, loc, -5,
+               "%s reads an element that holds undefined data: %s; the scalar may decide a branch or form an "
+               "address",
+               instr_desc(instr).c_str(), undef_story(u).c_str());
+}
+
+void gm_from_ub(uint32_t instr, const void* gm, uint32_t ub_addr, uint64_t bytes, const char* api, Loc loc) {
+    State& s = S();
+    if (!s.cfg.race || bytes == 0) return;
+    GmRegion* reg = region_at(gm);
+    if (!reg) return;
+    uint64_t off = static_cast<uint64_t>(static_cast<const uint8_t*>(gm) - reg->base);
+    bool escapes = reg->name.rfind("output", 0) == 0;
+    const uint8_t* def = s.ub_def.data() + ub_addr;
+    if (escapes) {
+        uint64_t i = 0;
+        while (i < bytes && def[i] == kAllDefined) i++;
+        if (i == bytes) return;
+        uint64_t j = i;
+        while (j < bytes && def[j] != kAllDefined) j++;
+        soft_fault(F_MEMORY, loc, loc, -6,
+                   "%s copies undefined data to %s bytes [%llu, %llu): %s", instr_desc(instr).c_str(),
+                   reg->name.c_str(), (unsigned long long)(off + i), (unsigned long long)(off + j),
+                   undef_story(ub_addr + static_cast<uint32_t>(i)).c_str());
+        return;
+    }
+    bool any = false;
+    for (uint64_t i = 0; i < bytes && !any; i++) any = def[i] != kAllDefined;
+    if (!any && s.gm_undef.find(reg->base) == s.gm_undef.end()) return;
+    std::vector<uint32_t>& g = gm_shadow(*reg);
+    uint32_t root = 0;
+    for (uint64_t i = 0; i < bytes; i++) {
+        if (def[i] == kAllDefined) {
+            g[off + i] = 0;
+            continue;
+        }
+        if (!root) {
+            s.undef_roots.push_back(format("%s bytes [%llu, ...) written by %s of block %lld from %s", reg->name.c_str(),
+                                           (unsigned long long)(off + i), instr_desc(instr).c_str(),
+                                           (long long)s.block_idx, undef_story(ub_addr + uint32_t(i)).c_str()));
+            root = static_cast<uint32_t>(s.undef_roots.size() - 1);
+        }
+        g[off + i] = root;
+    }
+}
+
+void ub_from_gm(uint32_t instr, uint32_t ub_addr, const void* gm, uint64_t bytes) {
+    State& s = S();
+    if (!s.cfg.race || bytes == 0) return;
+    std::memset(s.ub_def.data() + ub_addr, kAllDefined, bytes);
+    GmRegion* reg = region_at(gm);
+    if (!reg) return;
+    auto it = s.gm_undef.find(reg->base);
+    if (it == s.gm_undef.end()) return;
+    uint64_t off = static_cast<uint64_t>(static_cast<const uint8_t*>(gm) - reg->base);
+    const std::vector<uint32_t>& g = gm_shadow(*reg);
+    for (uint64_t i = 0; i < bytes && off + i < g.size(); i++) {
+        if (!g[off + i]) continue;
+        if (!s.instr_root.count(instr)) s.instr_root.emplace(instr, g[off + i]);
+        s.ub_def[ub_addr + i] = 0;
+        s.ub_undef_by[ub_addr + i] = instr;
+    }
+}
+
+void gm_use_scalar(uint32_t instr, const void* gm, uint64_t bytes, const char* api, Loc loc) {
+    State& s = S();
+    GmRegion* reg = region_at(gm);
+    if (!s.cfg.race || !reg) return;
+    auto it = s.gm_undef.find(reg->base);
+    if (it == s.gm_undef.end()) return;
+    uint64_t off = static_cast<uint64_t>(static_cast<const uint8_t*>(gm) - reg->base);
+    const std::vector<uint32_t>& g = gm_shadow(*reg);
+    for (uint64_t i = 0; i < bytes && off + i < g.size(); i++)
+        if (g[off + i]) {
+            soft_fault(F_MEMORY, loc, loc, -5,
+                       "%s reads an element that holds undefined data: %s; the scalar may decide a branch or form "
+                       "an address",
+                       instr_desc(instr).c_str(), s.undef_roots[g[off + i]].c_str());
+            return;
+        }
+}
+
+void gm_define(const void* gm, uint64_t bytes) {
+    State& s = S();
+    GmRegion* reg = region_at(gm);
+    if (!s.cfg.race || !reg) return;
+    auto it = s.gm_undef.find(reg->base);
+    if (it == s.gm_undef.end()) return;
+    uint64_t off = static_cast<uint64_t>(static_cast<const uint8_t*>(gm) - reg->base);
+    std::vector<uint32_t>& g = gm_shadow(*reg);
+    for (uint64_t i = 0; i < bytes && off + i < g.size(); i++) g[off + i] = 0;
 }
 
 // ---------------------------------------------------------------- GM

@@ -81,6 +81,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>
     uint32_t id = dslc::issue(dslc::P_MTE2, api, loc);
     dslc::gm_access(id, src.GetPhyAddr(), bytes, false, api, loc);
     dslc::ub_access(id, dst.addr(), bytes, true);
+    dslc::ub_from_gm(id, dst.addr(), src.GetPhyAddr(), bytes);
     std::memcpy(dst.ptr(), src.GetPhyAddr(), bytes);
     dslc::count_dma(dslc::P_MTE2, bytes, 1);
 }
@@ -100,6 +101,7 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>
         uint32_t ua = dst.addr() + i * (p.blockLen + p.dstStride) * 32u;
         dslc::gm_access(id, gs, len, false, api, loc);
         dslc::ub_access(id, ua, len, true);
+        dslc::ub_from_gm(id, ua, gs, len);
         std::memcpy(dslc::ub_base() + ua, gs, len);
     }
     dslc::count_dma(dslc::P_MTE2, uint64_t(len) * p.blockCount, p.blockCount);
@@ -116,6 +118,7 @@ __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>
     uint32_t id = dslc::issue(dslc::P_MTE3, api, loc);
     dslc::ub_access(id, src.addr(), bytes, false);
     dslc::gm_access(id, dst.GetPhyAddr(), bytes, true, api, loc);
+    dslc::gm_from_ub(id, dst.GetPhyAddr(), src.addr(), bytes, api, loc);
     std::memcpy(dst.GetPhyAddr(0), src.ptr(), bytes);
     dslc::count_dma(dslc::P_MTE3, bytes, 1);
 }
@@ -135,6 +138,7 @@ __aicore__ inline void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>
         uint32_t ua = src.addr() + i * (p.blockLen + p.srcStride) * 32u;
         dslc::ub_access(id, ua, len, false);
         dslc::gm_access(id, gd, len, true, api, loc);
+        dslc::gm_from_ub(id, gd, ua, len, api, loc);
         std::memcpy(gd, dslc::ub_base() + ua, len);
     }
     dslc::count_dma(dslc::P_MTE3, uint64_t(len) * p.blockCount, p.blockCount);
@@ -155,7 +159,8 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>&
         uint32_t sa = src.addr() + i * (p.blockLen + p.srcStride) * 32u;
         uint32_t da = dst.addr() + i * (p.blockLen + p.dstStride) * 32u;
         dslc::ub_access(id, sa, len, false);
-        dslc::ub_access(id, da, len, true);
+        dslc::ub_access(id, da, len, true, false);
+        dslc::ub_copy_def(da, sa, len);
         std::memmove(dslc::ub_base() + da, dslc::ub_base() + sa, len);
     }
 }
@@ -206,6 +211,7 @@ __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor
         uint32_t ua = dst.addr() + static_cast<uint32_t>(i * (row + p.dstStride * 32ull));
         dslc::gm_access(id, gs, p.blockLen, false, api, loc);
         dslc::ub_access(id, ua, row, true);
+        dslc::ub_from_gm(id, ua + lb, gs, p.blockLen);
         T* u = reinterpret_cast<T*>(dslc::ub_base() + ua);
         uint32_t n = row / sizeof(T), nl = pad.leftPadding, nd = p.blockLen / sizeof(T), nr = pad.rightPadding;
         std::memcpy(u + nl, gs, p.blockLen);
@@ -215,7 +221,10 @@ __aicore__ inline void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor
         T fill = pad.isPad ? pad.paddingValue : u[nl];
         for (uint32_t k = 0; k < nl; k++) u[k] = fill;
         for (uint32_t k = nl + nd; k < n; k++) {
-            if (pad.isPad || first || k < nl + nd + nr) u[k] = fill;
+            if (pad.isPad || first || k < nl + nd + nr)
+                u[k] = fill;
+            else
+                dslc::ub_mark_undef(id, ua + k * sizeof(T), sizeof(T), dslc::kDefined);
         }
     }
     dslc::count_dma(dslc::P_MTE2, uint64_t(p.blockLen) * p.blockCount, p.blockCount);
@@ -254,6 +263,7 @@ __aicore__ inline void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor
         uint32_t ua = src.addr() + static_cast<uint32_t>(i * (row + p.srcStride * 32ull));
         dslc::ub_access(id, ua, p.blockLen, false);
         dslc::gm_access(id, gd, p.blockLen, true, api, loc);
+        dslc::gm_from_ub(id, gd, ua, p.blockLen, api, loc);
         std::memcpy(gd, dslc::ub_base() + ua, p.blockLen);
     }
     dslc::count_dma(dslc::P_MTE3, uint64_t(p.blockLen) * p.blockCount, p.blockCount);

@@ -105,13 +105,13 @@ template <typename T, LoadDist dist, typename U> inline void load(U& dst, const 
         uint32_t a = ub_addr_of(src, VL, 32, "LoadAlign", name, loc);
         ub_read(id, a, VL, loc);
         std::memcpy(dst.bytes, ub + a, VL);
-        for (uint32_t k = 0; k < VL; k += 32) dst.undef.set_range(k, 32, !dslc::ub_written(a + k));
+        for (uint32_t k = 0; k < VL; k++) dst.undef.set_range(k, 1, !dslc::ub_written(a + k));
     } else if constexpr (dist == LoadDist::DIST_BRC_B16 || dist == LoadDist::DIST_BRC_B32) {
         constexpr uint32_t w = dist == LoadDist::DIST_BRC_B16 ? 2 : 4;
         static_assert(sizeof(T) == w, "LoadAlign<DIST_BRC_Bn>: the element must be n bits wide");
         uint32_t a = ub_addr_of(src, w, w, "LoadAlign", name, loc);
         ub_read(id, a, w, loc);
-        bool u = !dslc::ub_written(a);
+        bool u = dslc::ub_undef_at(a, w) != dslc::kDefined;
         for (uint32_t k = 0; k < VL; k += w) {
             std::memcpy(dst.bytes + k, ub + a, w);
             dst.undef.set_range(k, w, u);
@@ -121,7 +121,7 @@ template <typename T, LoadDist dist, typename U> inline void load(U& dst, const 
         uint32_t a = ub_addr_of(src, VL / 2, 32, "LoadAlign", name, loc);
         ub_read(id, a, VL / 2, loc);
         for (uint32_t i = 0; i < VL / 4; i++) {
-            bool u = !dslc::ub_written(a + 2 * i);
+            bool u = dslc::ub_undef_at(a + 2 * i, 2) != dslc::kDefined;
             std::memcpy(dst.bytes + 4 * i, ub + a + 2 * i, 2);
             std::memset(dst.bytes + 4 * i + 2, 0, 2);
             dst.undef.set_range(4 * i, 2, u);

@@ -113,15 +113,65 @@ uint32_t ub_buf_bytes(int buf);
 void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const char* api, const char* what,
               Loc loc);
 // Records an access by instruction `instr` to UB bytes [addr, addr+bytes) (32-B block granular).
-// A read of a block nothing wrote is an uninitialised-read fault unless `report_uninit` is false
-// (RegBase loads, which read whole VLs: their unwritten lanes become undefined register lanes).
-void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write, bool report_uninit = true);
+// A write defines the bytes unless `define` is false (an op that sets per-lane definedness itself
+// with ub_mark, or a masked write that leaves the disabled lanes of its blocks as they were).
+void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write, bool define = true);
 bool race_on();
-// The UB buffer holding `addr` (the newest allocation), or -1; whether the 32-B block of `addr`
-// was written (always true with race detection off, which keeps no shadow).
+// The UB buffer holding `addr` (the newest allocation), or -1; whether UB byte `addr` holds
+// defined data (always true with race detection off, which keeps no shadow).
 int ub_buf_at(uint32_t addr);
 bool ub_written(uint32_t addr);
 uint32_t ub_phys_bytes();
+
+// ---- definedness of UB and GM data (DESIGN s7, as memcheck tools do) ----
+// Reading undefined bytes is no fault: vector ops propagate definedness per lane (an output lane is
+// defined iff the input lanes it depends on are), and a fault is reported only where undefined
+// data escapes: a copy into an output tensor (gm_from_ub) or a scalar read (ub_use_scalar,
+// gm_use_scalar: the value may decide a branch or form an address). Workspace GM keeps it.
+constexpr uint32_t kDefined = 0xffffffffu;
+// Per UB byte its defined bits (kAllDefined: all; Compare masks are tracked per bit, other data
+// per byte); nullptr with race detection off (nothing tracked).
+constexpr uint8_t kAllDefined = 0xff;
+uint8_t* ub_def_map();
+// The first undefined byte of UB [addr, addr+bytes), or kDefined.
+inline uint32_t ub_undef_at(uint32_t addr, uint32_t bytes) {
+    const uint8_t* d = ub_def_map();
+    if (!d) return kDefined;
+    for (uint32_t i = 0; i < bytes; i++)
+        if (d[addr + i] != kAllDefined) return addr + i;
+    return kDefined;
+}
+// Instruction `instr` wrote UB [addr, addr+bytes) with undefined data (only `bits` of each byte
+// defined) that comes from UB byte `from` (kDefined: the instruction itself leaves them undefined,
+// e.g. DataCopyPad's dummy padding).
+void ub_mark_undef(uint32_t instr, uint32_t addr, uint32_t bytes, uint32_t from, uint8_t bits = 0);
+// A UB -> UB copy: the destination bytes take the definedness (and its story) of the source's.
+void ub_copy_def(uint32_t dst, uint32_t src, uint32_t bytes);
+// Sets the definedness of UB [addr, addr+bytes) written by `instr`: defined when `from` is
+// kDefined, else undefined data from UB byte `from` (an undefined input byte).
+inline void ub_mark(uint32_t instr, uint32_t addr, uint32_t bytes, uint32_t from) {
+    if (from == kDefined) {
+        if (uint8_t* d = ub_def_map())
+            for (uint32_t i = 0; i < bytes; i++) d[addr + i] = kAllDefined;
+    } else {
+        ub_mark_undef(instr, addr, bytes, from);
+    }
+}
+// The first undefined input byte of two operands (kDefined: both defined).
+inline uint32_t ub_undef_at2(uint32_t a, uint32_t abytes, uint32_t b, uint32_t bbytes) {
+    uint32_t u = ub_undef_at(a, abytes);
+    return u != kDefined ? u : ub_undef_at(b, bbytes);
+}
+// A scalar read (GetValue) of UB [addr, addr+bytes): a fault if any byte is undefined.
+void ub_use_scalar(uint32_t instr, uint32_t addr, uint32_t bytes, const char* api, Loc loc);
+// A UB -> GM copy by `instr` of UB [ub_addr, +bytes) to `gm`: undefined bytes fault when `gm` is an
+// output tensor (the harness reads it back); in workspace they stay undefined for a later load.
+void gm_from_ub(uint32_t instr, const void* gm, uint32_t ub_addr, uint64_t bytes, const char* api, Loc loc);
+// A GM -> UB copy by `instr`: UB [ub_addr, +bytes) takes the definedness of the GM bytes.
+void ub_from_gm(uint32_t instr, uint32_t ub_addr, const void* gm, uint64_t bytes);
+// A scalar read of GM (GlobalTensor::GetValue) and a scalar write (SetValue defines the bytes).
+void gm_use_scalar(uint32_t instr, const void* gm, uint64_t bytes, const char* api, Loc loc);
+void gm_define(const void* gm, uint64_t bytes);
 
 // ---- RegBase vector functions (reg_vf.h) ----
 // A VF scope: asc_vf_call or __VEC_SCOPE__ at `loc`. Faults on arch != 3510 and inside a VF.

@@ -28,6 +28,7 @@ public:
     __aicore__ inline T GetValue(const uint64_t offset, dslc::Loc loc = {}) const {
         uint32_t id = dslc::issue(dslc::P_S, "GlobalTensor::GetValue", loc);
         dslc::gm_access(id, ptr_ + offset, sizeof(T), false, "GlobalTensor::GetValue", loc);
+        dslc::gm_use_scalar(id, ptr_ + offset, sizeof(T), "GlobalTensor::GetValue", loc);
         T v;
         std::memcpy(&v, ptr_ + offset, sizeof(T));
         return v;
@@ -35,6 +36,7 @@ public:
     __aicore__ inline void SetValue(const uint64_t offset, T value, dslc::Loc loc = {}) const {
         uint32_t id = dslc::issue(dslc::P_S, "GlobalTensor::SetValue", loc);
         dslc::gm_access(id, ptr_ + offset, sizeof(T), true, "GlobalTensor::SetValue", loc);
+        dslc::gm_define(ptr_ + offset, sizeof(T));
         std::memcpy(ptr_ + offset, &value, sizeof(T));
     }
     template <typename CAST_T> __aicore__ inline GlobalTensor<CAST_T> ReinterpretCast() const {
@@ -76,6 +78,7 @@ public:
         dslc::ub_check(buf_, a, sizeof(T), false, "LocalTensor::GetValue", "element", loc);
         uint32_t id = dslc::issue(dslc::P_S, "LocalTensor::GetValue", loc);
         dslc::ub_access(id, a, sizeof(T), false);
+        dslc::ub_use_scalar(id, a, sizeof(T), "LocalTensor::GetValue", loc);
         T v;
         std::memcpy(&v, dslc::ub_base() + a, sizeof(T));
         return v;

@@ -19,7 +19,11 @@ inline void binary_count(const char* api, const LocalTensor<T>& dst, const Local
     T* d = dst.ptr();
     const T* x = a.ptr();
     const T* y = b.ptr();
-    for (int32_t i = 0; i < count; i++) d[i] = static_cast<T>(f(calc_t<T>(x[i]), calc_t<T>(y[i])));
+    for (int32_t i = 0; i < count; i++) {
+        def_lane(id, dst.addr() + i * sizeof(T), sizeof(T), a.addr() + i * sizeof(T), b.addr() + i * sizeof(T),
+                 sizeof(T));
+        d[i] = static_cast<T>(f(calc_t<T>(x[i]), calc_t<T>(y[i])));
+    }
 }
 
 template <typename T, typename F>
@@ -42,6 +46,7 @@ inline void binary_l0(const char* api, const LocalTensor<T>& dst, const LocalTen
             std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
             std::memcpy(&y, ub + lane_addr(o1, r, j), sizeof(T));
             T z = static_cast<T>(f(calc_t<T>(x), calc_t<T>(y)));
+            def_lane(id, lane_addr(od, r, j), sizeof(T), lane_addr(o0, r, j), lane_addr(o1, r, j), sizeof(T));
             std::memcpy(ub + lane_addr(od, r, j), &z, sizeof(T));
         }
 }
@@ -56,7 +61,10 @@ inline void unary_count(const char* api, const LocalTensor<T>& dst, const LocalT
     dslc::count_vector(repeats_of<T>(count));
     T* d = dst.ptr();
     const T* x = a.ptr();
-    for (int32_t i = 0; i < count; i++) d[i] = static_cast<T>(f(calc_t<T>(x[i])));
+    for (int32_t i = 0; i < count; i++) {
+        def_lane(id, dst.addr() + i * sizeof(T), sizeof(T), a.addr() + i * sizeof(T), sizeof(T));
+        d[i] = static_cast<T>(f(calc_t<T>(x[i])));
+    }
 }
 
 template <typename T, typename F>
@@ -76,6 +84,7 @@ inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTens
             T x;
             std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
             T z = static_cast<T>(f(calc_t<T>(x)));
+            def_lane(id, lane_addr(od, r, j), sizeof(T), lane_addr(o0, r, j), sizeof(T));
             std::memcpy(ub + lane_addr(od, r, j), &z, sizeof(T));
         }
 }
@@ -216,7 +225,7 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
     const char* api = "Duplicate";
     detail::check_count(api, count, loc);
     uint32_t id = detail::vec_issue<T>(api, loc);
-    detail::vec_operand(id, dst, count, true, api, "dst", loc);
+    detail::vec_operand(id, dst, count, true, api, "dst", loc, true);
     dslc::count_vector(detail::repeats_of<T>(count));
     T* d = dst.ptr();
     for (int32_t i = 0; i < count; i++) d[i] = scalarValue;
@@ -233,7 +242,10 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
     dslc::count_vector(repeatTime);
     for (uint32_t r = 0; r < repeatTime; r++)
         for (uint32_t j = 0; j < lanes; j++)
-            if (m.on(j)) std::memcpy(dslc::ub_base() + detail::lane_addr(od, r, j), &scalarValue, sizeof(T));
+            if (m.on(j)) {
+                std::memcpy(dslc::ub_base() + detail::lane_addr(od, r, j), &scalarValue, sizeof(T));
+                dslc::ub_mark(id, detail::lane_addr(od, r, j), sizeof(T), dslc::kDefined);
+            }
 }
 
 // ---- Brcb: each repeat broadcasts 8 source elements to 8 destination blocks ----
@@ -254,13 +266,16 @@ __aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src
         for (uint32_t b = 0; b < 8; b++) {
             uint32_t a = dst.addr() + (r * p.dstRepStride + b * p.dstBlkStride) * 32;
             dslc::ub_check(dst.buf(), a, 32, true, api, "dst", loc);
-            dslc::ub_access(id, a, 32, true);
+            dslc::ub_access(id, a, 32, true, false);
         }
     dslc::count_vector(repeatTime);
     for (uint32_t r = 0; r < repeatTime; r++)
         for (uint32_t b = 0; b < 8; b++) {
             T v = src.ptr()[r * 8 + b];
-            T* d = reinterpret_cast<T*>(dslc::ub_base() + dst.addr() + (r * p.dstRepStride + b * p.dstBlkStride) * 32);
+            uint32_t da = dst.addr() + (r * p.dstRepStride + b * p.dstBlkStride) * 32;
+            T* d = reinterpret_cast<T*>(dslc::ub_base() + da);
+            for (uint32_t e = 0; e < epb; e++)
+                detail::def_lane(id, da + e * sizeof(T), sizeof(T), src.addr() + (r * 8 + b) * sizeof(T), sizeof(T));
             for (uint32_t e = 0; e < epb; e++) d[e] = v;
         }
 }

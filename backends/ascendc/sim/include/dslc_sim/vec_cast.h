@@ -119,7 +119,10 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
     const U* s = src.ptr();
     if (static_cast<const void*>(d) == static_cast<const void*>(s) && sizeof(T) != sizeof(U))
         dslc::fault(dslc::F_MEMORY, loc, "Cast: in-place cast between types of different width");
-    for (uint32_t i = 0; i < count; i++) d[i] = detail::convert<T, U>(s[i], roundMode);
+    for (uint32_t i = 0; i < count; i++) {
+        detail::def_lane(id, dst.addr() + i * sizeof(T), sizeof(T), src.addr() + i * sizeof(U), sizeof(U));
+        d[i] = detail::convert<T, U>(s[i], roundMode);
+    }
 }
 
 template <typename T, typename U, bool isSetMask = true>
@@ -143,6 +146,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
             U x;
             std::memcpy(&x, ub + detail::lane_addr(os, r, j), sizeof(U));
             T z = detail::convert<T, U>(x, roundMode);
+            detail::def_lane(id, detail::lane_addr(od, r, j), sizeof(T), detail::lane_addr(os, r, j), sizeof(U));
             std::memcpy(ub + detail::lane_addr(od, r, j), &z, sizeof(T));
         }
 }

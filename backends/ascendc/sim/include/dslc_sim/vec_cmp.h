@@ -21,6 +21,33 @@ template <typename C> inline bool cmp(C a, C b, CMPMODE m) {
     }
 }
 
+// Definedness of a Compare mask, per bit: bit i is defined iff lane i of both sources is. Select
+// reads it back per bit, so the undefined lanes past a tile's tail stay undefined and the valid
+// ones are not affected.
+inline void def_mask(uint32_t id, uint32_t dst, uint32_t a, uint32_t b, uint32_t esize, uint32_t count) {
+    for (uint32_t k = 0; k < count / 8; k++) {
+        uint8_t bits = 0;
+        uint32_t from = dslc::kDefined;
+        for (uint32_t i = 0; i < 8; i++) {
+            uint32_t u = dslc::ub_undef_at2(a + (k * 8 + i) * esize, esize, b + (k * 8 + i) * esize, esize);
+            if (u == dslc::kDefined)
+                bits |= uint8_t(1u << i);
+            else if (from == dslc::kDefined)
+                from = u;
+        }
+        if (bits == dslc::kAllDefined)
+            dslc::ub_mark(id, dst + k, 1, dslc::kDefined);
+        else
+            dslc::ub_mark_undef(id, dst + k, 1, from, bits);
+    }
+}
+
+// Whether bit `bit` of the mask at UB `addr` is defined.
+inline bool mask_bit_defined(uint32_t addr, uint32_t bit) {
+    const uint8_t* d = dslc::ub_def_map();
+    return !d || ((d[addr + bit / 8] >> (bit % 8)) & 1);
+}
+
 template <typename T, typename U> inline uint32_t compare_begin(const char* api, const LocalTensor<U>& dst,
                                                               const LocalTensor<T>& src0, uint32_t count,
                                                               CMPMODE mode, dslc::Loc loc) {
@@ -54,6 +81,7 @@ __aicore__ inline void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& 
     for (uint32_t i = 0; i < count / 8; i++) d[i] = 0;
     for (uint32_t i = 0; i < count; i++)
         if (detail::cmp(detail::calc_t<T>(a[i]), detail::calc_t<T>(b[i]), cmpMode)) d[i / 8] |= uint8_t(1u << (i % 8));
+    detail::def_mask(id, dst.addr(), src0.addr(), src1.addr(), sizeof(T), count);
 }
 
 template <typename T, typename U>
@@ -68,6 +96,7 @@ __aicore__ inline void Compares(const LocalTensor<U>& dst, const LocalTensor<T>&
     for (uint32_t i = 0; i < count / 8; i++) d[i] = 0;
     for (uint32_t i = 0; i < count; i++)
         if (detail::cmp(detail::calc_t<T>(a[i]), s, cmpMode)) d[i / 8] |= uint8_t(1u << (i % 8));
+    detail::def_mask(id, dst.addr(), src0.addr(), src0.addr(), sizeof(T), count);
 }
 
 // CANN <= 9.0 spelling.
@@ -97,7 +126,14 @@ inline void select_impl(const LocalTensor<T>& dst, const LocalTensor<U>& selMask
     const T* a = src0.ptr();
     for (uint32_t i = 0; i < count; i++) {
         uint32_t bit = mode == SELMODE::VSEL_CMPMASK_SPR ? i % lanes : i;
-        d[i] = ((m[bit / 8] >> (bit % 8)) & 1) ? a[i] : pick1(i);
+        bool first = (m[bit / 8] >> (bit % 8)) & 1;
+        // The lane is defined iff its mask bit and the source it selects are.
+        uint32_t u = mask_bit_defined(selMask.addr(), bit) ? dslc::kDefined : selMask.addr() + bit / 8;
+        if (u == dslc::kDefined)
+            u = first ? dslc::ub_undef_at(src0.addr() + i * sizeof(T), sizeof(T))
+                      : (src1 ? dslc::ub_undef_at(src1->addr() + i * sizeof(T), sizeof(T)) : dslc::kDefined);
+        dslc::ub_mark(id, dst.addr() + i * sizeof(T), sizeof(T), u);
+        d[i] = first ? a[i] : pick1(i);
     }
 }
 }  // namespace detail

@@ -71,7 +71,8 @@ inline uint32_t lane_addr(const L0Operand& o, uint32_t r, uint32_t j) {
     return o.addr + (r * o.rep + (j / epb) * o.blk) * 32 + (j % epb) * o.esize;
 }
 
-// Records (and bounds-checks) the blocks an operand touches under a mask over `repeat` repeats.
+// Records (and bounds-checks) the blocks an operand touches under a mask over `repeat` repeats. A
+// write leaves definedness to the op (ub_mark per enabled lane): the disabled lanes keep theirs.
 inline void l0_touch(uint32_t id, int buf, const L0Operand& o, const LaneMask& m, uint32_t lanes, uint32_t repeat,
                      bool write, const char* api, const char* what, dslc::Loc loc) {
     uint32_t epb = 32 / o.esize;
@@ -83,7 +84,7 @@ inline void l0_touch(uint32_t id, int buf, const L0Operand& o, const LaneMask& m
             if (!any) continue;
             uint32_t a = o.addr + (r * o.rep + b * o.blk) * 32;
             dslc::ub_check(buf, a, 32, true, api, what, loc);
-            dslc::ub_access(id, a, 32, write);
+            dslc::ub_access(id, a, 32, write, false);
         }
     }
 }
@@ -93,13 +94,23 @@ template <typename T> inline uint32_t vec_issue(const char* api, dslc::Loc loc) 
     return dslc::issue(dslc::P_V, api, loc);
 }
 
+// Records a count-form operand. A write defines the bytes only with `define` (scratch buffers); a
+// result's definedness is set per lane by the op (the destination may alias a source).
 template <typename T>
 inline void vec_operand(uint32_t id, const LocalTensor<T>& t, uint64_t count, bool write, const char* api,
-                        const char* what, dslc::Loc loc) {
+                        const char* what, dslc::Loc loc, bool define = false) {
     uint64_t bytes = count * sizeof(T);
     dslc::ub_check(t.buf(), t.addr(), bytes, true, api, what, loc);
     dslc::trace_operand(id, t.addr(), write);
-    if (bytes) dslc::ub_access(id, t.addr(), static_cast<uint32_t>(bytes), write);
+    if (bytes) dslc::ub_access(id, t.addr(), static_cast<uint32_t>(bytes), write, define);
+}
+
+// Definedness of one result lane of `dsize` bytes at UB `d` computed from the lanes at `a` (and `b`).
+inline void def_lane(uint32_t id, uint32_t d, uint32_t dsize, uint32_t a, uint32_t asize) {
+    dslc::ub_mark(id, d, dsize, dslc::ub_undef_at(a, asize));
+}
+inline void def_lane(uint32_t id, uint32_t d, uint32_t dsize, uint32_t a, uint32_t b, uint32_t asize) {
+    dslc::ub_mark(id, d, dsize, dslc::ub_undef_at2(a, asize, b, asize));
 }
 
 inline void check_count(const char* api, int64_t count, dslc::Loc loc) {

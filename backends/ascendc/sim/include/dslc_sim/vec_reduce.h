@@ -69,7 +69,7 @@ inline void reduce_count(const char* api, ReduceType t, const LocalTensor<T>& ds
             dslc::fault(dslc::F_MEMORY, loc, "%s: sharedTmpBuffer holds %u elements, needs %u for count %d", api,
                         tmp.GetSize(), need, count);
         vec_operand(id, src, count, false, api, "src", loc);
-        vec_operand(id, tmp, need, true, api, "sharedTmpBuffer", loc);
+        vec_operand(id, tmp, need, true, api, "sharedTmpBuffer", loc, true);
     } else {
         vec_operand(id, src, count, false, api, "src", loc);  // count form: tmp unused
     }
@@ -78,6 +78,8 @@ inline void reduce_count(const char* api, ReduceType t, const LocalTensor<T>& ds
     dslc::count_vector(repeats_of<T>(count) + 1);
     uint32_t idx = 0;
     T r = reduce_all<T>(t, src.ptr(), static_cast<uint32_t>(count), &idx);
+    // The result (and index) is defined iff every reduced lane is.
+    dslc::ub_mark(id, dst.addr(), outs * sizeof(T), dslc::ub_undef_at(src.addr(), uint32_t(count) * sizeof(T)));
     dst.ptr()[0] = r;
     if (outs == 2) {
         uint32_t bits = idx;
@@ -102,18 +104,21 @@ inline void reduce_repeat(const char* api, ReduceType t, const LocalTensor<T>& d
     if (repeat > 0) {
         uint64_t span = (uint64_t(repeat - 1) * step + per) * sizeof(T);
         dslc::ub_check(dst.buf(), dst.addr(), span, true, api, "dst", loc);
-        for (int32_t r = 0; r < repeat; r++) dslc::ub_access(id, dst.addr() + r * step * sizeof(T), per * sizeof(T), true);
+        for (int32_t r = 0; r < repeat; r++)
+            dslc::ub_access(id, dst.addr() + r * step * sizeof(T), per * sizeof(T), true, false);
     }
     dslc::count_vector(repeat);
     uint8_t* ub = dslc::ub_base();
     for (int32_t r = 0; r < repeat; r++) {
         T vals[256];
-        uint32_t map[256], n = 0;
+        uint32_t map[256], n = 0, undef = dslc::kDefined;
         for (uint32_t j = 0; j < lanes; j++) {
             if (!m.on(j)) continue;
             std::memcpy(&vals[n], ub + lane_addr(os, r, j), sizeof(T));
+            if (undef == dslc::kDefined) undef = dslc::ub_undef_at(lane_addr(os, r, j), sizeof(T));
             map[n++] = j;
         }
+        dslc::ub_mark(id, dst.addr() + r * step * sizeof(T), per * sizeof(T), undef);
         uint32_t idx = 0;
         T v = reduce_all<T>(t, vals, n, &idx);
         T* d = reinterpret_cast<T*>(ub + dst.addr()) + r * step;
