@@ -356,7 +356,12 @@ def test_verify_each_prints_a_summary_when_every_pass_agrees(tmp_path, capsys):
     )
     code, out, err = run(["compile", src, "-o", tmp_path / "out", "--verify-each"], capsys)
     assert code == 0, err
-    passes = [p.spelling() for p in elementwise_pipeline(get_target("ascend910b").ub_usable_bytes)]
+    passes = [
+        p.spelling()
+        for p in elementwise_pipeline(
+            get_target("ascend910b").ub_usable_bytes, stagger=get_target("ascend910b").ub_bank_stagger
+        )
+    ]
     # each pass: two static combinations x one output compared, for each of two dtypes
     assert out.splitlines()[1] == (
         f"dslc: --verify-each: scale_or_shift: the IR after each of {len(passes)} passes ({', '.join(passes)}) "
