@@ -134,8 +134,5 @@ EMITS_REGBASE = False
 def select_vector_path_spelling(target: Target, path: str) -> str:
     """The select-vector-path pass with ``target``'s options, for ``path`` (checked first)."""
     path = vector_path(target, path)
-    flag = lambda b: "true" if b else "false"  # noqa: E731
-    return (
-        f"select-vector-path{{regbase={flag(target.regbase)},path={path},"
-        f"emit_regbase={flag(EMITS_REGBASE)}}}"
-    )
+    regbase, emit = str(target.regbase).lower(), str(EMITS_REGBASE).lower()
+    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={emit}}}"

@@ -15,6 +15,7 @@
 // MemBase ops. Integer Add/Sub/Mul wrap.
 #pragma once
 #include "reg_datacopy.h"
+#include "vec_cmp.h"
 
 namespace AscendC {
 namespace Reg {
@@ -246,16 +247,7 @@ __simd_callee__ inline void Duplicate(S& dstReg, S& srcReg, MaskReg& mask, dslc:
 
 // ---- Compare / Compares / Select ----
 namespace sim {
-template <typename C> inline bool cmp(C a, C b, CMPMODE m) {
-    switch (m) {
-        case CMPMODE::LT: return a < b;
-        case CMPMODE::GT: return a > b;
-        case CMPMODE::EQ: return a == b;
-        case CMPMODE::LE: return a <= b;
-        case CMPMODE::GE: return a >= b;
-        default: return a != b;  // NE: true for NaN
-    }
-}
+using ::AscendC::detail::cmp;  // the MemBase Compare's predicate (vec_cmp.h)
 
 // dst bit of element i = cmp(lane i) for active lanes, 0 for inactive ones.
 template <typename U, typename F>
