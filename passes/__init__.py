@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (registers the passes)
     chunk_rows,
     double_buffer,
     expand_math,
+    form_vector_functions,
     insert_sync,
     legalize_casts,
     lower_bools,

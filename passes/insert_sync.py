@@ -273,6 +273,29 @@ def coalesce_stores(body: list[Op], plan: _Plan, slots: int) -> list[Op]:
     return [op for op in body if not any(op is x for x in late)] + late
 
 
+def vf_edges(region: list[Op]) -> list[Op]:
+    """A vector function (``vf``, form-vector-functions) is one V step: flags placed between its
+    ops move to its edges, sets of V events after it and every other flag before it (a wait
+    earlier, a set later: the order only gets stricter), and V barriers inside it go (a VF's
+    instructions are ordered by the hardware)."""
+    spans: dict[int, list[int]] = {}
+    for i, op in enumerate(region):
+        if "vf" in op.attrs:
+            spans.setdefault(op.attrs["vf"], []).append(i)
+    for k, at in sorted(spans.items(), key=lambda kv: -kv[1][0]):  # later spans first: indices hold
+        first, last = at[0], at[-1]
+        inside = region[first : last + 1]
+        ops = [op for op in inside if op.attrs.get("vf") == k]
+        flags = [op for op in inside if op.opname.startswith("sync.") and op.opname != "sync.barrier"]
+        early = [op for op in flags if not (op.opname == "sync.set" and op.attrs["event"].startswith("V_"))]
+        late = [op for op in flags if op.opname == "sync.set" and op.attrs["event"].startswith("V_")]
+        others = [op for op in inside if op not in ops and not op.opname.startswith("sync.")]
+        if others:
+            raise CompileError(f"insert-sync: '{others[0].opname}' inside a vector function", others[0].loc)
+        region = region[:first] + early + ops + late + region[last + 1 :]
+    return region
+
+
 def insert(func: Func) -> None:
     loop = func.loop()
     if loop is None or "buffers" not in func.attributes:
@@ -317,7 +340,7 @@ def insert(func: Func) -> None:
         region.extend(before.get(i, []))
         region.append(op)
         region.extend(after.get(i, []))
-    loop.region = region
+    loop.region = vf_edges(region)
     at = func.body.index(loop)
     if any(op.opname == "vec.dup" for op in func.body[:at]):  # resident broadcasts (hoist-invariants)
         pre.insert(0, Op("sync.barrier", [], None, None, {"pipe": "V"}, loop.loc))

@@ -27,6 +27,7 @@ def elementwise_pipeline(ub: int, vector: str = "select-vector-path", stagger: b
                 "canonicalize",  # share the hoisted scalars
                 "hoist-invariants",  # broadcasts of scalars made once per core (one resident repeat)
                 vector,  # MemBase or RegBase per tile loop, from its final vector ops
+                "form-vector-functions",  # a RegBase tile's vector ops as one VF, intermediates in registers
                 "double-buffer",  # ping-pong slots for what the DMA touches
                 f"schedule-vector{{ub={ub}}}",  # independent vector ops share a barrier; never a smaller tile
                 f"plan-buffers{{ub={ub}{',stagger=true' if stagger else ''}}}",  # needs slots; picks the tile
@@ -55,6 +56,7 @@ def row_pipeline(vector: str = "select-vector-path") -> list[Pass]:
                 "canonicalize",  # share the hoisted scalars
                 "row-forms",  # columns resident before the loop; per-row values read per row
                 vector,  # MemBase or RegBase per step loop, from its final vector ops
+                "form-vector-functions",  # RegBase VFs (row kernels: not yet, back to MemBase)
                 "double-buffer",  # ping-pong slots for what the DMA touches
                 "plan-rows",  # buffers and the UB coefficients host tiling evaluates at run time
                 "insert-sync",  # last: needs the final buffers and op order

@@ -51,17 +51,40 @@ def _in_place_ok(op, operand) -> bool:
     return operand.type.dtype.bytes == op.result.type.dtype.bytes
 
 
+def positions(body) -> list[int]:
+    """Each op's place in the live-range order: a vector function's ops (``vf``, form-vector-
+    functions) all at its first op, since it reads and writes UB element by element as one step."""
+    first: dict[int, int] = {}
+    out = []
+    for i, op in enumerate(body):
+        out.append(first.setdefault(op.attrs["vf"], i) if "vf" in op.attrs else i)
+    return out
+
+
 def live_ranges(body) -> dict[int, tuple[int, int]]:
+    """Tile value -> (definition, last use) in ``positions``; a register value (``reg``) has none."""
     end = len(body)
     stored = stored_values(body)
     ranges: dict[int, tuple[int, int]] = {}
-    for i, op in enumerate(body):
+    for i, op in zip(positions(body), body):
         for v in op.operands:
             if id(v) in ranges:
                 ranges[id(v)] = (ranges[id(v)][0], max(ranges[id(v)][1], i))
-        if op.result is not None and isinstance(op.result.type, TensorType):
+        if op.result is not None and isinstance(op.result.type, TensorType) and not op.attrs.get("reg"):
             ranges[id(op.result)] = (i, end if id(op.result) in stored else i)
     return ranges
+
+
+def vf_in_place(body, a: int, b_op) -> bool:
+    """A VF's UB result may take the buffer of a UB value the same VF reads last when it is no
+    wider: each element step stores at most the bytes that step loaded, never ahead of the loads."""
+    if "vf" not in b_op.attrs:
+        return False
+    readers = [
+        op for op in body if op.attrs.get("vf") == b_op.attrs["vf"] and any(id(v) == a for v in op.operands)
+    ]
+    width = {id(v): v.type.dtype.bytes for op in readers for v in op.operands if id(v) == a}
+    return bool(readers) and b_op.result.type.dtype.bytes <= width[a]
 
 
 def group_ends(body) -> dict[int, int]:
@@ -91,6 +114,8 @@ def interference(body) -> Graph:
                 if any(id(v) == a for v in op.operands) and all(
                     _in_place_ok(op, v) for v in op.operands if id(v) == a
                 ):
+                    continue
+                if vf_in_place(body, a, op):
                     continue
             g.add_edge(a, b)
     return g

@@ -128,7 +128,7 @@ def vector_path(target: Target, path: str) -> str:
 
 # Whether the backend renders RegBase vector functions yet (issue 19); select-vector-path keeps a
 # region the rule gives to RegBase on MemBase, and says so, until it does.
-EMITS_REGBASE = False
+EMITS_REGBASE = True
 
 
 def select_vector_path_spelling(target: Target, path: str) -> str:

@@ -14,7 +14,6 @@ from dsl.dtypes import f16, f32, i8
 from dsl.errors import CompileError
 from backends.ascendc.kernel import variant as variant_module
 from backends.ascendc.kernel.vector import Extent, Form, MemBase, Needs, Operand, Region, VecOp
-from backends.ascendc.kernel.vector.regbase import NOT_YET
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,21 +139,33 @@ def _example(stem: str):
     return getattr(mod, stem)
 
 
-@pytest.mark.parametrize("stem", ["axpby", "rms_norm"])
-def test_a_region_forced_to_regbase_is_refused_clearly(monkeypatch, stem):
-    """Region.path selects the code path; RegBase renders nothing yet: a CompileError at the
-    region's first op (the DSL line), never code."""
+def test_regbase_renders_a_flat_tile_as_one_vector_function():
+    """ascend950: axpby's tile is one VF (asc_vf_call of a static __simd_vf__ member), with no V
+    barrier and no UB buffer for its intermediates; vector_path='membase' gives the MemBase kernel."""
     from backends.ascendc.compile import lower
 
-    op = _example(stem)
-    lower(op, "ascend950", warn_builtin=False)  # MemBase: builds
-    monkeypatch.setattr(
-        variant_module, "Region", lambda items, guard=None: Region(items, guard=guard, path="regbase")
-    )
+    op = _example("axpby")
+    kernel = "op_kernel/axpby.cpp"
+    reg = lower(op, "ascend950", warn_builtin=False).files[kernel]
+    mem = lower(op, "ascend950", vector_path="membase", warn_builtin=False).files[kernel]
+    assert "asc_vf_call<AxpbyVF" in reg and "__simd_vf__ static inline void AxpbyVF" in reg
+    assert "PipeBarrier" not in reg and "Muls(" not in reg.replace("Reg::Muls(", "")
+    assert "asc_vf_call" not in mem and "Muls(" in mem
+
+
+def test_regbase_asked_for_where_it_cannot_render_is_a_located_error():
+    """vector_path='regbase' on a row kernel (RegBase rows are not emitted yet): a CompileError
+    naming the reason at the operator's line, never MemBase code in disguise."""
+    from backends.ascendc.compile import lower
+
+    op = _example("rms_norm")
     with pytest.raises(CompileError) as err:
-        lower(op, "ascend950", warn_builtin=False)
-    assert err.value.msg == NOT_YET == "RegBase vector functions are not implemented yet"
-    assert err.value.loc is not None and err.value.loc.filename.endswith(f"{stem}.py")
+        lower(op, "ascend950", vector_path="regbase", warn_builtin=False)
+    assert err.value.msg == (
+        "@rms_norm: vector_path='regbase' was asked for, but RegBase vector functions are not "
+        "emitted for row kernels yet"
+    )
+    assert err.value.loc is not None and err.value.loc.filename.endswith("rms_norm.py")
 
 
 def test_membase_orders_vector_ops_by_a_barrier_only_where_the_target_needs_one():

@@ -8,6 +8,8 @@ buffer sizes) become ``constexpr`` conditional expressions.
 
 from __future__ import annotations
 
+import dataclasses
+
 import linecache
 import os
 import re
@@ -23,6 +25,7 @@ from . import broadcast as bc
 from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
 from .naming import camel, pascal, gm_param
+from .vector.regbase import name_vfs
 from .vector import vector_codes
 from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
 
@@ -97,6 +100,7 @@ class KernelPlan:
     first_dtype: DType
     cann: str
     vector: dict  # the vector code paths by Region.path (vector.vector_codes)
+    vfs: dict = dataclasses.field(default_factory=dict)  # RegBase: VF name -> regbase.VectorFunction
 
     @property
     def t_arg(self) -> str:
@@ -391,6 +395,7 @@ def emit_kernel(
         r.assign_names(chains, temps)
     view_types = agree_view_types(renderers)
     codes = {variant_id(r.v, static_attrs): r.render(view_types) for r in renderers}
+    vfs = name_vfs(codes, op_type)
     if bc.is_broadcast(variants):
         for code in codes.values():
             code.body = bc.rewrite_body(
@@ -409,6 +414,7 @@ def emit_kernel(
         dtypes[0],
         cann,
         vector,
+        vfs,
     )
     return text(plan, view_types).text(header)
 
@@ -628,7 +634,9 @@ class KernelText:
                 w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
                 w.line("return gm.GetValue(0);")
             w.line()
-        self.vc.helpers(w, [code.needs for code in self.plan.codes.values()], "free")
+        needs = [code.needs for code in self.plan.codes.values()]
+        self.vc.helpers(w, needs, "free")
+        self.plan.vector["regbase"].helpers(w, needs, "free")
         widen = any("ToF32(" in s.code for code in self.plan.codes.values() for s in code.init) or any(
             "ToF32(" in e for code in self.plan.codes.values() for e in code.scalars.values()
         )
@@ -675,6 +683,8 @@ class KernelText:
             w.line()
             self.tile()
             w.line()
+            if self.vector_functions():
+                w.line()
             if not (self.bcast and self.bcast_inputs()):
                 self.copy_out()
                 w.line()
@@ -937,6 +947,29 @@ class KernelText:
             self.views()
             self.e.last_dsl = None
             self.e.section(self.per_variant(lambda c: c.body))
+
+    def vector_functions(self) -> bool:
+        """RegBase: each VF as a static member (asc_vf_call takes a free or static function; a
+        member keeps the class's T and flags in scope); returns whether there were any."""
+        w = self.e.w
+        for name, vf in self.plan.vfs.items():
+            if vf.loc:
+                w.line(comment=f"{dsl_comment(vf.loc)}: one element step per 256-byte vector register")
+            w.line(f"__simd_vf__ static inline void {name}({', '.join(vf.params)})")
+            w.line("{")
+            w.level += 1
+            for line in vf.lines:
+                if line.endswith("}") and not line.strip().startswith("Reg"):
+                    w.level -= 1
+                    w.line(line.strip())
+                    continue
+                code, _, comment = line.partition("  // ")
+                w.line(code.strip(), comment or None)
+                if code.endswith("{"):
+                    w.level += 1
+            w.level -= 1
+            w.line("}")
+        return bool(self.plan.vfs)
 
     def copy_out(self) -> None:
         w = self.e.w

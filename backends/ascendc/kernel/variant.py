@@ -143,6 +143,7 @@ class VariantCode:
     granule: int
     buffers: dict  # bN -> {"bytes", "slots"}
     views: dict[str, View] = field(default_factory=dict)
+    registers: dict[str, DType] = field(default_factory=dict)  # RegBase: VF register -> element type
     view_of: dict[int, str] = field(default_factory=dict)  # id(value) -> view name (definition)
     use_of: dict[int, str] = field(default_factory=dict)  # id(value) -> view name for vector reads
     scalars: dict[int, str] = field(default_factory=dict)  # id(value) -> C++ expression
@@ -185,7 +186,7 @@ class VariantRenderer:
         """Names that do not depend on this variant's buffers; returns, per anonymous value (by
         SSA name), the named value it is computed in place on its way to, if any."""
         region = tile_ops(self.func)
-        defs = [op for op in region if op.result is not None and "buf" in op.attrs]
+        defs = [op for op in region if op.result is not None and ("buf" in op.attrs or op.attrs.get("reg"))]
         self.defs = defs
         users: dict[int, list[Op]] = {}
         for op in region:
@@ -326,6 +327,8 @@ class VariantRenderer:
     def bind(self, name: str, op: Op, store_alias: int | None = None) -> str:
         """Bind view ``name`` to ``op``'s buffer; a name another buffer holds gets a number."""
         dt = op.result.type.dtype
+        if "buf" not in op.attrs:  # a register (RegBase): named like a view, in no buffer
+            return self.bind_register(name, dt)
         buf = op.attrs["buf"]
         slotted = self.code.buffers[buf]["slots"] > 1
         views = self.code.views
@@ -337,6 +340,20 @@ class VariantRenderer:
         if store_alias is not None:
             self.code.__dict__.setdefault("store_as", {}).setdefault(store_alias, name)
         return name
+
+    def bind_register(self, name: str, dt: DType) -> str:
+        """A VF register's name: one name per (name, element type), never a view's name."""
+        regs = self.code.registers
+        base, k = name, 2
+        while (name in regs and regs[name] != dt) or name in self.code.views:
+            name, k = f"{base}{k}", k + 1
+        regs[name] = dt
+        return name
+
+    def reg_ctype(self, dt: DType) -> str:
+        """A register's element type in VF text: ``T`` for the variant's 16-bit or integer type
+        (so the f16 and bf16 kernels share one VF), else the concrete type."""
+        return "T" if dt == self.v.dtype and dt != f32 else ctype(dt)
 
     def rename_view(self, old: str, new: str) -> None:
         code = self.code
@@ -533,7 +550,9 @@ class VariantRenderer:
 
     def render_loop(self) -> None:
         code = self.code
-        code.needs.has_compare = any(op.opname in ("cmp", "where") for op in self.loop.region)
+        code.needs.has_compare = self.path == "membase" and any(
+            op.opname in ("cmp", "where") for op in self.loop.region
+        )
         before = self.func.body[: self.func.body.index(self.loop)]
         after = self.func.body[self.func.body.index(self.loop) + 1 :]
         # (the V barrier after resident broadcasts is part of ``resident``, in Init)
@@ -612,7 +631,7 @@ class VariantRenderer:
         def flush() -> None:
             if items:
                 first = items[0].op if isinstance(items[0], VecOp) else items[0]
-                region = Region(list(items), guard=first if guard is not None else None)
+                region = Region(list(items), guard=first if guard is not None else None, path=self.path)
                 stmts = self.vcs[region.path].render_region(region, self)
                 out.extend(self.guarded(guard, st) for st in stmts)
                 items.clear()
@@ -649,10 +668,22 @@ class VariantRenderer:
         """A vector op alone (the vector code path renders it)."""
         return self.vc.op(self.vec_op(op), self)
 
+    @property
+    def path(self) -> str:
+        """select-vector-path's choice for the tile loop (form-vector-functions may have revised it)."""
+        return self.loop.attrs.get("vector_path", "membase")
+
     def vec_op(self, op: Op) -> VecOp:
         """A tile op over the tile's ``n`` elements, as the vector code path takes it."""
         dst = self.view(op.result)
-        out = Operand(dst, op.result.type.dtype, Form.TILE, self.view_types.get(dst))
+        if op.attrs.get("reg"):
+            out = Operand(dst, op.result.type.dtype, Form.REGISTER, value=op.result)
+        else:
+            outs = self.stored.get(id(op.result))
+            ub = self.stored_view(op.result, outs[0]) if outs else dst  # the view the copy out reads
+            out = Operand(
+                dst, op.result.type.dtype, Form.TILE, self.view_types.get(dst), value=op.result, ub=ub
+            )
         return VecOp(op, out, [self.operand(x) for x in op.operands], TILE_EXTENT)
 
     @property
@@ -664,9 +695,12 @@ class VariantRenderer:
         if isinstance(x.type, ScalarType):
             return Operand("", x.type.dtype, Form.SCALAR, value=x)
         owner = x.owner
+        if owner is not None and owner.attrs.get("reg"):
+            return Operand(self.view(x), x.type.dtype, Form.REGISTER, value=x)
         resident = owner is not None and owner.opname == "vec.dup" and owner not in self.loop.region
         text = self.use(x)
-        return Operand(text, x.type.dtype, Form.REPEAT if resident else Form.TILE, self.view_types.get(text))
+        form = Form.REPEAT if resident else Form.TILE
+        return Operand(text, x.type.dtype, form, self.view_types.get(text), value=x, ub=self.view(x))
 
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         """``expr`` as the element type of ``view``: written ``static_cast<T>`` when that is T."""

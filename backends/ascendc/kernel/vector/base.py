@@ -45,7 +45,8 @@ class Operand:
     form: Form
     ctype: str | None = None  # agreed C++ type of the view (view_types), when known
     buffer: str | None = None  # the variant's buffer (RegBase: __ubuf__ argument, LocalMemBar)
-    value: object = None  # SCALAR: the IR value; MemBase asks ctx.scalar_for(value, dt, like)
+    value: object = None  # the IR value (SCALAR: MemBase asks ctx.scalar_for(value, dt, like))
+    ub: str | None = None  # RegBase: the UB view a TILE operand is loaded from or stored to
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,7 @@ class Needs:
     uses_part: bool = False  # partBuf_: a chunk's partial reduction (chunked twins)
     uses_welford: bool = False  # Welford statistics of a chunked row (welfordBuf_)
     welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
+    vfs: dict = field(default_factory=dict)  # RegBase: placeholder -> regbase.VectorFunction
 
 
 class Ctx(Protocol):
