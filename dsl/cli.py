@@ -170,10 +170,6 @@ def check_backend_options(args) -> None:
         ) from None
     if args.vector_path == "regbase" and args.target != "ascend950":
         raise UsageError(f"--vector-path regbase is for --target ascend950; {args.target} is MemBase only")
-    if args.vector_path == "regbase":
-        raise CliError(
-            "--vector-path regbase needs RegBase kernels, not implemented yet (use auto or membase)"
-        )
 
 
 # -- commands ----------------------------------------------------------------------------------------

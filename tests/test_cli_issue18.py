@@ -133,10 +133,7 @@ def test_vector_path_and_cann_keywords(relu2, tmp_path):
     want = relu2.reference(x)
     for kw in ({"vector_path": "membase"}, {"vector_path": "auto", "cann": "9.1"}):
         np.testing.assert_array_equal(relu2.simulate(x, **kw), want)
-    with pytest.raises(
-        dsl.CompileError, match=r"^vector_path='regbase' needs RegBase kernels, not implemented yet$"
-    ):
-        relu2.simulate(x, target="ascend950", vector_path="regbase")
+    np.testing.assert_array_equal(relu2.simulate(x, target="ascend950", vector_path="regbase"), want)
     with pytest.raises(
         dsl.ArgumentError, match=r"^vector_path='regbase' is for ascend950: ascend910b is MemBase only$"
     ):
@@ -224,14 +221,38 @@ def test_backend_option_usage_errors_exit_2(tmp_path, capsys, command, options, 
 
 
 @pytest.mark.parametrize("command", [["compile", "-o", "OUT"], ["run"], ["profile"]])
-def test_regbase_on_950_is_not_implemented(tmp_path, capsys, command):
+def test_regbase_on_950_runs_every_command(tmp_path, capsys, command):
+    """silu's tile is one vector function on ascend950 (issue 19): compile, run and profile take it."""
     argv = [command[0], SILU, *[str(tmp_path / "out") if a == "OUT" else a for a in command[1:]]]
     code, out, err = run(argv + ["--target", "ascend950", "--vector-path", "regbase"], capsys)
+    assert code == 0, err
+    if command[0] == "compile":
+        kernel = next((tmp_path / "out").glob("*/op_kernel/*.cpp")).read_text()
+        assert "asc_vf_call<" in kernel and "__simd_vf__ static inline void" in kernel
+    if command[0] == "run":
+        assert "matches the reference" in out
+
+
+def test_regbase_asked_for_a_row_kernel_is_an_error(tmp_path, capsys):
+    code, out, err = run(
+        [
+            "compile",
+            str(ROOT / "examples" / "rms_norm.py"),
+            "-o",
+            str(tmp_path / "out"),
+            "--target",
+            "ascend950",
+        ]
+        + ["--vector-path", "regbase"],
+        capsys,
+    )
     assert (code, out) == (1, "")
     assert (
-        err
-        == "dslc: error: --vector-path regbase needs RegBase kernels, not implemented yet (use auto or membase)\n"
+        "vector_path='regbase' was asked for, but RegBase vector functions are not emitted for row kernels yet"
+        in err
     )
+    assert "rms_norm.py:" in err
+    assert not (tmp_path / "out").exists()
 
 
 def test_cann_defaults_to_the_oldest_release_of_the_target(tmp_path, capsys):
