@@ -1,0 +1,161 @@
+"""ascend950 RegBase kernels on the emulator (issue 19): every flat example the select-vector-path
+rule gives to RegBase compiles to one vector function per tile, and simulate equals the
+reference (bit for bit where the IR path is exact, within dsl.precision.APPROX otherwise).
+
+The fast run takes one dtype per example (rotating) at one size with a tail on 8 cores, plus
+f16 stress values for a few; ``--runslow`` adds every dtype x the sizes and core counts of the
+910B matrix (``test_elementwise_simulate.SIZES``/``CORES``). Deleting any single
+SetFlag/WaitFlag of a RegBase kernel is reported (``test_every_flag_of_a_regbase_kernel_is_needed``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dsl
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_cases():
+    name = "dslc_e2e_ew_cases"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("ew_cases.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+C = _load_cases()
+DTYPES = ("f16", "f32", "bf16")
+SIZES = (1, 33, 4096 + 17, 3 * 6144 + 17, (1 << 20) + 37)
+CORES = (1, 8, None)
+# Flat examples whose tiles the rule leaves on MemBase (the reason --explain prints).
+MEMBASE = {
+    "fake_quant": "MemBase: RegBase does not render 'round' yet",
+    "is_close": "MemBase: RegBase does not render a cast f16 -> bool yet",
+}
+
+
+def _kernel_text(op, dt) -> str:
+    from backends.ascendc.compile import lower
+
+    files = lower(op, "ascend950", warn_builtin=False).files
+    return next(text for name, text in files.items() if name.startswith("op_kernel/"))
+
+
+def _matrix():
+    params = []
+    for ci, case in enumerate(C.CASES):
+        if case.stem in MEMBASE:
+            continue
+        for di, dt in enumerate(DTYPES):
+            for n in SIZES:
+                for cores in CORES:
+                    fast = di == ci % 3 and n == 4096 + 17 and cores == 8
+                    marks = () if fast else (pytest.mark.slow,)
+                    pid = f"{case.stem}-{dt}-n{n}-c{cores or 'default'}"
+                    params.append(pytest.param(case, dt, n, cores, id=pid, marks=marks))
+    return params
+
+
+def check(case, dt: str, n: int, cores, stress=False):
+    op = case.op
+    t = getattr(dsl, dt)
+    attrs = {}
+    inputs = case.inputs(t, (n,), case.attrs(), stress=stress)
+    with np.errstate(all="ignore"):
+        expected = C.as_tuple(op.reference(*inputs))
+    actual = C.as_tuple(op.simulate(*inputs, target="ascend950", cores=cores))
+    tols = C.tolerances(op, t, attrs)
+    for name, a, e in zip(op.outputs, actual, expected):
+        C.assert_close(a, e, tols[name], what=f"{op.name}.{name}[{dt}, n={n}, ascend950 RegBase]")
+
+
+@pytest.mark.parametrize("case, dt, n, cores", _matrix())
+def test_regbase_simulate_matches_reference(case, dt, n, cores):
+    check(case, dt, n, cores)
+
+
+@pytest.mark.parametrize("stem", ["apply_adam_w", "gelu_tanh", "clamp", "threshold"])
+def test_regbase_stress_values(stem):
+    """Zeros of both signs, negatives, tiny and huge magnitudes (and +-inf for clamp), f16."""
+    check(C.CASES_BY_STEM[stem], "f16", 4096 + 17, 8, stress=True)
+
+
+def test_every_flat_example_is_regbase_where_the_rule_says():
+    """One VF per tile (asc_vf_call of a static __simd_vf__ member), no V barrier, no MemBase vector
+    call; the flat examples the rule leaves on MemBase say why in --explain."""
+    from backends.ascendc.compile import lower
+    from backends.ascendc.explain import explain_lines
+
+    for case in C.CASES:
+        compiled = lower(case.op, "ascend950", warn_builtin=False)
+        text = next(t for name, t in compiled.files.items() if name.startswith("op_kernel/"))
+        if case.stem in MEMBASE:
+            assert "asc_vf_call" not in text
+            continue
+        assert "asc_vf_call<" in text and "__simd_vf__ static inline void" in text, case.stem
+        assert "PipeBarrier" not in text, case.stem
+        body = text[text.index("ProcessTile(uint64_t t)") :]
+        body = body[: body.index("__simd_vf__")]
+        assert not re.search(r"\n\s+(Add|Sub|Mul|Div|Muls|Adds|Exp|Cast|Select|Compare)\(", body), case.stem
+
+
+def test_regbase_reason_for_the_membase_examples(tmp_path, capsys):
+    from dsl.cli import main
+
+    for stem, why in MEMBASE.items():
+        code = main(
+            [
+                "compile",
+                str(ROOT / "examples" / f"{stem}.py"),
+                "-o",
+                str(tmp_path),
+                "--target",
+                "ascend950",
+                "--explain",
+            ]
+        )
+        out = capsys.readouterr().out
+        assert code == 0
+        assert f"  vector path: {why}" in out.splitlines()
+
+
+def test_every_flag_of_a_regbase_kernel_is_needed(tmp_path):
+    """silu f16 on ascend950: deleting any one SetFlag/WaitFlag the instantiation executes is a
+    SimulationError (a race or a flag fault), as for the MemBase kernels."""
+    from test_sync_deletion import live_lines
+
+    op = C.CASES_BY_STEM["silu"].op
+    project = op.compile(out_dir=tmp_path / "base", target="ascend950")
+    kernel = next((project / "op_kernel").glob("*.cpp"))
+    lines = kernel.read_text().splitlines()
+    live = live_lines(lines, {"IS_FLOAT": False, "IS_HALF": True, "IS_BF16": False})
+    flags = [i for i in sorted(live) if re.search(r"\b(SetFlag|WaitFlag)<", lines[i])]
+    assert len(flags) >= 6
+    x = np.random.default_rng(3).uniform(-4, 4, 3 * 63488 + 77).astype(np.float16)
+    want = op.reference(x)
+    np.testing.assert_allclose(
+        op.simulate(x, cores=1, target="ascend950", project=project), want, rtol=2e-3, atol=1e-3
+    )
+    missed = []
+    for i in flags:
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        (case / "op_kernel" / kernel.name).write_text("\n".join(lines[:i] + lines[i + 1 :]) + "\n")
+        try:
+            op.simulate(x, cores=1, target="ascend950", project=case)
+            missed.append(lines[i].strip())
+        except dsl.SimulationError:
+            pass
+        shutil.rmtree(case)
+    assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
