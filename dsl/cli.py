@@ -183,7 +183,6 @@ def cmd_ir(args) -> int:
     from .loader import load_operators, pick_operator
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
-    refuse_matmul(op)  # before any input is drawn or line printed
     attrs = dict(args.attr or [])
     sys.stdout.write(op.ir(args.dtype, **attrs) if args.dtype is not None else op.ir(**attrs))
     return 0
