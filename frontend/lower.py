@@ -159,6 +159,7 @@ class Lowerer:
         self.guard = 0
         self.hints: dict[int, str] = {}
         self.matmul_op: Op | None = None  # the operator's one '@'
+        self.op_nodes: dict[int, ast.AST] = {}  # id(op) -> the node it was lowered from
         self.params_by_name: dict[str, Param] = {}
         for d in inputs:
             v = Value(d.name, self._input_type(d))
@@ -193,6 +194,7 @@ class Lowerer:
                 raise self.err(node, str(e) + self.mixed_hint(operands)) from None
         op = Op(opname, operands, rtype, None, attrs, self.src.loc(node))
         self.body.append(op)
+        self.op_nodes[id(op)] = node
         return op.result
 
     def const(self, w: Weak, like: DType | None, node: ast.AST) -> Value:
@@ -280,7 +282,40 @@ class Lowerer:
             )
         self.block(stmts[:-1])
         outputs, returns = self.ret(stmts[-1])
+        if self.matmul_op is not None:
+            self.check_epilogue(stmts[-1], outputs)
         return self.finish(outputs, returns)
+
+    def check_epilogue(self, ret: ast.Return, outputs: list[Output]) -> None:
+        """DESIGN.md section 2: around its '@' an operator is the product's epilogue, elementwise
+        on [M, N] with inputs shaped [M, N], [N], [M, 1] or Scalars and reductions along N; its
+        outputs are [M, N] (or [M, 1] / [M] after a reduction)."""
+        m, n = self.matmul_op.result.type.shape.dims
+        allowed = {(m, n), (n,), (m, 1)}
+        shown = f"[{m}, {n}], [{n}] (per channel), [{m}, 1] (per token) or Scalars"
+        for op in self.body:
+            if op is self.matmul_op:
+                continue
+            for v in op.operands:
+                t = v.type
+                if v.owner is not None or not isinstance(t, TensorType):
+                    continue
+                if t.shape.unshaped or t.shape.ellipsis or t.shape.dims not in allowed:
+                    got = "unshaped" if t.shape.unshaped else f"[{t.shape}]"
+                    raise self.err(
+                        self.op_nodes[id(op)],
+                        f"in an operator with '@' the rest is the product's epilogue, which takes inputs "
+                        f"shaped {shown}; '{v.name}' is {got}",
+                    )
+        elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+        for out, node in zip(outputs, elts):
+            dims = out.type.shape.dims
+            if out.type.shape.ellipsis or dims not in {(m, n), (m, 1), (m,)}:
+                raise self.err(
+                    node,
+                    f"output '{out.name}' is [{out.type.shape}]; the outputs of an operator with '@' are "
+                    f"its epilogue's, [{m}, {n}] (or [{m}, 1] / [{m}] after a reduction along {n})",
+                )
 
     def block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:

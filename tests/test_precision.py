@@ -293,11 +293,11 @@ def test_matmul_outputs_take_the_matmul_class(write_module):
         from dsl import Tensor, f16, bf16, f32, i8
 
         @dsl.op(dtypes=(f16, bf16))
-        def lin(x: Tensor["M", "K"], w: Tensor["N", "K"], b: Tensor[f32, "N"]):
+        def lin(x: Tensor["M", "K"], w: Tensor["N", "K"], b: Tensor[f32, "N"], r: Tensor["M", "N"]):
             y = x @ w.T
             g = dsl.cast(dsl.tanh(y + b), x.dtype)
-            b2 = b * 2
-            return g, b2
+            r2 = r * 2
+            return g, r2
 
         @dsl.op(dtypes=(bf16,))
         def quant(x: Tensor[i8, "M", "K"], w: Tensor[i8, "K", "N"], s: Tensor[f32, "N"]):

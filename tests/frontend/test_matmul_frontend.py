@@ -269,3 +269,72 @@ def f(x: Tensor["M", "K"], w: Tensor["N", "K"], b: Tensor[f32, "K"]):
     )
     assert err.msg == "mismatched dims 'N' and 'K' in shapes [M, N] and [K]"
     assert (err.lineno, err.offset) == (DEF_LINE + 1, 12)
+
+
+@pytest.mark.parametrize(
+    "sig,body,msg,line,col",
+    [
+        (
+            'x: Tensor["M", "K"], w: Tensor["N", "K"], r: Tensor["K"]',
+            "    t = r * 2\n    y = x @ w.T\n    return y\n",
+            "in an operator with '@' the rest is the product's epilogue, which takes inputs shaped [M, N], "
+            "[N] (per channel), [M, 1] (per token) or Scalars; 'r' is [K]",
+            DEF_LINE + 1,
+            9,
+        ),
+        (
+            'x: Tensor["M", "K"], w: Tensor["N", "K"], r: Tensor[..., "N"]',
+            "    return x @ w.T + r\n",
+            "in an operator with '@' the rest is the product's epilogue, which takes inputs shaped [M, N], "
+            "[N] (per channel), [M, 1] (per token) or Scalars; 'r' is [..., N]",
+            DEF_LINE + 1,
+            12,
+        ),
+        (
+            'x: Tensor["M", "K"], w: Tensor["N", "K"]',
+            "    y = x @ w.T\n    z = x * 2\n    return y, z\n",
+            "in an operator with '@' the rest is the product's epilogue, which takes inputs shaped [M, N], "
+            "[N] (per channel), [M, 1] (per token) or Scalars; 'x' is [M, K]",
+            DEF_LINE + 2,
+            9,
+        ),
+        (
+            'x: Tensor["M", "K"], w: Tensor["N", "K"], b: Tensor[f32, "N"]',
+            "    y = x @ w.T\n    c = b * 2\n    return y, c\n",
+            "output 'c' is [N]; the outputs of an operator with '@' are its epilogue's, [M, N] (or "
+            "[M, 1] / [M] after a reduction along N)",
+            DEF_LINE + 3,
+            15,
+        ),
+    ],
+)
+def test_epilogue_inputs_and_outputs(write_module, sig, body, msg, line, col):
+    err = _reject(write_module, f"@dsl.op(dtypes=(f16,))\ndef f({sig}):\n" + body)
+    assert err.msg == msg
+    assert (err.lineno, err.offset) == (line, col)
+
+
+def test_epilogues_the_contract_allows(write_module):
+    """Per channel, per token, [M, N] residuals, Scalars, reductions along N, several outputs."""
+    import numpy as np
+
+    mod = write_module(HEAD + """
+@dsl.op(dtypes=(f16,))
+def f(x: Tensor["M", "K"], w: Tensor["N", "K"], b: Tensor[f32, "N"], t: Tensor[f32, "M", 1],
+      r: Tensor["M", "N"], s: Scalar[f32]):
+    y = (x @ w.T + b) * t * s + r
+    ms = dsl.mean(y * y, axis=-1, keepdims=True)
+    z = y * dsl.rsqrt(ms + 1e-6)
+    total = dsl.sum(y, axis=-1, keepdims=False)
+    return z, ms, total
+""")
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((3, 8)).astype(np.float16)
+    w = rng.standard_normal((5, 8)).astype(np.float16)
+    b = rng.standard_normal(5).astype(np.float32)
+    t = rng.standard_normal((3, 1)).astype(np.float32)
+    r = rng.standard_normal((3, 5)).astype(np.float16)
+    z, ms, total = mod.f.reference(x, w, b, t, r, np.float32(0.5))
+    assert (z.shape, ms.shape, total.shape) == ((3, 5), (3, 1), (3,))
+    y = (x.astype(np.float64) @ w.astype(np.float64).T + b) * t * 0.5 + r
+    np.testing.assert_allclose(total.astype(np.float64), y.sum(-1), rtol=2e-3)
