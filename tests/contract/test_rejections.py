@@ -939,7 +939,7 @@ MESSAGES = {
     "cast_unknown_dtype": "unknown dtype 'f64'; the DSL's dtypes are f16, bf16, f32, i8, i32, u8, bool_",
     "pow_tensor_exponent": "the exponent of '**' must be the constant 2 or 0.5",
     "pow_three": "'** 3' is not supported; only '** 2' and '** 0.5' (write x * x * x, or dsl.exp(k * dsl.log(x)))",
-    "matmul": 'the operands of \'@\' need two named dims; declare \'a\': Tensor["M", "K"]',
+    "matmul": "the operands of '@' need two named dims; declare 'a': Tensor[\"M\", \"K\"]",
     "modulo": "'%' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     "floordiv": "'//' is not supported; use '/' and dsl.cast(..., i32) to truncate",
     "bitwise_and": "'&' takes bool_ values (comparisons or bool_ inputs), got f32; write comparisons in parentheses, e.g. (a > 0) & mask",
