@@ -362,12 +362,14 @@ def random_call(args, default_shape: str):
 
     check_backend_options(args)
 
+    from backends.ascendc.compile import refuse_matmul
     from backends.ascendc.verify import draw_inputs, input_shapes
 
     from .dtypes import dtype_from_name
     from .loader import load_operators, pick_operator
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
+    refuse_matmul(op)  # before any input is drawn or line printed
     attrs = dict(args.attr or [])
     dtype = dtype_from_name(args.dtype) if args.dtype is not None else op.dtypes[0]
     if dtype not in op.dtypes:

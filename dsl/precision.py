@@ -32,6 +32,21 @@ or a cast after an approximated op) may be off by one / flipped on at most 0.1% 
 
 A caller that knows only an output array (no program) passes the class itself, e.g.
 ``compare(got, want, APPROX)``; the default is ``EXACT``.
+
+Matmul
+------
+A matrix product of f16/bf16 operands (DESIGN.md section 2) sums over K in an order the
+hardware chooses, so an output with one on its path meets ``MATMUL``: elementwise
+
+    |got - ref| <= rtol_T * |ref| + K * 2^-22 * sum_k |a_ik * b_kj|
+
+where the second term (``matmul_bound``: four f32 rounding units per summed term, in units of
+the sum of the absolute products) comes from the operands, so ``compare`` takes it as
+``bound=``, and ``rtol_T`` is the relative tolerance of the output's stored dtype
+(``MATMUL_RTOL``): 1e-4 for f32 (``APPROX``'s), and one unit in the last place for f16 (2^-10)
+and bf16 (2^-7), the rounding on store that two sums a few f32 ulps apart may fall on either side
+of. Integer and bool outputs after a float matmul follow ``APPROX``'s rule. An i8 x i8 product is
+exact (i32), so an i8 path stays exact until its first approximated op.
 """
 
 from __future__ import annotations
@@ -44,6 +59,7 @@ import numpy as np
 
 EXACT_CLASS = "exact"
 APPROX_CLASS = "approx"
+MATMUL_CLASS = "matmul"
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,7 @@ class Tolerance:
     half_ulps: int = 0
     half_atol: float = 0.0
     int_off_share: float = 0.0  # share of integer/bool elements that may be off by one/flipped
+    matmul: bool = False  # the matmul rule: rtol of the stored dtype plus the operands' bound
 
     def __str__(self) -> str:
         return self.name
@@ -76,7 +93,11 @@ APPROX = Tolerance(
     half_atol=1e-5,
     int_off_share=0.001,
 )
-CLASSES = {EXACT_CLASS: EXACT, APPROX_CLASS: APPROX}
+MATMUL = replace(APPROX, name=MATMUL_CLASS, matmul=True)
+CLASSES = {EXACT_CLASS: EXACT, APPROX_CLASS: APPROX, MATMUL_CLASS: MATMUL}
+# rtol_T of the matmul rule, by the stored dtype of the output (numpy names)
+MATMUL_RTOL = {"float32": APPROX.f32_rtol, "float16": 2.0**-10, "bfloat16": 2.0**-7}
+MATMUL_UNIT = 2.0**-22  # per summed term, in units of sum_k |a_ik * b_kj|
 
 # Every op of the IR (dsl/ir/ops.py, dsl/ir/tile_ops.py) -> its precision class. A new op must
 # be added here (tests/test_precision.py checks the table covers the op set).
@@ -108,6 +129,9 @@ OP_PRECISION: dict[str, str] = {
     "rsqrt": APPROX_CLASS,
     "tanh": APPROX_CLASS,
     "sigmoid": APPROX_CLASS,
+    # a matrix product: f16/bf16 sums in an order the hardware chooses; i8 x i8 is exact in i32
+    "matmul.float": MATMUL_CLASS,
+    "matmul.int": EXACT_CLASS,
     # reductions: the summation order is not part of the contract; max/min are order-free
     "reduce.sum": APPROX_CLASS,
     "reduce.mean": APPROX_CLASS,
@@ -149,7 +173,10 @@ OP_PRECISION: dict[str, str] = {
 
 
 def op_key(op) -> str:
-    """The ``OP_PRECISION`` key of an IR op (reductions and folds are keyed by their kind)."""
+    """The ``OP_PRECISION`` key of an IR op (reductions and folds are keyed by their kind, a
+    matmul by whether its operands are integers)."""
+    if op.opname == "matmul":
+        return "matmul.int" if op.operands[0].type.dtype.is_int else "matmul.float"
     return f"{op.opname}.{op.attrs.get('kind')}" if op.opname in ("reduce", "vec.fold") else op.opname
 
 
@@ -195,12 +222,13 @@ def path_ops(func, roots) -> list:
 
 
 def approximated_ops(func) -> dict[str, list[str]]:
-    """Output name -> the approximated ops on its path, as ``name@file:line`` (empty: exact)."""
+    """Output name -> the inexact ops (approximated or a float matmul) on its path, as
+    ``name@line N`` (empty: exact)."""
     out = {}
     for o, roots in zip(func.outputs, _output_roots(func)):
         names = []
         for op in path_ops(func, roots):
-            if op_class(op) == APPROX_CLASS:
+            if op_class(op) != EXACT_CLASS:
                 where = f"@line {op.loc.line}" if op.loc is not None else ""
                 names.append(op_key(op) + where)
         out[o.name] = sorted(set(names))
@@ -208,8 +236,34 @@ def approximated_ops(func) -> dict[str, list[str]]:
 
 
 def func_tolerances(func) -> dict[str, Tolerance]:
-    """Output name -> ``EXACT`` if every op on its path is exact, else ``APPROX``."""
-    return {name: APPROX if ops else EXACT for name, ops in approximated_ops(func).items()}
+    """Output name -> ``MATMUL`` if a float matmul is on its path, else ``APPROX`` if an
+    approximated op is, else ``EXACT``."""
+    out = {}
+    for o, roots in zip(func.outputs, _output_roots(func)):
+        classes = {op_class(op) for op in path_ops(func, roots)}
+        out[o.name] = MATMUL if MATMUL_CLASS in classes else APPROX if APPROX_CLASS in classes else EXACT
+    return out
+
+
+def matmul_bound(a, b, transpose_b: bool = False) -> np.ndarray:
+    """The operands' term of the matmul rule, ``K * 2^-22 * sum_k |a_ik * b_kj|`` as an [M, N]
+    float64 array, from the operands as stored (``b`` is ``w`` of ``a @ w.T`` when
+    ``transpose_b``)."""
+    a64 = np.abs(np.asarray(a).astype(np.float64))
+    b64 = np.abs(np.asarray(b).astype(np.float64))
+    if transpose_b:
+        b64 = b64.T
+    return a64.shape[-1] * MATMUL_UNIT * (a64 @ b64)
+
+
+def func_matmul_bound(func, inputs: dict) -> np.ndarray | None:
+    """``matmul_bound`` of the matmul of ``func`` on ``inputs`` (arrays by input name, as
+    ``op.reference`` takes them); None when the function has no matmul."""
+    mm = next((op for op in func.walk() if op.opname == "matmul"), None)
+    if mm is None:
+        return None
+    a, b = (inputs[v.name] for v in mm.operands)
+    return matmul_bound(a, b, bool(mm.attrs.get("transpose_b")))
 
 
 def output_tolerances(op, dtype, **attrs) -> dict[str, Tolerance]:
@@ -262,12 +316,17 @@ def _describe(bad: np.ndarray, out: np.ndarray, ref: np.ndarray, diff: np.ndarra
     )
 
 
-def compare(out, ref, tol: Tolerance | str | None = None, *, rtol: float | None = None) -> Comparison:
+def compare(
+    out, ref, tol: Tolerance | str | None = None, *, rtol: float | None = None, bound=None
+) -> Comparison:
     """``out`` against the reference ``ref`` under ``tol`` (default ``EXACT``; a class name is
     accepted). ``rtol`` replaces the f32 relative tolerance of an approximated comparison (an
-    explicit choice of the caller, e.g. ``golden.py compare --rtol``)."""
+    explicit choice of the caller, e.g. ``golden.py compare --rtol``). ``MATMUL`` needs
+    ``bound``, the operands' term (``matmul_bound``), broadcastable to the output's shape."""
     tol = EXACT if tol is None else CLASSES[tol] if isinstance(tol, str) else tol
-    if rtol is not None:
+    if tol.matmul and bound is None:
+        raise ValueError("the matmul tolerance needs bound=matmul_bound(a, b) of the product's operands")
+    if rtol is not None and not tol.matmul:
         tol = tol.with_rtol(rtol)
     out, ref = np.asarray(out), np.asarray(ref)
     if out.shape != ref.shape or out.dtype != ref.dtype:
@@ -296,7 +355,12 @@ def compare(out, ref, tol: Tolerance | str | None = None, *, rtol: float | None 
         ok_el, rule = same, "exact equality (NaN == NaN, -0 == +0)"
     elif is_float:
         finite = np.isfinite(o64) & np.isfinite(r64)
-        if dt.name in HALF:
+        if tol.matmul:
+            rt = MATMUL_RTOL["float32" if dt == np.float64 else dt.name] if rtol is None else rtol
+            bnd = np.broadcast_to(np.asarray(bound, dtype=np.float64), o64.shape)
+            near = diff <= rt * np.abs(r64) + bnd
+            rule = f"|d| <= {rt:g}*|ref| + K*2^-22*sum_k|a_ik*b_kj| ({tol})"
+        elif dt.name in HALF:
             ulps = np.abs(_ordered_bits(out) - _ordered_bits(ref))
             near = (ulps <= tol.half_ulps) | (diff <= tol.half_atol)
             rule = f"<= {tol.half_ulps} ulp of {dt} or <= {tol.half_atol:g} absolute ({tol})"

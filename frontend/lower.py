@@ -17,6 +17,7 @@ import dsl as _dsl_pkg
 from dsl.dtypes import BY_NAME, DType, bool_, f32, i32
 from dsl.errors import DslError
 from dsl.names import param_name_problem
+from dsl.ir.ops import MATMUL_OPERAND_DTYPES, matmul_dims
 from dsl.ir import (
     OPS,
     PRED,
@@ -83,7 +84,6 @@ DSL_FUNCS = ", ".join(f"dsl.{n}" for n in INTRINSICS)
 _BINOP_HINTS = {
     ast.Mod: "'%' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     ast.FloorDiv: "'//' is not supported; use '/' and dsl.cast(..., i32) to truncate",
-    ast.MatMult: "'@' (matmul) is not supported; dslc generates vector (elementwise/row) kernels",
     ast.BitXor: "'^' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     ast.LShift: "'<<' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
     ast.RShift: "'>>' is not supported; the DSL has + - * / and ** 2 / ** 0.5",
@@ -158,9 +158,13 @@ class Lowerer:
         self.optional_inputs: set[str] = set()
         self.guard = 0
         self.hints: dict[int, str] = {}
+        self.matmul_op: Op | None = None  # the operator's one '@'
+        self.op_nodes: dict[int, ast.AST] = {}  # id(op) -> the node it was lowered from
+        self.params_by_name: dict[str, Param] = {}
         for d in inputs:
             v = Value(d.name, self._input_type(d))
             self.params.append(Param(v, d.optional, d.spec.dtype is not None))
+            self.params_by_name[d.name] = self.params[-1]
             self.input_values[d.name] = v
             if d.optional:
                 self.optional_inputs.add(d.name)
@@ -190,6 +194,7 @@ class Lowerer:
                 raise self.err(node, str(e) + self.mixed_hint(operands)) from None
         op = Op(opname, operands, rtype, None, attrs, self.src.loc(node))
         self.body.append(op)
+        self.op_nodes[id(op)] = node
         return op.result
 
     def const(self, w: Weak, like: DType | None, node: ast.AST) -> Value:
@@ -277,7 +282,40 @@ class Lowerer:
             )
         self.block(stmts[:-1])
         outputs, returns = self.ret(stmts[-1])
+        if self.matmul_op is not None:
+            self.check_epilogue(stmts[-1], outputs)
         return self.finish(outputs, returns)
+
+    def check_epilogue(self, ret: ast.Return, outputs: list[Output]) -> None:
+        """DESIGN.md section 2: around its '@' an operator is the product's epilogue, elementwise
+        on [M, N] with inputs shaped [M, N], [N], [M, 1] or Scalars and reductions along N; its
+        outputs are [M, N] (or [M, 1] / [M] after a reduction)."""
+        m, n = self.matmul_op.result.type.shape.dims
+        allowed = {(m, n), (n,), (m, 1)}
+        shown = f"[{m}, {n}], [{n}] (per channel), [{m}, 1] (per token) or Scalars"
+        for op in self.body:
+            if op is self.matmul_op:
+                continue
+            for v in op.operands:
+                t = v.type
+                if v.owner is not None or not isinstance(t, TensorType):
+                    continue
+                if t.shape.unshaped or t.shape.ellipsis or t.shape.dims not in allowed:
+                    got = "unshaped" if t.shape.unshaped else f"[{t.shape}]"
+                    raise self.err(
+                        self.op_nodes[id(op)],
+                        f"in an operator with '@' the rest is the product's epilogue, which takes inputs "
+                        f"shaped {shown}; '{v.name}' is {got}",
+                    )
+        elts = ret.value.elts if isinstance(ret.value, ast.Tuple) else [ret.value]
+        for out, node in zip(outputs, elts):
+            dims = out.type.shape.dims
+            if out.type.shape.ellipsis or dims not in {(m, n), (m, 1), (m,)}:
+                raise self.err(
+                    node,
+                    f"output '{out.name}' is [{out.type.shape}]; the outputs of an operator with '@' are "
+                    f"its epilogue's, [{m}, {n}] (or [{m}, 1] / [{m}] after a reduction along {n})",
+                )
 
     def block(self, stmts: list[ast.stmt]) -> None:
         for s in stmts:
@@ -650,10 +688,120 @@ class Lowerer:
             a = self.logic_operand(node.left, sym, node)
             b = self.logic_operand(node.right, sym, node)
             return self.emit(op, [a, b], node)
+        if isinstance(node.op, ast.MatMult):
+            return self.matmul(node)
         op = BINOPS.get(type(node.op))
         if op is None:
             raise self.err(node, _BINOP_HINTS.get(type(node.op), "this operator is not supported"))
         return self.binary(op, self.expr(node.left), self.expr(node.right), node)
+
+    # -- matmul (DESIGN.md section 2: "Matrix product") -----------------------------------------
+
+    def matmul(self, node: ast.BinOp) -> Value:
+        """``a @ b`` / ``a @ w.T`` of two inputs: one per operator, f32 (i32 for i8) result."""
+        if self.matmul_op is not None:
+            raise self.err(
+                node,
+                f"an operator has at most one '@' (the first is at line {self.matmul_op.loc.line}); the "
+                "rest of the body is that product's epilogue: write a second product as its own operator",
+            )
+        if isinstance(node.left, ast.Attribute) and node.left.attr == "T":
+            raise self.err(
+                node.left,
+                "'.T' is allowed only on the right operand of '@' (a @ w.T with w: Tensor[\"N\", \"K\"]); "
+                'declare the left operand as it is stored, a: Tensor["M", "K"]',
+            )
+        a = self.matmul_operand(node.left, "left")
+        transpose = isinstance(node.right, ast.Attribute) and node.right.attr == "T"
+        right = node.right.value if transpose else node.right
+        b = self.matmul_operand(right, "right", transposed=transpose, where=node.right)
+        what = f"{a.name} @ {b.name}{'.T' if transpose else ''}"
+        da, db = a.type.dtype, b.type.dtype
+        for v, n in ((a, node.left), (b, right)):
+            dt = v.type.dtype
+            if dt.name not in MATMUL_OPERAND_DTYPES:
+                fix = (
+                    ": declare it f16, bf16 or i8"
+                    if self.params_by_name[v.name].pinned
+                    else f" (T = {self.T}): generate the operator for f16/bf16, e.g. dtypes=(f16, bf16)"
+                )
+                raise self.err(
+                    n,
+                    f"'@' takes f16 x f16, bf16 x bf16 or i8 x i8 operands (the cube has no {dt} "
+                    f"product); '{v.name}' is {dt}{fix}",
+                )
+        if da != db:
+            raise self.err(
+                node,
+                f"'@' needs operands of one dtype (f16 x f16, bf16 x bf16 or i8 x i8); '{a.name}' is {da} "
+                f"and '{b.name}' is {db}: pin both to the same dtype",
+            )
+        (m, k), (k2, n) = matmul_dims([a.type, b.type], {"transpose_b": transpose})
+        if k != k2:
+            rhs = (
+                f"'{b.name}.T' is [{k2}, {n}] ('{b.name}' is [{n}, {k2}])"
+                if transpose
+                else f"'{b.name}' is [{k2}, {n}]"
+            )
+            raise self.err(
+                node,
+                f"'{what}' sums over '{k}' of '{a.name}' [{m}, {k}] and '{k2}' of the right operand: {rhs}; "
+                f"'{k}' and '{k2}' name different sizes, so the product is not defined for any call: give "
+                "the contracted dim one name in both annotations",
+            )
+        v = self.emit("matmul", [a, b], node, {"transpose_b": transpose})
+        self.matmul_op = v.owner
+        return v
+
+    def matmul_operand(
+        self, node: ast.expr, side: str, transposed: bool = False, where: ast.expr | None = None
+    ) -> Value:
+        """An operand of ``@``: an input's name (a 2-D tensor with named dims), never a value the
+        body computed. ``where``: the operand as written (``w.T``), for errors about it."""
+        shape = (
+            '["K", "N"]'
+            if side == "right" and not transposed
+            else '["N", "K"]' if transposed else '["M", "K"]'
+        )
+        example = f"Tensor{shape}"
+        x = self.expr(node) if isinstance(node, ast.Name) else None
+        if not (isinstance(x, Value) and x.owner is None and x.name in self.input_values):
+            if transposed:
+                msg = (
+                    f'\'.T\' applies only to an input of the operator (w: Tensor["N", "K"] in a @ w.T), '
+                    "not to a computed value: the cube reads both operands from GM as they are stored"
+                )
+            else:
+                msg = (
+                    f"the {side} operand of '@' must be an input of the operator ({example}), not a "
+                    "computed value: the cube reads both operands from GM; compute on the product instead "
+                    "(the epilogue)"
+                )
+            raise self.err(where or node, msg)
+        if isinstance(x.type, ScalarType):
+            raise self.err(
+                node, f"'{x.name}' is a Scalar; the operands of '@' are 2-D tensors, e.g. {x.name}: {example}"
+            )
+        shape = x.type.shape
+        if shape.unshaped:
+            raise self.err(node, f"the operands of '@' need two named dims; declare '{x.name}': {example}")
+        if shape.ellipsis or len(shape.dims) > 2:
+            raise self.err(
+                node,
+                f"batched matmul is not supported: '{x.name}' is [{shape}]; '@' takes 2-D operands, "
+                f"e.g. {x.name}: {example} (one operator call per batch)",
+            )
+        if len(shape.dims) < 2:
+            raise self.err(
+                node, f"'{x.name}' is [{shape}]; the operands of '@' are 2-D, e.g. {x.name}: {example}"
+            )
+        if any(d == 1 for d in shape.dims):
+            raise self.err(
+                node,
+                f"'{x.name}' is [{shape}]; the operands of '@' have two named dims (a literal 1 marks a "
+                f"per-row value), e.g. {x.name}: {example}",
+            )
+        return x
 
     def binary(self, op: str, a, b, node: ast.AST):
         if isinstance(a, Weak) and isinstance(b, Weak) and (a.attr or b.attr):
@@ -759,6 +907,12 @@ class Lowerer:
                 return DTypeRef(base.type.dtype)
             raise self.err(node, "'.dtype' applies to tensors and scalars")
         target = self._global_module(node.value)
+        if node.attr == "T" and target is not _dsl_pkg:
+            raise self.err(
+                node,
+                "'.T' is allowed only on an input as the right operand of '@' (a @ w.T with "
+                'w: Tensor["N", "K"]); there is no transpose elsewhere',
+            )
         if target is math and node.attr in ("inf", "nan"):
             if node.attr == "nan":
                 raise self.err(node, "math.nan is not allowed; NaN constants are not allowed in an operator")
@@ -773,7 +927,10 @@ class Lowerer:
                     node, f"dsl.{node.attr} is a function; call it: dsl.{INTRINSICS[node.attr].signature}"
                 )
             raise self.err(node, f"'dsl.{node.attr}' is not part of the DSL")
-        raise self.err(node, f"attribute '.{node.attr}' is not available; the only attribute is x.dtype")
+        raise self.err(
+            node,
+            f"attribute '.{node.attr}' is not available; the attributes are x.dtype and w.T (in a @ w.T)",
+        )
 
     def _global_module(self, node: ast.expr):
         if isinstance(node, ast.Name) and node.id not in self.env and node.id not in self.input_values:

@@ -9,6 +9,8 @@ It also makes the typing rules' implicit conversions explicit: afterwards every 
 arithmetic op has the op's result dtype (``i32 + f32`` casts the i32 operand to f32: integer
 with float computes in the float type), both operands of a comparison have their promoted
 dtype, and both branches of ``where`` the result's. The backend then never sees mixed types.
+A ``matmul`` keeps its f16/bf16 input operands (the cube multiplies them exactly and sums in
+f32); its f32 result is the epilogue's like any other f32 value.
 
     before:  %0 = mul %x, %s : tensor<*, bf16>
              return %0
@@ -40,6 +42,7 @@ def _widened(t):
 def promote(func: Func) -> None:
     namer = Namer.of(func)
     head: list[Op] = []
+    widened: dict[int, Value] = {}  # a widening cast's result -> the input it widens
     for p in func.params:
         v = p.value
         if not _narrow(v.type):
@@ -50,6 +53,10 @@ def promote(func: Func) -> None:
         func.replace_all_uses(v, cast.result)
         cast.operands = [v]
         head.append(cast)
+        widened[id(cast.result)] = v
+    for op in func.walk():
+        if op.opname == "matmul":  # the cube reads its f16/bf16 operands as they are (f32 sums)
+            op.operands = [widened.get(id(v), v) for v in op.operands]
     body: list[Op] = []
     converted: dict[tuple[int, str], Value] = {}  # (value, dtype) -> its cast, made once
     for op in func.body:
@@ -76,6 +83,8 @@ def promote(func: Func) -> None:
         if op.opname == "none":
             if _narrow(rt):
                 op.result.type = _widened(rt)
+            continue
+        if op.opname == "matmul":  # already f32 (i32 for i8), from the narrow inputs
             continue
         if op.spec.infer is not None:
             op.result.type = op.spec.infer([v.type for v in op.operands], op.attrs)

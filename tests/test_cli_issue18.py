@@ -180,7 +180,7 @@ def test_plain_python_shows_the_dsl_error_without_frontend_frames(tmp_path):
         f'  File "{path}", line 6',
         "    y = x.foo",
         "        ^",
-        "dsl.errors.DslError: attribute '.foo' is not available; the only attribute is x.dtype",
+        "dsl.errors.DslError: attribute '.foo' is not available; the attributes are x.dtype and w.T (in a @ w.T)",
     ]
     assert (
         len(lines) <= 10

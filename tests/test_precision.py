@@ -23,12 +23,14 @@ def test_every_ir_op_has_a_precision_class():
     from dsl.ir import tile_ops  # noqa: F401  (declares the tile-level ops)
     from dsl.ir.ops import OPS
 
-    keys = {name for name in OPS if name not in ("reduce", "vec.fold")}
+    keys = {name for name in OPS if name not in ("reduce", "vec.fold", "matmul")}
     keys |= {f"{op}.{k}" for op in ("reduce", "vec.fold") for k in ("sum", "mean", "max", "min")}
+    keys |= {"matmul.float", "matmul.int"}
     assert keys == set(
         OP_PRECISION
     ), f"unclassified: {sorted(keys - set(OP_PRECISION))}; stale: {sorted(set(OP_PRECISION) - keys)}"
-    assert set(OP_PRECISION.values()) == {"exact", "approx"}
+    assert set(OP_PRECISION.values()) == {"exact", "approx", "matmul"}
+    assert OP_PRECISION["matmul.float"] == "matmul" and OP_PRECISION["matmul.int"] == "exact"
 
 
 def test_the_approximated_ops_are_the_contracts():
@@ -219,3 +221,113 @@ def test_approx_integers_and_bools_allow_a_small_share():
     assert compare(one, flags, APPROX).ok and not compare(one, flags, EXACT).ok
     one[6] = True
     assert not compare(one, flags, APPROX).ok
+
+
+# ---------------------------------------------------------------------------------------------
+# Matmul (DESIGN.md section 2): |got - ref| <= rtol_T * |ref| + K * 2^-22 * sum_k |a_ik * b_kj|
+# ---------------------------------------------------------------------------------------------
+
+
+def test_matmul_bound_is_the_formula():
+    a = np.array([[1, -2, 3]], np.float16)  # M = 1, K = 3
+    w = np.array([[4, 5, -6], [0.5, 0, 1]], np.float16)  # N = 2: a @ w.T
+    got = precision.matmul_bound(a, w, transpose_b=True)
+    want = 3 * 2.0**-22 * np.array([[4 + 10 + 18, 0.5 + 0 + 3]])
+    assert got.dtype == np.float64 and np.array_equal(got, want)
+    assert np.array_equal(precision.matmul_bound(a, w.T), want)
+
+
+def test_matmul_rtol_per_stored_dtype():
+    assert precision.MATMUL_RTOL == {"float32": 1e-4, "float16": 2.0**-10, "bfloat16": 2.0**-7}
+    ref = np.array([1000.0, -3.0], np.float32)
+    zero = np.zeros(2)
+    edge = ref + np.float32(1e-4) * np.abs(ref) * np.float32(0.999)  # inside the rtol alone
+    assert compare(edge.astype(np.float32), ref, precision.MATMUL, bound=zero).ok
+    past = ref.copy()
+    past[0] = np.float32(1000.0 * (1 + 1.05e-4))
+    assert not compare(past, ref, precision.MATMUL, bound=zero).ok
+    # the operands' term lets the same difference pass
+    assert compare(past, ref, precision.MATMUL, bound=np.array([0.006, 0.0])).ok
+    assert not compare(past, ref, precision.MATMUL, bound=np.array([0.004, 0.0])).ok
+
+
+@pytest.mark.parametrize("dt", [np.float16, BF16], ids=["f16", "bf16"])
+def test_matmul_half_outputs_allow_one_ulp_without_bound(dt):
+    ref = np.linspace(1, 2, 50).astype(dt)  # [1, 2): one ulp is rtol_T at 1, less above
+    one = _next_up(ref.copy())
+    zero = np.zeros(ref.shape)
+    assert compare(one, ref, precision.MATMUL, bound=zero).ok
+    assert not compare(_next_up(one), ref, precision.MATMUL, bound=zero).ok
+
+
+def test_matmul_needs_the_bound():
+    ref = np.ones(3, np.float32)
+    with pytest.raises(ValueError, match=r"needs bound=matmul_bound\(a, b\)"):
+        compare(ref, ref, precision.MATMUL)
+    assert compare(ref, ref, "matmul", bound=0.0).ok
+
+
+def test_f32_accumulation_meets_the_matmul_tolerance():
+    """The f32 sum in k order (what an accumulator does) against the reference's float64 sum:
+    within the rule, and an error of one more unit in the worst element is not."""
+    rng = np.random.default_rng(5)
+    m, k, n = 9, 700, 11
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    w = rng.standard_normal((n, k)).astype(np.float16)
+    ref = (a.astype(np.float64) @ w.astype(np.float64).T).astype(np.float32)
+    acc = np.zeros((m, n), np.float32)
+    for i in range(k):  # f32 products are exact for f16 inputs; one rounding per add
+        acc += a[:, i : i + 1].astype(np.float32) * w[:, i].astype(np.float32)
+    bound = precision.matmul_bound(a, w, transpose_b=True)
+    assert compare(acc, ref, precision.MATMUL, bound=bound).ok
+    assert not np.array_equal(acc, ref)  # the order does show
+    bad = acc.copy()
+    bad[2, 3] = ref[2, 3] + 1.01 * (1e-4 * abs(float(ref[2, 3])) + bound[2, 3])
+    c = compare(bad, ref, precision.MATMUL, bound=bound)
+    assert not c.ok and c.mismatches == 1
+
+
+def test_matmul_outputs_take_the_matmul_class(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, bf16, f32, i8
+
+        @dsl.op(dtypes=(f16, bf16))
+        def lin(x: Tensor["M", "K"], w: Tensor["N", "K"], b: Tensor[f32, "N"], r: Tensor["M", "N"]):
+            y = x @ w.T
+            g = dsl.cast(dsl.tanh(y + b), x.dtype)
+            r2 = r * 2
+            return g, r2
+
+        @dsl.op(dtypes=(bf16,))
+        def quant(x: Tensor[i8, "M", "K"], w: Tensor[i8, "K", "N"], s: Tensor[f32, "N"]):
+            acc = x @ w
+            deq = dsl.cast(dsl.cast(acc, f32) * s, dsl.T)
+            e = dsl.cast(dsl.exp(dsl.cast(acc, f32)), dsl.T)
+            return acc, deq, e
+        """)
+    y, out = mod.lin.outputs
+    assert precision.output_tolerances(mod.lin, "bf16") == {y: precision.MATMUL, out: EXACT}
+    assert str(precision.MATMUL) == "matmul"
+    func = mod.lin.variant(dsl.bf16, {})
+    assert precision.approximated_ops(func)[y] == ["matmul.float@line 7", "tanh@line 8"]
+    assert precision.output_tolerances(mod.lin, "f16")[y] is precision.MATMUL
+    a, b, c = mod.quant.outputs
+    assert precision.output_tolerances(mod.quant, "bf16") == {a: EXACT, b: EXACT, c: APPROX}
+
+
+def test_func_matmul_bound(write_module):
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16
+
+        @dsl.op(dtypes=(f16,))
+        def lin(x: Tensor["M", "K"], w: Tensor["N", "K"]):
+            return x @ w.T
+        """)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 5)).astype(np.float16)
+    w = rng.standard_normal((4, 5)).astype(np.float16)
+    got = precision.func_matmul_bound(mod.lin.func(dsl.f16), {"x": x, "w": w})
+    assert np.array_equal(got, precision.matmul_bound(x, w.T))
+    assert precision.func_matmul_bound(mod.lin.func(dsl.f16), {"x": x, "w": w}).shape == (3, 4)

@@ -47,6 +47,22 @@ class Compiled:
     checks: dict = field(default_factory=dict)  # dtype -> PassNumericCheck (with verify_each)
 
 
+def refuse_matmul(op) -> None:
+    """The backend has no cube schedule yet: an operator with ``@`` is a CompileError at its line
+    (before any pass runs or file is written)."""
+    func = op.func(op.dtypes[0])
+    mm = next((o for o in func.walk() if o.opname == "matmul"), None)
+    if mm is None:
+        return
+    a, b = (v.name for v in mm.operands)
+    product = f"{a} @ {b}{'.T' if mm.attrs.get('transpose_b') else ''}"
+    raise CompileError(
+        f"matmul '{product}' of operator {op.name} is not implemented yet in the backend (the cube "
+        f"schedule, split-cube-vector, is later work); {op.name}.reference(...) computes it",
+        mm.loc,
+    )
+
+
 def lower(
     op,
     target: str = "ascend910b",
@@ -63,6 +79,7 @@ def lower(
     tgt = get_target(target)
     cann = check_cann(tgt.name, cann)
     vector_path_of(tgt, vector_path)
+    refuse_matmul(op)
     # On ascend950 the MemBase (LocalTensor) API runs through vector-function emulation, so the
     # same kernels are valid there (ascendc-api.md section 7); the RegBase path comes later.
     name = op.name

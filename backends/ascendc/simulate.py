@@ -12,7 +12,7 @@ from dsl.errors import ArgumentError, CompileError, SimulationError
 from dsl.ir.interpreter import check_attr_values
 
 from .cache import cache_dir, enforce_limit, touch
-from .compile import lower
+from .compile import lower, refuse_matmul
 from .project import write_project
 from .sim import simulate_project
 from .cann import check_cann
@@ -104,6 +104,7 @@ def simulate(
     tgt = get_target(target)
     check_cann(tgt.name, cann)  # the options are checked before anything is compiled or run
     vector_path_of(tgt, vector_path)
+    refuse_matmul(op)  # also for project=: there is no matmul kernel to run yet
     T, inputs, values = op.bind(arrays, attrs, dtype)
     func = op.variant(T, values, inputs)
     check_attr_values(func, values)

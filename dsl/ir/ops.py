@@ -13,11 +13,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dtypes import DType, bool_
+from ..dtypes import DType, bool_, f32, i32
+from ..errors import ArgumentError
 from .types import (
     PRED,
     PredType,
     ScalarType,
+    Shape,
     TensorType,
     Type,
     TypeInferenceError,
@@ -129,6 +131,42 @@ def _reduce(types: list[Type], attrs: dict) -> Type:
         raise TypeInferenceError("dsl.mean needs a floating-point tensor; cast first")
     shape = t.shape.with_last(1) if attrs.get("keepdims", True) else t.shape.without_last()
     return TensorType(t.dtype, shape)
+
+
+MATMUL_OPERAND_DTYPES = ("f16", "bf16", "i8")  # f16 x f16, bf16 x bf16, i8 x i8 (DESIGN.md section 2)
+MATMUL_MAX_K_I8 = 2**17  # i8 x i8 sums in i32: beyond this K a sum could overflow (host tiling rejects it)
+
+
+def matmul_dims(types: list[Type], attrs: dict) -> tuple[tuple, tuple]:
+    """The (rows, cols) dims of a matmul's two operands as the product sees them: ``w`` of
+    ``a @ w.T`` (``transpose_b``) is [N, K] and enters as [K, N]."""
+    a, b = types
+    dims_b = tuple(reversed(b.shape.dims)) if attrs.get("transpose_b") else b.shape.dims
+    return a.shape.dims, dims_b
+
+
+def _matmul(types: list[Type], attrs: dict) -> Type:
+    _values(types)
+    for t in types:
+        if not isinstance(t, TensorType):
+            raise TypeInferenceError("matmul takes two tensors, not a scalar")
+        if t.shape.unshaped or t.shape.ellipsis or len(t.shape.dims) != 2:
+            raise TypeInferenceError(f"matmul takes 2-D operands with named dims, got {t}")
+        if any(not isinstance(d, str) for d in t.shape.dims):
+            raise TypeInferenceError(f"matmul operands have named dims, not a literal 1: {t}")
+        if t.dtype.name not in MATMUL_OPERAND_DTYPES:
+            raise TypeInferenceError(f"matmul operands are f16, bf16 or i8, got {t.dtype}")
+    if types[0].dtype != types[1].dtype:
+        raise TypeInferenceError(
+            f"matmul operands have one dtype (f16 x f16, bf16 x bf16, i8 x i8), got {types[0].dtype} "
+            f"and {types[1].dtype}"
+        )
+    if not isinstance(attrs.get("transpose_b"), bool):
+        raise TypeInferenceError("matmul needs a bool attribute transpose_b")
+    (m, k), (k2, n) = matmul_dims(types, attrs)
+    if k != k2:
+        raise TypeInferenceError(f"matmul contracts '{k}' with '{k2}': the two K dims must have one name")
+    return TensorType(i32 if types[0].dtype.is_int else f32, Shape((m, n)))
 
 
 def _pred_only(types: list[Type], attrs: dict) -> Type:
@@ -249,6 +287,24 @@ _COMPARE = {
     "eq": np.equal,
     "ne": np.not_equal,
 }
+
+
+def _matmul_run(args, attrs, rtype):
+    """f16/bf16: the products are exact and the sum is taken in float64, then rounded once to
+    f32; i8: exact in i32 (float64 holds every partial sum exactly while K <= 2^17)."""
+    a, b = args
+    if attrs.get("transpose_b"):
+        b = b.T
+    k = a.shape[-1]
+    if a.dtype.kind == "i" and k > MATMUL_MAX_K_I8:
+        raise ArgumentError(
+            f"matmul of i8 operands with K = {k}: K may be at most {MATMUL_MAX_K_I8} (2^17), beyond "
+            "which an i32 sum could overflow"
+        )
+    exact = np.matmul(a.astype(np.float64), b.astype(np.float64))
+    if a.dtype.kind == "i":
+        return exact.astype(np.int64).astype(np.int32)  # only K = 2^17 of (-128)^2 wraps
+    return exact.astype(np.float32)
 
 
 def _compare_generic(args, attrs, rtype):
@@ -405,6 +461,17 @@ declare(
         attrs=("kind", "keepdims"),
         check=_check_reduce,
         doc='%r = reduce %x {kind = "sum", keepdims = true} : tensor<..., R, 1, f32>',
+    )
+)
+
+declare(
+    OpSpec(
+        "matmul",
+        2,
+        _matmul,
+        _matmul_run,
+        attrs=("transpose_b",),
+        doc="%r = matmul %x, %w {transpose_b = true} : tensor<M, N, f32>  // x @ w.T; i8 x i8: i32",
     )
 )
 

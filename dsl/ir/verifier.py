@@ -95,6 +95,21 @@ def _verify_stores(func: Func) -> None:
             raise _fail(func, None, f"output '{out.name}' is never stored")
 
 
+def _verify_matmul(func: Func) -> None:
+    """DESIGN.md section 2: at most one matmul per operator; at tensor level its operands are
+    inputs (the cube reads them from GM), never computed values."""
+    matmuls = [op for op in func.walk() if op.opname == "matmul"]
+    if len(matmuls) > 1:
+        raise _fail(func, matmuls[1], "a function has at most one matmul")
+    if func.attributes.get("level") == "tile":
+        return
+    params = {id(p.value) for p in func.params}
+    for op in matmuls:
+        for v in op.operands:
+            if id(v) not in params:
+                raise _fail(func, op, f"matmul operand %{v.name} is not an input of @{func.name}")
+
+
 def verify_func(func: Func) -> None:
     names: set[str] = set()
     for p in func.params:
@@ -103,6 +118,7 @@ def verify_func(func: Func) -> None:
         names.add(p.value.name)
     defined: set[int] = {id(p.value) for p in func.params}
     _verify_ops(func, func.body, defined, names, False)
+    _verify_matmul(func)
     if func.attributes.get("level") == "tile":
         if func.returns:
             raise _fail(func, None, "a tile-level function stores its outputs with dma.store; return nothing")

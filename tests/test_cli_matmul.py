@@ -1,0 +1,116 @@
+"""The backend does not compile ``@`` yet (issue 22 item 1): compile, run, profile and simulate of
+an operator with a matmul stop with a CompileError at its DSL line, exit 1, no traceback, and
+write or print nothing for it; ``dslc ir`` and ``op.reference`` work."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dsl import CompileError
+from dsl.cli import main
+
+SOURCE = """\
+import dsl
+from dsl import Tensor, f16, bf16, f32
+
+
+@dsl.op(dtypes=(f16, bf16))
+def linear(x: Tensor["M", "K"], w: Tensor["N", "K"], bias: Tensor[f32, "N"]):
+    y = x @ w.T + bias
+    return dsl.cast(y, x.dtype)
+
+
+@dsl.op(dtypes=(f32,))
+def twice(x: Tensor):
+    return x * 2
+"""
+MESSAGE = (
+    "error: matmul 'x @ w.T' of operator linear is not implemented yet in the backend (the cube "
+    "schedule, split-cube-vector, is later work); linear.reference(...) computes it"
+)
+
+
+@pytest.fixture
+def source(tmp_path) -> Path:
+    path = tmp_path / "lin.py"
+    path.write_text(SOURCE)
+    return path
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _refusal(err: str, path: Path) -> None:
+    assert err.startswith(f"dslc: {path}:7:9: {MESSAGE}\n"), err
+    assert "        y = x @ w.T + bias\n            ^\n" in err
+    assert "Traceback" not in err
+
+
+def test_compile_refuses_and_writes_nothing_for_it(source, tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    code, out, err = run(["compile", source, "--op", "linear", "-o", out_dir], capsys)
+    assert code == 1 and out == ""
+    _refusal(err, source)
+    assert err.endswith("dslc: error: 1 of 1 operators failed (linear); wrote nothing\n")
+    assert not out_dir.exists()
+
+
+def test_compile_of_the_file_writes_the_other_operator(source, tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    code, out, err = run(["compile", source, "-o", out_dir, "--target", "ascend950"], capsys)
+    assert code == 1
+    _refusal(err, source)
+    assert sorted(p.name for p in out_dir.iterdir()) == ["twice"]
+    assert "wrote the other 1" in err
+
+
+@pytest.mark.parametrize("cmd", ["run", "profile"])
+def test_run_and_profile_refuse_before_drawing_inputs(source, capsys, cmd):
+    code, out, err = run(
+        [cmd, source, "--op", "linear", "--shape", "4,8", "--shape", "3,8", "--shape", "3"], capsys
+    )
+    assert (code, out) == (1, "")
+    _refusal(err, source)
+
+
+def test_ir_prints_the_matmul(source, capsys):
+    code, out, err = run(["ir", source, "--op", "linear", "--dtype", "bf16"], capsys)
+    assert (code, err) == (0, "")
+    assert "%0 = matmul %x, %w {transpose_b = true} : tensor<M, N, f32>" in out
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location("lin_mm", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_python_api_refuses_with_the_line(source, tmp_path):
+    mod = _load(source)
+    x = np.ones((4, 8), np.float16)
+    w = np.ones((3, 8), np.float16)
+    b = np.zeros(3, np.float32)
+    assert mod.linear.reference(x, w, b).tolist() == [[8.0] * 3] * 4
+    calls = [
+        lambda: mod.linear.compile(out_dir=tmp_path / "api"),
+        lambda: mod.linear.simulate(x, w, b),
+        lambda: mod.linear.simulate(x, w, b, project=tmp_path / "nowhere"),
+        lambda: mod.linear.profile(x, w, b, target="ascend950"),
+    ]
+    for call in calls:
+        with pytest.raises(CompileError) as info:
+            call()
+        assert info.value.loc.line == 7 and info.value.loc.col == 9
+        assert info.value.msg == MESSAGE.removeprefix("error: ")
+    assert not (tmp_path / "api").exists()
