@@ -55,7 +55,7 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
         (
             ["opt", str(ROOT / "tests" / "passes" / "tile" / "loads_and_stores.ir"), "--passes", "bogus"],
             "dslc: error: unknown pass 'bogus' (known: canonicalize, chunk-rows, compare-f16, "
-            "double-buffer, expand-math, hoist-invariants, hoist-scalars, insert-sync, "
+            "double-buffer, expand-math, form-vector-functions, hoist-invariants, hoist-scalars, insert-sync, "
             "legalize-casts, lower-bools, materialize-bools, native-f16, plan-buffers, plan-rows, "
             "promote-precision, row-forms, schedule-vector, select-vector-path, specialize, split-cores, tile)",
         ),

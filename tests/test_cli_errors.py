@@ -341,7 +341,7 @@ def test_compile_summary_tiling_keys_agree_with_ir(tmp_path, capsys):
 
 
 def test_verify_each_prints_a_summary_when_every_pass_agrees(tmp_path, capsys):
-    from backends.ascendc.targets import get_target
+    from backends.ascendc.targets import get_target, select_vector_path_spelling
     from passes.pipelines import elementwise_pipeline
 
     src = write(
@@ -359,7 +359,9 @@ def test_verify_each_prints_a_summary_when_every_pass_agrees(tmp_path, capsys):
     passes = [
         p.spelling()
         for p in elementwise_pipeline(
-            get_target("ascend910b").ub_usable_bytes, stagger=get_target("ascend910b").ub_bank_stagger
+            get_target("ascend910b").ub_usable_bytes,
+            select_vector_path_spelling(get_target("ascend910b"), "auto"),
+            stagger=get_target("ascend910b").ub_bank_stagger,
         )
     ]
     # each pass: two static combinations x one output compared, for each of two dtypes
