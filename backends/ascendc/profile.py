@@ -134,8 +134,13 @@ class Profile:
             )
         if slow:
             busy = ", ".join(f"{p} {slow[p]:.2f}" for p in PIPES)
+            vfs = (
+                f" ({slow['vector_functions']} vector functions with {slow['reg_instructions']} Reg instructions)"
+                if slow.get("vector_functions")
+                else ""
+            )
             lines.append(
-                f"  slowest core (block {slow['core']}): busy us {busy}; {slow['vector_ops']} vector ops, "
+                f"  slowest core (block {slow['core']}): busy us {busy}; {slow['vector_ops']} vector ops{vfs}, "
                 f"{slow['barriers']} PipeBarriers, flag waits {slow['wait_us']:.2f} us"
             )
         dma = ", ".join(f"{p} {n}" for p, n in self.dma.items())
@@ -191,17 +196,28 @@ class Profile:
 def _core_summaries(r: ModelRun) -> list[dict]:
     """Per block: when its core finishes, its pipes' busy time, vector ops, PipeBarriers and the
     time its pipes spent waiting for flags (one count per distinct core trace)."""
-    from .sim.trace import BARRIER, OP, PIPE_V, WAIT
+    from .sim.trace import BARRIER, NONE32, OP, PIPE_V, REG_KEY, WAIT
 
     per_trace = []
     for core in r.cores:
         tl, c = core.timeline, core.costs
-        vec = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == OP)
+        membase = sum(
+            1
+            for p, k, key in zip(c.pipe, c.kind, c.key)
+            if p == PIPE_V and k == OP and (key == NONE32 or not key & REG_KEY)
+        )
+        reg = sum(body.instructions for body in c.vf.values())
         bars = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == BARRIER)
         waited = sum(
             tl.start[i] - tl.ready[i] for i, k in enumerate(c.kind) if k == WAIT and tl.ready[i] is not None
         )
-        stats = {"vector_ops": vec, "barriers": bars, "wait_us": waited * 1e6}
+        stats = {
+            "vector_ops": membase + reg,
+            "vector_functions": len(c.vf),
+            "reg_instructions": reg,
+            "barriers": bars,
+            "wait_us": waited * 1e6,
+        }
         stats.update({p: tl.busy[p] * 1e6 for p in PIPES})
         per_trace.append((core.blocks, stats))
     out = [None] * len(r.core_finish_s)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ..sim.trace import DTYPE_NAMES, NONE8, NONE16, PIPE_NAMES, SET, WAIT, flag_name
+from ..sim.trace import DTYPE_NAMES, NONE8, NONE16, NONE32, PIPE_NAMES, REG_KEY, SET, VF, WAIT, flag_name
 from ..simulate import dsl_line
 from .costs import HBM
 from .model import ModelRun
@@ -76,6 +76,8 @@ def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
             if st is None:
                 continue
             k = costs.kind[i]
+            if key[i] != NONE32 and key[i] & REG_KEY and k != VF:
+                continue  # a VF body's instruction: the VF's slice stands for it
             pname = PIPE_NAMES[costs.pipe[i]]
             a = trace.apis[api[i]]
             if loc[i] not in names:
@@ -88,6 +90,11 @@ def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
             if k in (SET, WAIT):
                 label = f"{a} {flag_name(key[i])}"
                 args["flag"] = flag_name(key[i])
+            if k == VF:
+                body = costs.vf[i]
+                label = f"VF {a}"
+                args["reg_instructions"] = body.instructions
+                args["cycles"] = {b: round(c, 1) for b, c in body.bounds(run.arch).items()}
             rec = recs[i]
             if rec["repeats"] and costs.pipe[i] == 1:
                 args["repeats"] = int(rec["repeats"])

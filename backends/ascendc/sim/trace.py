@@ -18,7 +18,21 @@ import numpy as np
 # Pipe and kind codes of runtime.h (enum Pipe, enum TraceKind).
 PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 = 0, 1, 2, 3
 PIPE_NAMES = ("S", "V", "MTE2", "MTE3")
-OP, SET, WAIT, BARRIER, BARRIER_ALL, L2HINT = 0, 1, 2, 3, 4, 5
+OP, SET, WAIT, BARRIER, BARRIER_ALL, L2HINT, VF = 0, 1, 2, 3, 4, 5, 6
+# A VF record (a vector function's launch) is followed by the Reg API records of its body, whose
+# key is REG_KEY | the LoadAlign/StoreAlign distribution's code (REG_DIST; 0 for other
+# instructions). The launch's key is its body's record count; its gm_off is 0, or the distance in
+# records back to an earlier VF launch of the block with the same body, which is then left out.
+REG_KEY = 1 << 30
+REG_DIST = {
+    1: "DIST_NORM",
+    2: "DIST_BRC_B16",
+    3: "DIST_BRC_B32",
+    4: "DIST_UNPACK_B16",
+    16: "DIST_NORM",
+    17: "DIST_FIRST_ELEMENT_B32",
+    18: "DIST_PACK_B32",
+}
 NONE16, NONE32, NONE8 = 0xFFFF, 0xFFFFFFFF, 0xFF
 # enum DType of include/dslc_sim/runtime.h
 DTYPE_NAMES = ("f32", "f16", "bf16", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "bool", "f64")

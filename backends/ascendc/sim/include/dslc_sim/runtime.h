@@ -180,8 +180,9 @@ void vf_exit();
 // A fresh id per VF scope (registers record it), 0 outside one.
 uint32_t vf_epoch();
 // Issues a Reg API instruction on V; faults outside a VF. Any other issue() inside a VF faults
-// (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier in a VF).
-uint32_t reg_issue(const char* api, Loc loc);
+// (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier in a VF). `dist` is the
+// LoadAlign/StoreAlign distribution's trace code (reg_datacopy.h), 0 for other instructions.
+uint32_t reg_issue(const char* api, Loc loc, uint32_t dist = 0);
 // Checks that a Reg API that issues nothing (UpdateMask, CreateMask) runs inside a VF.
 void vf_require(const char* api, Loc loc);
 // A VF store of UB bytes [addr, addr+bytes) and a VF load: a load of bytes this VF stored with no
