@@ -196,15 +196,13 @@ class Profile:
 def _core_summaries(r: ModelRun) -> list[dict]:
     """Per block: when its core finishes, its pipes' busy time, vector ops, PipeBarriers and the
     time its pipes spent waiting for flags (one count per distinct core trace)."""
-    from .sim.trace import BARRIER, NONE32, OP, PIPE_V, REG_KEY, WAIT
+    from .sim.trace import BARRIER, OP, PIPE_V, WAIT, is_reg
 
     per_trace = []
     for core in r.cores:
         tl, c = core.timeline, core.costs
         membase = sum(
-            1
-            for p, k, key in zip(c.pipe, c.kind, c.key)
-            if p == PIPE_V and k == OP and (key == NONE32 or not key & REG_KEY)
+            1 for p, k, key in zip(c.pipe, c.kind, c.key) if p == PIPE_V and k == OP and not is_reg(key)
         )
         reg = sum(body.instructions for body in c.vf.values())
         bars = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == BARRIER)

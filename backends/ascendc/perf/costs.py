@@ -31,6 +31,7 @@ from ..sim.trace import (
     VF,
     WAIT,
     SimTrace,
+    is_reg,
 )
 from .constants import (
     MEMBASE_AS_VF,
@@ -296,7 +297,7 @@ def block_costs(
             vf[i] = body
             fixed[i] = (launch + body.cycles(arch)) * cyc
             continue
-        if p == PIPE_V and k == OP and key[i] != NONE32 and key[i] & REG_KEY:
+        if p == PIPE_V and k == OP and is_reg(key[i]):
             s_cost[i] = 0.0  # issued by the vector unit inside the VF, priced with its launch
             continue
         if k == L2HINT:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ..sim.trace import DTYPE_NAMES, NONE8, NONE16, NONE32, PIPE_NAMES, REG_KEY, SET, VF, WAIT, flag_name
+from ..sim.trace import DTYPE_NAMES, NONE8, NONE16, PIPE_NAMES, SET, VF, WAIT, flag_name, is_reg
 from ..simulate import dsl_line
 from .costs import HBM
 from .model import ModelRun
@@ -76,7 +76,7 @@ def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
             if st is None:
                 continue
             k = costs.kind[i]
-            if key[i] != NONE32 and key[i] & REG_KEY and k != VF:
+            if k != VF and is_reg(key[i]):
                 continue  # a VF body's instruction: the VF's slice stands for it
             pname = PIPE_NAMES[costs.pipe[i]]
             a = trace.apis[api[i]]

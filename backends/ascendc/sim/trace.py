@@ -69,6 +69,11 @@ RECORD = np.dtype(
 assert RECORD.itemsize == 48  # static_assert(sizeof(TraceRec) == 48) in src/runtime.h
 
 
+def is_reg(key: int) -> bool:
+    """Whether an OP record's key marks a Reg API instruction of a VF body (other ops: NONE32)."""
+    return key != NONE32 and bool(key & REG_KEY)
+
+
 def flag_name(key: int) -> str:
     """``MTE2_V(1)`` for a HardEvent key, ``TQue#3 slot 1 EnQue`` for a queue edge."""
     if key & QUEUE_KEY:
