@@ -389,6 +389,40 @@ MEMBASE_AS_VF = {
     "Duplicate": 0,
 }
 
+# The cube core (AIC) of a __mix__ kernel. asc-devkit docs/zh/api/附录/Cube指令理论性能汇总.md [H]:
+#   Mmad cycles = dt + (ceil16(m) x ceil16(n) x ceil_k) / (cube_m x cube_n x cube_k), the emulator's
+#   trace counting the 16 x 16 x k0 fractals (k0 = 32 B of the input type), so cycles per fractal =
+#   k0 / cube_k: half/bfloat16 16 x 16 x 16 per cycle (k0 16), int8 16 x 16 x 32 (k0 32), both archs;
+#   LoadData L1 -> L0A / L0B: 256 / 128 B per cycle on 2201 (tables 3), 256 / 256 with the 3510
+#   LoadData2DParamsV2 (table 5), + dT;
+#   Fixpipe L0C -> UB (3510, table 8): 128 B per cycle of output (f32 NoQuant 32 elements/cycle; f32 ->
+#   f16/bf16 64 elements/cycle), 128 + 128 with the dual destination.
+# The AIC's MTE2 (GM -> L1) is priced like an AIV's; a Fixpipe to GM like an MTE3 copy [G] (the
+# tables give no L0C -> GM figure; it writes GM through the same L2).
+# Check [M] pc section 6 C21: 910B3 fp32 matmul 72 TFLOPS = 72e12 / (2 x 20 AIC x 1.8 GHz) = 1000 MAC
+# per cycle, the table's float 16 x 16 x 4 = 1024 (fp32 is not modelled by the emulator).
+CUBE_K_PER_CYCLE = {"f16": 16, "bf16": 16, "i8": 32}  # cube_k [H] tables 1-2 (cube_m = cube_n = 16)
+CUBE = {
+    arch: {
+        "mmad_head_cycles": Constant(
+            32,
+            "cycles per Mmad",
+            "[G] the table's dt has no published value; of the order of a vector instruction's head (22-35 "
+            "cycles, pc §4)",
+        ),
+        "mte1_head_cycles": Constant(16, "cycles per LoadData", "[G] the table's dT has no published value"),
+        "fix_head_cycles": Constant(16, "cycles per Fixpipe", "[G] the table's dT has no published value"),
+        "l0a_bytes_per_cycle": Constant(256, "B/cycle", "[H] Cube指令理论性能汇总.md table " + t),
+        "l0b_bytes_per_cycle": Constant(l0b, "B/cycle", "[H] Cube指令理论性能汇总.md table " + t),
+        "fix_ub_bytes_per_cycle": Constant(
+            128, "B/cycle per destination", "[H] Cube指令理论性能汇总.md table 8"
+        ),
+    }
+    for arch, l0b, t in ((2201, 128, "3 (LoadData 2D)"), (3510, 256, "5 (LoadData 2D V2)"))
+}
+A2 = replace(A2, c={**A2.c, **CUBE[2201]})
+A5 = replace(A5, c={**A5.c, **CUBE[3510]})
+
 ARCH_MODELS = {2201: A2, 3510: A5}
 
 # The L2 assumption of a profile: "warm" — a kernel whose whole GM footprint fits in L2 finds its

@@ -13,12 +13,17 @@ from functools import lru_cache
 import numpy as np
 
 from ..sim.trace import (
+    L0A,
+    PIPE_FIX,
+    PIPE_M,
+    PIPE_MTE1,
     BARRIER,
     BARRIER_ALL,
     DTYPE_BYTES,
     DTYPE_NAMES,
     L2HINT,
     NONE8,
+    NONE16,
     NONE32,
     OP,
     PIPE_MTE2,
@@ -34,6 +39,7 @@ from ..sim.trace import (
     is_reg,
 )
 from .constants import (
+    CUBE_K_PER_CYCLE,
     MEMBASE_AS_VF,
     REG_CAST_DEFAULT,
     REG_CAST_PARALLELISM,
@@ -140,6 +146,25 @@ def vf_body(names: list[str], apis, keys, dtypes, dtype2s) -> VfBody:
     return VfBody(len(apis), single, exec_cycles, reads, writes)
 
 
+def mmad_cycles(arch: ArchModel, dtype: int, fractals: int) -> float:
+    """An Mmad of ``fractals`` 16 x 16 x k0 fractals (k0 = 32 B of the input type): the head, then
+    k0 / cube_k cycles each (constants.CUBE_K_PER_CYCLE)."""
+    name = _name(dtype)
+    k0 = 32 // DTYPE_BYTES[dtype]
+    return arch["mmad_head_cycles"] + fractals * k0 / CUBE_K_PER_CYCLE[name]
+
+
+def mte1_cycles(arch: ArchModel, nbytes: int, dst: int) -> float:
+    """A LoadData of ``nbytes`` from L1 into L0A (``dst`` = trace.L0A) or L0B."""
+    bw = arch["l0a_bytes_per_cycle"] if dst == L0A else arch["l0b_bytes_per_cycle"]
+    return arch["mte1_head_cycles"] + nbytes / bw
+
+
+def fix_ub_cycles(arch: ArchModel, nbytes: int, dual: bool) -> float:
+    """A Fixpipe L0C -> UB writing ``nbytes`` (one destination, or both AIVs' with split M)."""
+    return arch["fix_head_cycles"] + nbytes / (arch["fix_ub_bytes_per_cycle"] * (2 if dual else 1))
+
+
 def membase_vf_cycles_per_vl(arch: ArchModel, api: str, dtype: int) -> float | None:
     """950 MemBase: cycles per VL of the VF the 3510 implementation runs (constants.MEMBASE_AS_VF:
     per VL, a LoadAlign per source, the op and a StoreAlign), or None for other APIs, targets and
@@ -221,7 +246,9 @@ def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool, dirty: bool = False) -> 
     recs = trace.records
     hints = recs[recs["kind"] == L2HINT]
     bypass = frozenset(int(g) for g, mode in zip(hints["gm"], hints["key"]) if mode == 0)
-    dma = recs[(recs["kind"] == OP) & ((recs["pipe"] == PIPE_MTE2) | (recs["pipe"] == PIPE_MTE3))]
+    pipes = recs["pipe"]
+    to_gm = (pipes == PIPE_MTE2) | (pipes == PIPE_MTE3) | ((pipes == PIPE_FIX) & (recs["gm"] != NONE16))
+    dma = recs[(recs["kind"] == OP) & to_gm]  # a Fixpipe into UB moves no GM bytes
     allocating = 0
     for region in np.unique(dma["gm"]):
         if int(region) in bypass:
@@ -325,12 +352,18 @@ def block_costs(
             beats = bank_conflict_beats(*ub[i]) if conflicts and c else 1
             calls = arch["adv_api_calls"] if vector_class(name) == "adv_activation" else 1
             fixed[i] = ((head * calls if c else 0) + reps[i] * c * beats) * cyc
-        elif p in (PIPE_MTE2, PIPE_MTE3):
+        elif p == PIPE_MTE1:
+            fixed[i] = mte1_cycles(arch, nbytes[i], key[i]) * cyc
+        elif p == PIPE_M:
+            fixed[i] = mmad_cycles(arch, dtype[i], reps[i]) * cyc
+        elif p == PIPE_FIX and "->UB" in names[api[i]]:
+            fixed[i] = fix_ub_cycles(arch, nbytes[i], key[i] == 1) * cyc
+        elif p in (PIPE_MTE2, PIPE_MTE3, PIPE_FIX):
             name = names[api[i]]
             if name.startswith("TQue::"):
                 fixed[i] = flag_s
                 continue
-            write = p == PIPE_MTE3
+            write = p != PIPE_MTE2
             bypass = gm[i] in bypassing
             mem = l2.memory(write, bypass)
             if not write and not bypass and mem == HBM:

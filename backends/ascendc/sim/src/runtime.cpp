@@ -449,6 +449,13 @@ void trace_sync(uint32_t instr, int kind, uint32_t key) {
     r->key = key;
 }
 
+void trace_cube(uint32_t instr, uint32_t repeats, uint32_t key) {
+    TraceRec* r = traced(instr);
+    if (!r) return;
+    r->repeats = repeats;
+    r->key = key;
+}
+
 uint32_t trace_queue_id() { return ++S().queues; }
 
 void count_l2_hint(const void* p, int mode, Loc loc) {

@@ -94,6 +94,9 @@ void count_l2_hint(const void* p, int mode, Loc loc);
 // address (vector ops), and the synchronisation a TQue call stands for (kind: 1 set, 2 wait).
 void trace_operand(uint32_t instr, uint32_t addr, bool write);
 void trace_sync(uint32_t instr, int kind, uint32_t key);
+// The cube's annotations of instruction `instr`: its repeats (Mmad: 16 x 16 x C0 fractals) and key
+// (LoadData: its destination, 1 L0A / 2 L0B; Fixpipe to UB: 1 for DUAL_DST_SPLIT_M).
+void trace_cube(uint32_t instr, uint32_t repeats, uint32_t key);
 uint32_t trace_queue_id();  // a fresh id per TQue (its flag keys)
 
 // ---- dtype support of the target ----
