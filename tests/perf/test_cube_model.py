@@ -44,6 +44,16 @@ def test_mmad_costs_one_cycle_per_fractal_of_its_k0_plus_the_head():
         assert mmad_cycles(arch, DT["i8"], 8) == head + 8
 
 
+def test_the_fp32_cube_rate_matches_c21():
+    """perf-constants C21: a 910B3 (20 AIC at 1.8 GHz) ran fp32 4096^3 matmul at 72 TFLOPS; the table's
+    float 16 x 16 x 4 MACs per cycle (a 16 x 16 x 8 fractal in 2 cycles) give 73.7 at full use."""
+    fractal_macs = 16 * 16 * 8
+    macs_per_cycle = fractal_macs / (mmad_cycles(A2, DT["f32"], 1000) - A2["mmad_head_cycles"]) * 1000
+    peak = 2 * macs_per_cycle * 20 * 1.8e9
+    assert macs_per_cycle == 1024 and abs(peak / 72e12 - 1) < 0.03
+    assert mmad_cycles(A5, DT["f32"], 1) == A5["mmad_head_cycles"] + 8  # 3510: 16 x 16 x 1 per cycle
+
+
 def test_loaddata_runs_at_the_l0a_and_l0b_rates_of_each_arch():
     """2201: L1 -> L0A 256 B/cycle, L1 -> L0B 128 (table 3); 3510 LoadData2DParamsV2: 256 both (table 5)."""
     assert mte1_cycles(A2, 8192, L0A) == A2["mte1_head_cycles"] + 32

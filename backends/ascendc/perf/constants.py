@@ -401,7 +401,11 @@ MEMBASE_AS_VF = {
 # tables give no L0C -> GM figure; it writes GM through the same L2).
 # Check [M] pc section 6 C21: 910B3 fp32 matmul 72 TFLOPS = 72e12 / (2 x 20 AIC x 1.8 GHz) = 1000 MAC
 # per cycle, the table's float 16 x 16 x 4 = 1024 (fp32 is not modelled by the emulator).
-CUBE_K_PER_CYCLE = {"f16": 16, "bf16": 16, "i8": 32}  # cube_k [H] tables 1-2 (cube_m = cube_n = 16)
+# cube_k [H] tables 1-2 (cube_m = cube_n = 16); float (not emulated): 16 x 16 x 4 on 2201, x 1 on 3510
+CUBE_K_PER_CYCLE = {
+    2201: {"f16": 16, "bf16": 16, "i8": 32, "f32": 4},
+    3510: {"f16": 16, "bf16": 16, "i8": 32, "f32": 1},
+}
 CUBE = {
     arch: {
         "mmad_head_cycles": Constant(

@@ -151,7 +151,7 @@ def mmad_cycles(arch: ArchModel, dtype: int, fractals: int) -> float:
     k0 / cube_k cycles each (constants.CUBE_K_PER_CYCLE)."""
     name = _name(dtype)
     k0 = 32 // DTYPE_BYTES[dtype]
-    return arch["mmad_head_cycles"] + fractals * k0 / CUBE_K_PER_CYCLE[name]
+    return arch["mmad_head_cycles"] + fractals * k0 / CUBE_K_PER_CYCLE[arch.arch][name]
 
 
 def mte1_cycles(arch: ArchModel, nbytes: int, dst: int) -> float:

@@ -125,6 +125,7 @@ def replay(
     clock = 0.0
     s_pos = {k: 0 for k in cores}
     s_t = {k: 0.0 for k in cores}
+    s_busy = {k: 0.0 for k in cores}  # the scalar unit's own work: issuing and scalar ops, not its waits
     done = 0
 
     def fired(i: int):
@@ -144,6 +145,7 @@ def replay(
             i = prog[s_pos[k]]
             if pipe[i] != PIPE_S:
                 s_t[k] += s_cost[i]
+                s_busy[k] += s_cost[i]
                 issue[i] = s_t[k]
             elif kind[i] == WAIT:
                 f = fired(i)
@@ -153,6 +155,7 @@ def replay(
                 s_t[k] = max(s_t[k], f) if match[i] else s_t[k]
                 start[i] = s_t[k]
                 s_t[k] += fixed[i]
+                s_busy[k] += fixed[i]
                 end[i] = s_t[k]
                 done += 1
             elif kind[i] == BARRIER_ALL:
@@ -163,11 +166,13 @@ def replay(
                         s_t[k] = max(s_t[k], end[queues[q][cnt - 1]])
                 issue[i] = start[i] = s_t[k]
                 s_t[k] += fixed[i]
+                s_busy[k] += fixed[i]
                 end[i] = s_t[k]
                 done += 1
             else:  # scalar work, an S-side SetFlag, an L2 hint
                 issue[i] = start[i] = s_t[k]
                 s_t[k] += s_cost[i] + (fixed[i] if kind[i] == SET else 0.0)
+                s_busy[k] += s_cost[i] + (fixed[i] if kind[i] == SET else 0.0)
                 end[i] = s_t[k]
                 if kind[i] == SET:
                     fire[i] = s_t[k]
@@ -257,8 +262,9 @@ def replay(
                 flying.remove(t)
 
     def busy_of(k: int) -> dict:
-        """msprof-style busy seconds of core k's pipes that ran anything (its S: until it finished issuing)."""
-        busy = {"S": s_t[k]}
+        """msprof-style busy seconds of core k's pipes that ran anything (S: its own work, not the time
+        it stood at a WaitFlag or PipeBarrier<PIPE_ALL>)."""
+        busy = {"S": s_busy[k]}
         for q, recs in queues.items():
             if q[0] == k:
                 busy[PIPE_NAMES[q[1]]] = sum(
