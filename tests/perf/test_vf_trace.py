@@ -100,6 +100,18 @@ def test_the_trace_names_each_load_and_store_distribution(tmp_path):
     assert {("StoreAlign", "DIST_FIRST_ELEMENT_B32"), ("LoadAlign", "DIST_BRC_B32")} <= seen[2]
 
 
+def test_a_vec_scope_is_a_vf_launch_too(tmp_path):
+    """reg_numerics key 1 writes its VF inline as __VEC_SCOPE__ { ... } (ops-nn arch35's form)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(1000).astype(F32), rng.standard_normal(1000).astype(F32)
+    res = run(make_project(tmp_path, "reg_numerics"), x, y, key=1, target=T950, trace=True)
+    recs = res.trace.records
+    launches = recs[recs["kind"] == VF]
+    assert len(launches) and {res.trace.apis[a] for a in launches["api"]} == {"__VEC_SCOPE__"}
+    body = recs[np.flatnonzero(recs["kind"] == VF)[0] + 1 :][: int(launches["key"][0])]
+    assert {"Compare", "Select"} <= {res.trace.apis[a] for a in body["api"]}
+
+
 @pytest.fixture(scope="module")
 def gelu_profiles():
     x = np.random.default_rng(0).uniform(-3, 3, SHAPE).astype(F32)
