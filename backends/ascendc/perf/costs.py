@@ -13,19 +13,19 @@ from functools import lru_cache
 import numpy as np
 
 from ..sim.trace import (
-    L0A,
-    PIPE_FIX,
-    PIPE_M,
-    PIPE_MTE1,
     BARRIER,
     BARRIER_ALL,
     DTYPE_BYTES,
     DTYPE_NAMES,
+    L0A,
     L2HINT,
-    NONE8,
     NONE16,
     NONE32,
+    NONE8,
     OP,
+    PIPE_FIX,
+    PIPE_M,
+    PIPE_MTE1,
     PIPE_MTE2,
     PIPE_MTE3,
     PIPE_S,
@@ -33,9 +33,9 @@ from ..sim.trace import (
     REG_DIST,
     REG_KEY,
     SET,
+    SimTrace,
     VF,
     WAIT,
-    SimTrace,
     is_reg,
 )
 from .constants import (
