@@ -17,7 +17,6 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dsl.errors import UnsupportedError
 
 from .perf.constants import check_l2_state, get_sku
 from .perf.model import ModelRun, gm_bytes, run
@@ -134,10 +133,18 @@ class Profile:
             )
         if slow:
             busy = ", ".join(f"{p} {slow[p]:.2f}" for p in PIPES)
+            vfs = (
+                f" ({slow['vector_functions']} vector functions with {slow['reg_instructions']} Reg instructions)"
+                if slow.get("vector_functions")
+                else ""
+            )
             lines.append(
-                f"  slowest core (block {slow['core']}): busy us {busy}; {slow['vector_ops']} vector ops, "
+                f"  slowest core (block {slow['core']}): busy us {busy}; {slow['vector_ops']} vector ops{vfs}, "
                 f"{slow['barriers']} PipeBarriers, flag waits {slow['wait_us']:.2f} us"
             )
+        for name, c in slow.get("cores", {}).items():
+            busy = ", ".join(f"{p} {t:.2f}" for p, t in c.items() if p != "finish_us")
+            lines.append(f"    {name}: finishes at {c['finish_us']:.2f} us; busy us {busy}")
         dma = ", ".join(f"{p} {n}" for p, n in self.dma.items())
         moved = ", ".join(f"{k} {v}" for k, v in self.bytes.items())
         lines.append(
@@ -191,18 +198,35 @@ class Profile:
 def _core_summaries(r: ModelRun) -> list[dict]:
     """Per block: when its core finishes, its pipes' busy time, vector ops, PipeBarriers and the
     time its pipes spent waiting for flags (one count per distinct core trace)."""
-    from .sim.trace import BARRIER, OP, PIPE_V, WAIT
+    from .sim.trace import BARRIER, CORE_NAMES, OP, PIPE_V, WAIT, is_reg
 
     per_trace = []
     for core in r.cores:
         tl, c = core.timeline, core.costs
-        vec = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == OP)
+        membase = sum(
+            1 for p, k, key in zip(c.pipe, c.kind, c.key) if p == PIPE_V and k == OP and not is_reg(key)
+        )
+        reg = sum(body.instructions for body in c.vf.values())
         bars = sum(1 for p, k in zip(c.pipe, c.kind) if p == PIPE_V and k == BARRIER)
         waited = sum(
             tl.start[i] - tl.ready[i] for i, k in enumerate(c.kind) if k == WAIT and tl.ready[i] is not None
         )
-        stats = {"vector_ops": vec, "barriers": bars, "wait_us": waited * 1e6}
+        stats = {
+            "vector_ops": membase + reg,
+            "vector_functions": len(c.vf),
+            "reg_instructions": reg,
+            "barriers": bars,
+            "wait_us": waited * 1e6,
+        }
         stats.update({p: tl.busy[p] * 1e6 for p in PIPES})
+        if tl.per_core:  # a mixed kernel: each of the block's cores, its pipes and finish
+            stats["cores"] = {
+                CORE_NAMES[k]: {
+                    "finish_us": info["finish"] * 1e6,
+                    **{p: t * 1e6 for p, t in info["busy"].items()},
+                }
+                for k, info in tl.per_core.items()
+            }
         per_trace.append((core.blocks, stats))
     out = [None] * len(r.core_finish_s)
     for blocks, stats in per_trace:
@@ -246,12 +270,6 @@ def report(result, target: str, sku: str | None = None, l2: str = "warm") -> Pro
     if result.trace is None:
         raise ValueError("the emulator run has no instruction trace (simulate_project(..., trace=True))")
     the_sku = get_sku(sku, target)
-    recs = result.trace.records
-    if len(recs) and (recs["core"].any() or (recs["pipe"] > 3).any()):
-        raise UnsupportedError(
-            "the performance model does not model __mix__ kernels yet (the cube pipes MTE1/M/FIX and several "
-            "cores per block): simulate_project runs them, profile_project cannot (docs/emulator-cube.md)"
-        )
     r = run(result.trace, result.block_dim, the_sku, l2)
     cnt = result.counters
     gm_in, gm_out = gm_bytes(result.trace)

@@ -302,7 +302,11 @@ BUGS950 = [
         21,  # a wrong UB row pitch reads rows nobody wrote: reported where they reach the output
         MemoryFaultError,
         "DataCopyPad(zGm_[(mOff + sub * halfM) * n_ + nOff], out,",
-        ["copies undefined data to output 0 'z'", "left undefined by AIV0 V Muls", "which nothing had written"],
+        [
+            "copies undefined data to output 0 'z'",
+            "left undefined by AIV0 V Muls",
+            "which nothing had written",
+        ],
         (64, 8, 32, 2),
     ),
     (
@@ -368,15 +372,15 @@ def test_matmul_matrix(project, project950, arch, m, n, k):
     np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 64) * np.float32(0.5))
 
 
-def test_profile_project_refuses_a_mixed_kernel_clearly(project):
+def test_profile_project_models_a_mixed_kernel(project):
+    """The model prices each core of the block (tests/perf/test_cube_model.py has the details)."""
     from backends.ascendc.profile import profile_project
-    from dsl.errors import UnsupportedError
 
     a, b = np.ones((64, 32), np.float16), np.ones((32, 64), np.float16)
-    with pytest.raises(UnsupportedError, match=r"^the performance model does not model __mix__ kernels yet"):
-        profile_project(
-            project, "sim_mm", inputs=[a, b], outputs=[((64, 64), np.float32)], attrs=[64, 64, 32, 2, 1, 0.5]
-        )
+    p = profile_project(
+        project, "sim_mm", inputs=[a, b], outputs=[((64, 64), np.float32)], attrs=[64, 64, 32, 2, 1, 0.5]
+    )
+    assert set(p.slowest_core["cores"]) == {"AIC", "AIV0", "AIV1"} and p.slowest_core["cores"]["AIC"]["M"] > 0
 
 
 @pytest.mark.parametrize("out", [np.float16, "bfloat16"])

@@ -255,6 +255,178 @@ A5 = ArchModel(
     },
 )
 
+# RegBase vector functions (VF) on 950 (arch 3510). A VF is priced as one V-pipe occupancy: the
+# launch plus its body's cycles, the largest of three throughput bounds over the whole body (the
+# hardware loops let iterations overlap; dependency latency is not modelled):
+#   issue:  max(instructions / vf_issue_width, single-issue instructions)
+#   exec:   sum of each instruction's cycles per VL (VL lanes / REG_PARALLELISM) / vf_exec_units
+#   UB:     writes + max(0, reads - writes) / 2 (per cycle: read 2 VL, or read 1 VL and write 1 VL)
+# A 950 MemBase call is a VF too (asc-devkit impl/basic_api/dav_3510/
+# kernel_operator_vec_binary_continuous_impl.h: a uint16_t loop of LoadAlign, op, StoreAlign per VL;
+# the softmax_high_performance README: "requiring a Vector Function launch per operation"), priced
+# with the same bounds for the APIs in MEMBASE_AS_VF.
+A5 = replace(
+    A5,
+    c={
+        **A5.c,
+        "vf_launch_cycles": Constant(
+            35,
+            "cycles per VF launch",
+            "[M] pc §4: a 950 MemBase call (one VF) costs 35 cycles + its VLs (Add 8192^2 fit, C9); "
+            "softmax_high_performance case 0 gives ~49 per short call (pc §4)",
+        ),
+        "vf_issue_width": Constant(
+            2,
+            "instructions per cycle",
+            "[H] asc-devkit docs/zh/api/附录/Reg矢量计算接口指令单双发汇总.md (dual issue); single-issue "
+            "ones (REG_SINGLE_ISSUE) at most one per cycle: fit [M] to the 2 cycles per VL of a MemBase "
+            "binary op (pc §4) — the strict reading (a single-issue cycle issues nothing else) gives 2.5",
+        ),
+        "vf_exec_units": Constant(
+            2,
+            "vector execution units",
+            "[H] pc §4: AscendNPU-IR VFFusion CostModelInfo.h (2 execution units); C11: GELU's 14 cycles "
+            "per VL of single-instruction time run in 6.7 measured (gelu_high_performance README)",
+        ),
+        "vf_ub_reads_per_cycle": Constant(
+            2,
+            "VL reads per cycle (or 1 read + 1 write)",
+            "[H] Reg矢量计算接口指令单双发汇总.md: per cycle the UB reads 2 VL, or reads 1 VL and writes 1 VL; "
+            "the 950 bank rule (examples/.../04_memory_access/bank_conflict_3510/README: 8 bank groups of "
+            "2 banks, 2 reads or 1 read + 1 write per group) makes a 2-read-1-write loop conflict always, "
+            "which the MemBase fit above contains; other conflicts need strided or gather loads, not modelled",
+        ),
+    },
+)
+
+# Elements per cycle of one Reg instruction, by API and element type (the destination's; a Cast's
+# (source, destination)) [H]: asc-devkit docs/zh/api/附录/Reg矢量计算接口理论性能汇总.md tables 6, 9-12.
+# Cycles per VL = (256 / element bytes) / elements per cycle; a Cast covers one VL of its wider type.
+_ADD = {"i8": 128, "u8": 128, "i16": 64, "u16": 64, "f16": 128, "bf16": 128, "i32": 32, "u32": 32, "f32": 64}
+_MAX = {
+    "i8": 256,
+    "u8": 256,
+    "i16": 128,
+    "u16": 128,
+    "f16": 128,
+    "bf16": 128,
+    "i32": 64,
+    "u32": 64,
+    "f32": 64,
+}
+_MUL = {"i16": 64, "u16": 64, "f16": 128, "i32": 32, "u32": 32, "f32": 64}
+_TRANSCENDENTAL = {"f16": 16, "f32": 16}
+REG_PARALLELISM: dict[str, dict] = {
+    **{api: _ADD for api in ("Add", "Sub", "Adds")},
+    **{api: _MAX for api in ("Max", "Min", "Maxs", "Mins", "Compare", "Compares", "Select", "Duplicate")},
+    **{api: _MUL for api in ("Mul", "Muls")},
+    **{api: _TRANSCENDENTAL for api in ("Div", "Exp", "Sqrt", "Ln", "Log")},
+    **{api: {"i8": 128, "i16": 64, "f16": 128, "i32": 32, "f32": 64} for api in ("Abs", "Neg")},
+    "Relu": {"f16": 128, "i32": 64, "f32": 64},
+    # ReduceType is not in the trace: SUM's figures (MAX/MIN are as fast or faster)
+    "Reduce": {"f16": 128, "i16": 64, "u16": 64, "i32": 64, "u32": 64, "f32": 64},
+    # LoadAlign/StoreAlign: contiguous, 256 B per cycle for every width (tables 1-2); the UB bound
+    "LoadAlign": {
+        "i8": 256,
+        "u8": 256,
+        "i16": 128,
+        "u16": 128,
+        "f16": 128,
+        "bf16": 128,
+        "i32": 64,
+        "u32": 64,
+        "f32": 64,
+    },
+}
+REG_PARALLELISM["StoreAlign"] = REG_PARALLELISM["LoadAlign"]
+REG_CAST_PARALLELISM: dict[tuple[str, str], int] = {  # (source, destination) -> elements per cycle [H] table 10
+    ("f32", "i32"): 32, ("f32", "i16"): 32, ("f16", "i32"): 32, ("f16", "i16"): 64, ("f16", "i8"): 64,
+    ("f32", "f16"): 64, ("f32", "bf16"): 64, ("f16", "f32"): 64, ("bf16", "f32"): 64, ("u8", "f16"): 64,
+    ("i8", "f16"): 64, ("i16", "f16"): 64, ("i16", "f32"): 32, ("i32", "f32"): 32, ("u8", "u16"): 64,
+    ("i8", "i16"): 64, ("u16", "u8"): 64, ("i8", "i32"): 32, ("u8", "u32"): 32,
+}  # fmt: skip
+REG_CAST_DEFAULT = Constant(
+    32, "elements per cycle", "[G] a Cast pair the table does not list: its lower figure"
+)
+REG_DEFAULT_CYCLES = Constant(
+    1, "cycles per VL", "[G] a Reg instruction the table does not list; mask ops: 1 [H] table 5"
+)
+# Single-issue Reg instructions [H] Reg矢量计算接口指令单双发汇总.md table 2 (Reduce; StoreAlign is
+# in REG_STORE_DIST); LocalMemBar, a store -> load ordering point, is counted as one [G].
+REG_SINGLE_ISSUE = frozenset({"Reduce", "LocalMemBar"})
+
+
+@dataclass(frozen=True)
+class MoveCost:
+    """A LoadAlign/StoreAlign distribution: whether it issues singly, the UB VL slots it takes."""
+
+    single_issue: bool
+    ub_reads: int
+    ub_writes: int
+    source: str
+
+
+# LoadAlign/StoreAlign per distribution (the trace's REG_DIST names). Contiguous aligned moves run at
+# 256 B per cycle for every width [H] Reg矢量计算接口理论性能汇总.md tables 1-2, within the UB port limit
+# (vf_ub_reads_per_cycle). Issue [H] Reg矢量计算接口指令单双发汇总.md: LoadAlign in single-load mode is
+# dual issue except DIST_DS_B8/B16 (not modelled), contiguous StoreAlign (VSTS/VST) single issue.
+REG_LOAD_DIST = {
+    "DIST_NORM": MoveCost(False, 1, 0, "[H] one VL read, dual issue"),
+    "DIST_BRC_B16": MoveCost(False, 1, 0, "[H] dual issue; one read slot for its 2 bytes [G]"),
+    "DIST_BRC_B32": MoveCost(False, 1, 0, "[H] dual issue; one read slot for its 4 bytes [G]"),
+    "DIST_UNPACK_B16": MoveCost(False, 1, 0, "[H] dual issue; one read slot for its VL/2 bytes [G]"),
+}
+REG_STORE_DIST = {
+    "DIST_NORM": MoveCost(True, 0, 1, "[H] one VL write, single issue"),
+    "DIST_FIRST_ELEMENT_B32": MoveCost(True, 0, 1, "[H] single issue; one write slot for its 4 bytes [G]"),
+    "DIST_PACK_B32": MoveCost(True, 0, 1, "[H] single issue; one write slot for its VL/2 bytes [G]"),
+}
+
+# 950 MemBase APIs priced as the VF the 3510 impl runs per VL: API -> UB sources loaded per VL.
+MEMBASE_AS_VF = {
+    **{api: 2 for api in ("Add", "Sub", "Mul", "Div", "Max", "Min")},
+    **{api: 1 for api in ("Adds", "Muls", "Maxs", "Mins", "Abs", "Relu", "Exp", "Ln", "Sqrt")},
+    "Duplicate": 0,
+}
+
+# The cube core (AIC) of a __mix__ kernel. asc-devkit docs/zh/api/附录/Cube指令理论性能汇总.md [H]:
+#   Mmad cycles = dt + (ceil16(m) x ceil16(n) x ceil_k) / (cube_m x cube_n x cube_k), the emulator's
+#   trace counting the 16 x 16 x k0 fractals (k0 = 32 B of the input type), so cycles per fractal =
+#   k0 / cube_k: half/bfloat16 16 x 16 x 16 per cycle (k0 16), int8 16 x 16 x 32 (k0 32), both archs;
+#   LoadData L1 -> L0A / L0B: 256 / 128 B per cycle on 2201 (tables 3), 256 / 256 with the 3510
+#   LoadData2DParamsV2 (table 5), + dT;
+#   Fixpipe L0C -> UB (3510, table 8): 128 B per cycle of output (f32 NoQuant 32 elements/cycle; f32 ->
+#   f16/bf16 64 elements/cycle), 128 + 128 with the dual destination.
+# The AIC's MTE2 (GM -> L1) is priced like an AIV's; a Fixpipe to GM like an MTE3 copy [G] (the
+# tables give no L0C -> GM figure; it writes GM through the same L2).
+# Check [M] pc section 6 C21: 910B3 fp32 matmul 72 TFLOPS = 72e12 / (2 x 20 AIC x 1.8 GHz) = 1000 MAC
+# per cycle, the table's float 16 x 16 x 4 = 1024 (fp32 is not modelled by the emulator).
+# cube_k [H] tables 1-2 (cube_m = cube_n = 16); float (not emulated): 16 x 16 x 4 on 2201, x 1 on 3510
+CUBE_K_PER_CYCLE = {
+    2201: {"f16": 16, "bf16": 16, "i8": 32, "f32": 4},
+    3510: {"f16": 16, "bf16": 16, "i8": 32, "f32": 1},
+}
+CUBE = {
+    arch: {
+        "mmad_head_cycles": Constant(
+            32,
+            "cycles per Mmad",
+            "[G] the table's dt has no published value; of the order of a vector instruction's head (22-35 "
+            "cycles, pc §4)",
+        ),
+        "mte1_head_cycles": Constant(16, "cycles per LoadData", "[G] the table's dT has no published value"),
+        "fix_head_cycles": Constant(16, "cycles per Fixpipe", "[G] the table's dT has no published value"),
+        "l0a_bytes_per_cycle": Constant(256, "B/cycle", "[H] Cube指令理论性能汇总.md table " + t),
+        "l0b_bytes_per_cycle": Constant(l0b, "B/cycle", "[H] Cube指令理论性能汇总.md table " + t),
+        "fix_ub_bytes_per_cycle": Constant(
+            128, "B/cycle per destination", "[H] Cube指令理论性能汇总.md table 8"
+        ),
+    }
+    for arch, l0b, t in ((2201, 128, "3 (LoadData 2D)"), (3510, 256, "5 (LoadData 2D V2)"))
+}
+A2 = replace(A2, c={**A2.c, **CUBE[2201]})
+A5 = replace(A5, c={**A5.c, **CUBE[3510]})
+
 ARCH_MODELS = {2201: A2, 3510: A5}
 
 # The L2 assumption of a profile: "warm" — a kernel whose whole GM footprint fits in L2 finds its

@@ -1,11 +1,13 @@
 """What each traced instruction costs on its own: vector cycles by op class, dtype and UB bank
-conflicts; scalar and sync costs; and the parameters of each copy (bytes, fixed cost, per-core
-cap, which memory it streams from or to). How copies share bandwidth is the replay's business.
+conflicts; RegBase vector functions (VF) as one V occupancy each (launch + the body's issue,
+execution and UB-port bounds, ``constants.py``); scalar and sync costs; and the parameters of each
+copy (bytes, fixed cost, per-core cap, which memory it streams from or to). How copies share
+bandwidth is the replay's business.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -15,19 +17,40 @@ from ..sim.trace import (
     BARRIER_ALL,
     DTYPE_BYTES,
     DTYPE_NAMES,
+    L0A,
     L2HINT,
-    NONE8,
+    NONE16,
     NONE32,
+    NONE8,
     OP,
+    PIPE_FIX,
+    PIPE_M,
+    PIPE_MTE1,
     PIPE_MTE2,
     PIPE_MTE3,
     PIPE_S,
     PIPE_V,
+    REG_DIST,
+    REG_KEY,
     SET,
-    WAIT,
     SimTrace,
+    VF,
+    WAIT,
+    is_reg,
 )
-from .constants import VECTOR_CLASS, ArchModel
+from .constants import (
+    CUBE_K_PER_CYCLE,
+    MEMBASE_AS_VF,
+    REG_CAST_DEFAULT,
+    REG_CAST_PARALLELISM,
+    REG_DEFAULT_CYCLES,
+    REG_PARALLELISM,
+    REG_LOAD_DIST,
+    REG_SINGLE_ISSUE,
+    REG_STORE_DIST,
+    VECTOR_CLASS,
+    ArchModel,
+)
 
 HBM, L2 = 0, 1  # the memory a copy streams from / to (its bandwidth pool)
 
@@ -50,6 +73,114 @@ def cycles_per_repeat(arch: ArchModel, api: str, dtype: int, dtype2: int) -> flo
 
 def _name(dtype: int) -> str:
     return DTYPE_NAMES[dtype] if dtype != NONE8 and dtype < len(DTYPE_NAMES) else ""
+
+
+VL_BYTES = 256
+
+
+def reg_cycles_per_vl(api: str, dtype: int, dtype2: int = NONE8) -> float:
+    """Cycles one Reg instruction keeps an execution unit (or, for LoadAlign/StoreAlign, the UB
+    port) busy per VL: VL lanes / its elements per cycle (constants.REG_PARALLELISM; a Cast covers
+    one VL of its wider type). Mask operations (no element type) and unlisted pairs: defaults."""
+    dst = _name(dtype)
+    if api == "Cast":
+        src = _name(dtype2)
+        if not (src and dst):
+            return REG_CAST_DEFAULT.value
+        wide = max(DTYPE_BYTES[dtype], DTYPE_BYTES[dtype2])
+        per_cycle = REG_CAST_PARALLELISM.get((src, dst), REG_CAST_DEFAULT.value)
+        return (VL_BYTES / wide) / per_cycle
+    per_cycle = REG_PARALLELISM.get(api, {}).get(dst)
+    if per_cycle is None:
+        return REG_DEFAULT_CYCLES.value
+    return (VL_BYTES / DTYPE_BYTES[dtype]) / per_cycle
+
+
+@dataclass(frozen=True)
+class VfBody:
+    """What a vector function's body asks of the vector unit (constants.py, "RegBase vector
+    functions"): its instructions, the single-issue ones among them, the execution-unit cycles
+    they add up to (LoadAlign/StoreAlign excluded: they use the UB ports) and the UB VL reads and
+    writes."""
+
+    instructions: int
+    single_issue: int
+    exec_cycles: float
+    ub_reads: int
+    ub_writes: int
+
+    def bounds(self, arch: ArchModel) -> dict[str, float]:
+        return {
+            "issue": max(self.instructions / arch["vf_issue_width"], self.single_issue),
+            "exec": self.exec_cycles / arch["vf_exec_units"],
+            "UB": self.ub_writes + max(0, self.ub_reads - self.ub_writes) / arch["vf_ub_reads_per_cycle"],
+        }
+
+    def cycles(self, arch: ArchModel) -> float:
+        return max(self.bounds(arch).values())
+
+
+def reg_move_cost(api: str, key: int):
+    """The constants.MoveCost of a LoadAlign/StoreAlign record (by its distribution code), else None."""
+    table = REG_LOAD_DIST if api == "LoadAlign" else REG_STORE_DIST if api == "StoreAlign" else None
+    if table is None:
+        return None
+    return table[REG_DIST[key & ~REG_KEY]]
+
+
+def vf_body(names: list[str], apis, keys, dtypes, dtype2s) -> VfBody:
+    """The VfBody of a VF's Reg API records (their api, key, dtype and dtype2 fields)."""
+    single = reads = writes = 0
+    exec_cycles = 0.0
+    for a, k, d, d2 in zip(apis, keys, dtypes, dtype2s):
+        name = names[a]
+        move = reg_move_cost(name, k)
+        if move is not None:
+            single += move.single_issue
+            reads += move.ub_reads
+            writes += move.ub_writes
+            continue
+        single += name in REG_SINGLE_ISSUE
+        if name != "LocalMemBar":
+            exec_cycles += reg_cycles_per_vl(name, d, d2)
+    return VfBody(len(apis), single, exec_cycles, reads, writes)
+
+
+def mmad_cycles(arch: ArchModel, dtype: int, fractals: int) -> float:
+    """An Mmad of ``fractals`` 16 x 16 x k0 fractals (k0 = 32 B of the input type): the head, then
+    k0 / cube_k cycles each (constants.CUBE_K_PER_CYCLE)."""
+    name = _name(dtype)
+    k0 = 32 // DTYPE_BYTES[dtype]
+    return arch["mmad_head_cycles"] + fractals * k0 / CUBE_K_PER_CYCLE[arch.arch][name]
+
+
+def mte1_cycles(arch: ArchModel, nbytes: int, dst: int) -> float:
+    """A LoadData of ``nbytes`` from L1 into L0A (``dst`` = trace.L0A) or L0B."""
+    bw = arch["l0a_bytes_per_cycle"] if dst == L0A else arch["l0b_bytes_per_cycle"]
+    return arch["mte1_head_cycles"] + nbytes / bw
+
+
+def fix_ub_cycles(arch: ArchModel, nbytes: int, dual: bool) -> float:
+    """A Fixpipe L0C -> UB writing ``nbytes`` (one destination, or both AIVs' with split M)."""
+    return arch["fix_head_cycles"] + nbytes / (arch["fix_ub_bytes_per_cycle"] * (2 if dual else 1))
+
+
+def membase_vf_cycles_per_vl(arch: ArchModel, api: str, dtype: int) -> float | None:
+    """950 MemBase: cycles per VL of the VF the 3510 implementation runs (constants.MEMBASE_AS_VF:
+    per VL, a LoadAlign per source, the op and a StoreAlign), or None for other APIs, targets and
+    element types without a Reg figure."""
+    loads = MEMBASE_AS_VF.get(api)
+    if loads is None or "vf_launch_cycles" not in arch.c or _name(dtype) not in REG_PARALLELISM.get(api, {}):
+        return None
+    load, store = REG_LOAD_DIST["DIST_NORM"], REG_STORE_DIST["DIST_NORM"]
+    body = VfBody(
+        loads + 2,
+        loads * load.single_issue + store.single_issue,
+        reg_cycles_per_vl(api, dtype),
+        loads * load.ub_reads,
+        store.ub_writes,
+    )
+    return body.cycles(arch)
 
 
 @lru_cache(maxsize=4096)
@@ -115,7 +246,9 @@ def plan_l2(trace: SimTrace, l2_bytes: int, warm: bool, dirty: bool = False) -> 
     recs = trace.records
     hints = recs[recs["kind"] == L2HINT]
     bypass = frozenset(int(g) for g, mode in zip(hints["gm"], hints["key"]) if mode == 0)
-    dma = recs[(recs["kind"] == OP) & ((recs["pipe"] == PIPE_MTE2) | (recs["pipe"] == PIPE_MTE3))]
+    pipes = recs["pipe"]
+    to_gm = (pipes == PIPE_MTE2) | (pipes == PIPE_MTE3) | ((pipes == PIPE_FIX) & (recs["gm"] != NONE16))
+    dma = recs[(recs["kind"] == OP) & to_gm]  # a Fixpipe into UB moves no GM bytes
     allocating = 0
     for region in np.unique(dma["gm"]):
         if int(region) in bypass:
@@ -138,6 +271,8 @@ class BlockCosts:
     dma_cap: list  # per-core B/s cap of this copy
     dma_t0: list  # seconds before data moves
     s_cost: list  # scalar-unit seconds to issue (and, for S ops, run) the record
+    # record index of a VF launch -> its VfBody (the body's own records cost nothing)
+    vf: dict = field(default_factory=dict)
 
 
 def block_costs(
@@ -170,6 +305,8 @@ def block_costs(
     dma_t0 = [0.0] * n
     s_cost = [issue_s] * n
     per_rep: dict[tuple, float] = {}
+    vf: dict[int, VfBody] = {}
+    launch = arch.c["vf_launch_cycles"].value if "vf_launch_cycles" in arch.c else 0.0
     bypassing: set[int] = set()  # this block's SetL2CacheHint(DISABLE) tensors so far
     # GM ranges this block has read through L2 (allocating) so far: reading one again finds it in
     # L2 whatever the L2 held before the kernel (a line a core just read is the most recently used:
@@ -177,6 +314,19 @@ def block_costs(
     read_before: set[tuple[int, int, int]] = set()
     for i in range(n):
         k, p = kind[i], pipe[i]
+        if k == VF:
+            # The body: the records after this one, or those of the earlier VF it repeats.
+            at = i - gm_off[i] if gm_off[i] else i
+            body = vf.get(at) if at != i else None
+            if body is None:
+                sl = slice(at + 1, at + 1 + key[i])
+                body = vf_body(names, api[sl], key[sl], dtype[sl], dtype2[sl])
+            vf[i] = body
+            fixed[i] = (launch + body.cycles(arch)) * cyc
+            continue
+        if p == PIPE_V and k == OP and is_reg(key[i]):
+            s_cost[i] = 0.0  # issued by the vector unit inside the VF, priced with its launch
+            continue
         if k == L2HINT:
             s_cost[i] = 0.0
             if key[i] == 0:
@@ -195,16 +345,25 @@ def block_costs(
             sig = (api[i], dtype[i], dtype2[i])
             c = per_rep.get(sig)
             if c is None:
-                c = per_rep[sig] = cycles_per_repeat(arch, name, dtype[i], dtype2[i])
+                as_vf = membase_vf_cycles_per_vl(arch, name, dtype[i])
+                c = per_rep[sig] = (
+                    as_vf if as_vf is not None else cycles_per_repeat(arch, name, dtype[i], dtype2[i])
+                )
             beats = bank_conflict_beats(*ub[i]) if conflicts and c else 1
             calls = arch["adv_api_calls"] if vector_class(name) == "adv_activation" else 1
             fixed[i] = ((head * calls if c else 0) + reps[i] * c * beats) * cyc
-        elif p in (PIPE_MTE2, PIPE_MTE3):
+        elif p == PIPE_MTE1:
+            fixed[i] = mte1_cycles(arch, nbytes[i], key[i]) * cyc
+        elif p == PIPE_M:
+            fixed[i] = mmad_cycles(arch, dtype[i], reps[i]) * cyc
+        elif p == PIPE_FIX and "->UB" in names[api[i]]:
+            fixed[i] = fix_ub_cycles(arch, nbytes[i], key[i] == 1) * cyc
+        elif p in (PIPE_MTE2, PIPE_MTE3, PIPE_FIX):
             name = names[api[i]]
             if name.startswith("TQue::"):
                 fixed[i] = flag_s
                 continue
-            write = p == PIPE_MTE3
+            write = p != PIPE_MTE2
             bypass = gm[i] in bypassing
             mem = l2.memory(write, bypass)
             if not write and not bypass and mem == HBM:
@@ -231,4 +390,4 @@ def block_costs(
                 s_cost[i] += arch["scalar_gm_cycles"] * cyc
             elif name.startswith("LocalTensor::"):
                 s_cost[i] += arch["scalar_ub_cycles"] * cyc
-    return BlockCosts(pipe, kind, key, fixed, dma_bytes, dma_mem, dma_cap, dma_t0, s_cost)
+    return BlockCosts(pipe, kind, key, fixed, dma_bytes, dma_mem, dma_cap, dma_t0, s_cost, vf)

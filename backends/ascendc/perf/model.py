@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sim.trace import OP, PIPE_MTE2, PIPE_MTE3, SimTrace
+from ..sim.trace import CROSS_KEY, NONE32, OP, PIPE_FIX, PIPE_MTE2, PIPE_MTE3, WAIT, SimTrace
 from .constants import ARCH_MODELS, ArchModel, Sku, check_l2_state
 from .costs import HBM, BlockCosts, L2Plan, block_costs, plan_l2
 from .replay import CoreTimeline, replay
@@ -62,6 +62,19 @@ def _signature(recs: np.ndarray) -> bytes:
     return hashlib.sha1(key.tobytes()).digest()
 
 
+def cross_links(recs: np.ndarray, block_start: int) -> dict[int, list[int]]:
+    """A mixed kernel's block: each cross-core WaitFlag's index -> the indices of the Sets it
+    consumed (the emulator's pairing: trace.py CROSS_KEY)."""
+    links = {}
+    waits = np.flatnonzero(
+        (recs["kind"] == WAIT) & ((recs["key"] & CROSS_KEY) != 0) & (recs["key"] != NONE32)
+    )
+    for i in waits:
+        sets = [int(u) - block_start for u in recs["ub"][i][1:] if u != NONE32]
+        links[int(i)] = sets
+    return links
+
+
 def run(
     trace: SimTrace, block_dim: int, sku: Sku, l2_state: str = "warm", arch: ArchModel | None = None
 ) -> ModelRun:
@@ -69,8 +82,11 @@ def run(
     arch = arch or ARCH_MODELS[2201 if sku.target == "ascend910b" else 3510]
     l2 = plan_l2(trace, sku.l2_bytes, warm=l2_state == "warm", dirty=l2_state == "flushed")
     active = max(1, min(block_dim, trace.blocks))
-    hbm_share = sku.hbm_bw / active
-    l2_share = sku.l2_bw / active
+    # A mixed kernel's block runs an AIC and its AIVs, each with its own share of the bandwidth.
+    mixed = bool(len(trace.records) and trace.records["core"].any())
+    per_block = len(np.unique(trace.records["core"])) if mixed else 1
+    hbm_share = sku.hbm_bw / (active * per_block)
+    l2_share = sku.l2_bw / (active * per_block)
     prop_s = arch["flag_propagation_cycles"] / sku.clock_hz
     by_sig: dict[bytes, CoreRun] = {}
     finish = []
@@ -82,7 +98,14 @@ def run(
         core = by_sig.get(sig)
         if core is None:
             costs = block_costs(trace, recs, arch, sku.clock_hz, l2)
-            core = by_sig[sig] = CoreRun([], recs, costs, replay(costs, hbm_share, l2_share, prop_s))
+            if mixed:
+                start = trace.block_starts[b]
+                tl = replay(
+                    costs, hbm_share, l2_share, prop_s, recs["core"].tolist(), cross_links(recs, start)
+                )
+            else:
+                tl = replay(costs, hbm_share, l2_share, prop_s)
+            core = by_sig[sig] = CoreRun([], recs, costs, tl)
         core.blocks.append(b)
         finish.append(core.timeline.finish)
         mem = np.asarray(core.costs.dma_mem)
@@ -90,20 +113,24 @@ def run(
         cap = np.asarray(core.costs.dma_cap)
         pipes = recs["pipe"]
         to_hbm = mem == HBM
+        writes = (pipes == PIPE_MTE3) | (pipes == PIPE_FIX)
         hbm_read += int(nbytes[to_hbm & (pipes == PIPE_MTE2)].sum())
-        hbm_write += int(nbytes[to_hbm & (pipes == PIPE_MTE3)].sum())
-        # This core's copies at full speed: each pool's bytes over the core's share of it, each
+        hbm_write += int(nbytes[to_hbm & writes].sum())
+        # Each core's copies at full speed: each pool's bytes over the core's share of it, each
         # queue's bytes at its per-copy caps.
         moving = nbytes > 0
-        core_floor = max(
-            core_floor,
-            nbytes[to_hbm].sum() / hbm_share,
-            nbytes[moving & ~to_hbm].sum() / l2_share,
-            *(
-                (nbytes[moving & (pipes == q)] / cap[moving & (pipes == q)]).sum()
-                for q in (PIPE_MTE2, PIPE_MTE3)
-            ),
-        )
+        for k in np.unique(recs["core"]):
+            mine = recs["core"] == k
+            core_floor = max(
+                core_floor,
+                nbytes[mine & to_hbm].sum() / hbm_share,
+                nbytes[mine & moving & ~to_hbm].sum() / l2_share,
+                *(
+                    (nbytes[sel] / cap[sel]).sum()
+                    for q in (PIPE_MTE2, PIPE_MTE3, PIPE_FIX)
+                    for sel in [mine & moving & (pipes == q)]
+                ),
+            )
     hbm_floor = (hbm_read + hbm_write) / sku.hbm_bw
     launch = arch["launch_s"] + arch["launch_per_block_s"] * block_dim
     predicted = launch + max(max(finish, default=0.0), hbm_floor)
@@ -128,6 +155,5 @@ def gm_bytes(trace: SimTrace) -> tuple[int, int]:
     """(GM->UB, UB->GM) bytes of all copies of the trace."""
     recs = trace.records
     ops = recs[recs["kind"] == OP]
-    return int(ops["bytes"][ops["pipe"] == PIPE_MTE2].sum()), int(
-        ops["bytes"][ops["pipe"] == PIPE_MTE3].sum()
-    )
+    to_gm = (ops["pipe"] == PIPE_MTE3) | ((ops["pipe"] == PIPE_FIX) & (ops["gm"] != 0xFFFF))
+    return int(ops["bytes"][ops["pipe"] == PIPE_MTE2].sum()), int(ops["bytes"][to_gm].sum())

@@ -8,13 +8,15 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from ..sim.trace import DTYPE_NAMES, NONE8, NONE16, PIPE_NAMES, SET, WAIT, flag_name
+from ..sim.trace import CORE_NAMES, DTYPE_NAMES, NONE8, NONE16, PIPE_NAMES, SET, VF, WAIT, flag_name, is_reg
 from ..simulate import dsl_line
 from .costs import HBM
-from .model import ModelRun
+from .model import ModelRun, cross_links
 from .replay import match_flags
 
-PIPE_ORDER = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3}
+PIPE_ORDER = {"S": 0, "V": 1, "MTE2": 2, "MTE3": 3, "MTE1": 4, "M": 5, "FIX": 6}
+AIV_PIPES = ("S", "V", "MTE2", "MTE3")
+AIC_PIPES = ("S", "MTE2", "MTE1", "M", "FIX")
 DEFAULT_MAX_EVENTS = 2_000_000
 
 
@@ -59,23 +61,44 @@ def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
     for b in range(trace.blocks):
         core = run.core_of(b)
         tl, recs, costs = core.timeline, core.records, core.costs
-        pid = b + 1
         if len(events) + len(recs) > max_events:
             truncated += 1
             continue
-        events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": f"AIV core {b}"}})
-        events.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}})
-        for pname, tid in PIPE_ORDER.items():
-            events.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": pname}})
-            events.append(
-                {"name": "thread_sort_index", "ph": "M", "pid": pid, "tid": tid, "args": {"sort_index": tid}}
-            )
-        match = match_flags(costs.kind, costs.key)
+        # One process per core: an AIV-only kernel's block is one AIV; a mixed kernel's, its AIC and AIVs.
+        kinds = recs["core"].tolist()
+        mixed = bool(tl.per_core)
+        pids = {}
+        for k in sorted(set(kinds)) or [0]:
+            pid = pids[k] = b * 4 + k + 1 if mixed else b + 1
+            label = f"{CORE_NAMES[k]} of block {b}" if mixed else f"AIV core {b}"
+            events.append({"name": "process_name", "ph": "M", "pid": pid, "args": {"name": label}})
+            events.append({"name": "process_sort_index", "ph": "M", "pid": pid, "args": {"sort_index": pid}})
+            for pname in AIC_PIPES if mixed and k == 0 else AIV_PIPES:
+                tid = PIPE_ORDER[pname]
+                events.append(
+                    {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": pname}}
+                )
+                events.append(
+                    {
+                        "name": "thread_sort_index",
+                        "ph": "M",
+                        "pid": pid,
+                        "tid": tid,
+                        "args": {"sort_index": tid},
+                    }
+                )
+        match = match_flags(costs.kind, costs.key, kinds)
+        if mixed:
+            for w, sets in cross_links(recs, trace.block_starts[b]).items():
+                match[w] = sets[0] if sets else -1
         api, loc, key = recs["api"].tolist(), recs["loc"].tolist(), recs["key"].tolist()
         for i, st in enumerate(tl.start):
+            pid = pids[kinds[i]]
             if st is None:
                 continue
             k = costs.kind[i]
+            if k != VF and is_reg(key[i]):
+                continue  # a VF body's instruction: the VF's slice stands for it
             pname = PIPE_NAMES[costs.pipe[i]]
             a = trace.apis[api[i]]
             if loc[i] not in names:
@@ -88,6 +111,11 @@ def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
             if k in (SET, WAIT):
                 label = f"{a} {flag_name(key[i])}"
                 args["flag"] = flag_name(key[i])
+            if k == VF:
+                body = costs.vf[i]
+                label = f"VF {a}"
+                args["reg_instructions"] = body.instructions
+                args["cycles"] = {b: round(c, 1) for b, c in body.bounds(run.arch).items()}
             rec = recs[i]
             if rec["repeats"] and costs.pipe[i] == 1:
                 args["repeats"] = int(rec["repeats"])
@@ -123,7 +151,7 @@ def chrome_trace(run: ModelRun, max_events: int = DEFAULT_MAX_EVENTS) -> dict:
                         "cat": "flag",
                         "ph": "s",
                         "id": flow,
-                        "pid": pid,
+                        "pid": pids[kinds[m]],
                         "tid": src_pipe,
                         "ts": offset + tl.start[m] * 1e6,
                     }

@@ -16,9 +16,25 @@ from pathlib import Path
 import numpy as np
 
 # Pipe and kind codes of runtime.h (enum Pipe, enum TraceKind).
-PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3 = 0, 1, 2, 3
-PIPE_NAMES = ("S", "V", "MTE2", "MTE3")
-OP, SET, WAIT, BARRIER, BARRIER_ALL, L2HINT = 0, 1, 2, 3, 4, 5
+PIPE_S, PIPE_V, PIPE_MTE2, PIPE_MTE3, PIPE_MTE1, PIPE_M, PIPE_FIX = 0, 1, 2, 3, 4, 5, 6
+PIPE_NAMES = ("S", "V", "MTE2", "MTE3", "MTE1", "M", "FIX")
+# The cores of a __mix__ kernel's block (the records' ``core``): AIC 0, AIV0 1, AIV1 2.
+CORE_NAMES = ("AIC", "AIV0", "AIV1")
+OP, SET, WAIT, BARRIER, BARRIER_ALL, L2HINT, VF = 0, 1, 2, 3, 4, 5, 6
+# A VF record (a vector function's launch) is followed by the Reg API records of its body, whose
+# key is REG_KEY | the LoadAlign/StoreAlign distribution's code (REG_DIST; 0 for other
+# instructions). The launch's key is its body's record count; its gm_off is 0, or the distance in
+# records back to an earlier VF launch of the block with the same body, which is then left out.
+REG_KEY = 1 << 30
+REG_DIST = {
+    1: "DIST_NORM",
+    2: "DIST_BRC_B16",
+    3: "DIST_BRC_B32",
+    4: "DIST_UNPACK_B16",
+    16: "DIST_NORM",
+    17: "DIST_FIRST_ELEMENT_B32",
+    18: "DIST_PACK_B32",
+}
 NONE16, NONE32, NONE8 = 0xFFFF, 0xFFFFFFFF, 0xFF
 # enum DType of include/dslc_sim/runtime.h
 DTYPE_NAMES = ("f32", "f16", "bf16", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "bool", "f64")
@@ -31,6 +47,12 @@ HARD_EVENTS = (
     "MTE2_M M_MTE2 V_MTE1 M_FIX FIX_M MTE3_MTE2 MTE2_MTE3 S_V V_S S_MTE2 MTE2_S S_MTE3 MTE3_S"
 ).split()
 QUEUE_KEY = 1 << 20  # TQue edges: 1 << 20 | (queue * 8 + slot) << 1 | (0 EnQue->DeQue, 1 Free->Alloc)
+# CrossCoreSetFlag / CrossCoreWaitFlag: SET / WAIT records with key CROSS_KEY | mode << 8 | flag id;
+# a Wait's ub[1] and ub[2] are the trace indices (whole trace) of the Sets it consumed (the AIVs'
+# two for a mode-2 Wait on the AIC), NONE32 where there is none.
+CROSS_KEY = 1 << 21
+# MTE1 LoadData records: key = the destination, L0A or L0B.
+L0A, L0B = 1, 2
 
 RECORD = np.dtype(
     [
@@ -55,8 +77,15 @@ RECORD = np.dtype(
 assert RECORD.itemsize == 48  # static_assert(sizeof(TraceRec) == 48) in src/runtime.h
 
 
+def is_reg(key: int) -> bool:
+    """Whether an OP record's key marks a Reg API instruction of a VF body (other ops: NONE32)."""
+    return key != NONE32 and bool(key & REG_KEY)
+
+
 def flag_name(key: int) -> str:
     """``MTE2_V(1)`` for a HardEvent key, ``TQue#3 slot 1 EnQue`` for a queue edge."""
+    if key & CROSS_KEY:
+        return f"cross-core mode {(key >> 8) & 0xFF} flag {key & 0xFF}"
     if key & QUEUE_KEY:
         k = key & (QUEUE_KEY - 1)
         slot = (k >> 1) % 8

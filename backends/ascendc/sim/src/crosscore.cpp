@@ -43,7 +43,18 @@ struct Pending {
     Clock clock;
     Loc loc;
     int setter;
+    // The trace records of the Set(s) this stands for (a mode-1/2 AIV Set: every AIV's), for the
+    // performance model's cross-core edges; kTraceNone32 where none.
+    uint32_t rec[2] = {kTraceNone32, kTraceNone32};
 };
+
+constexpr uint32_t kCrossKey = 1u << 21;  // trace.py CROSS_KEY
+
+// The trace index of the record just issued (kTraceNone32 without a trace).
+uint32_t last_record() {
+    const auto& t = trace_records();
+    return config().trace && !t.empty() ? static_cast<uint32_t>(t.size() - 1) : kTraceNone32;
+}
 
 struct Counter {
     std::deque<Pending> q;
@@ -242,6 +253,7 @@ void tally(std::deque<Pending> (&t)[2], int sub, const Pending& p, int mode, int
     Pending all = t[0].front();
     for (int s = 0; s < x.aiv; s++) {
         for (int q = 0; q < NCLK; q++) all.clock.c[q] = std::max(all.clock.c[q], t[s].front().clock.c[q]);
+        if (s < 2) all.rec[s] = t[s].front().rec[0];
         t[s].pop_front();
     }
     if (mode == 2) {
@@ -342,8 +354,10 @@ void cross_set(int mode, int pipe, int flag, Loc loc) {
         fault(F_UNSUPPORTED, loc, "CrossCoreSetFlag<%d, %s> on the %s: it has no such pipe", mode, pipe_name(pipe),
               core_label(me));
     check_flag_range("CrossCoreSetFlag", mode, flag, false, loc);
-    issue(static_cast<Pipe>(p), "CrossCoreSetFlag", loc);
+    uint32_t id = issue(static_cast<Pipe>(p), "CrossCoreSetFlag", loc);
+    trace_sync(id, TK_SET, kCrossKey | static_cast<uint32_t>(mode << 8) | static_cast<uint32_t>(flag));
     Pending pend{snapshot(static_cast<Pipe>(p)), loc, me};
+    pend.rec[0] = last_record();
     if (config().interleave_seed) {  // held back with the core's other pending Sets, or all applied now
         x.ctl[me].deferred.push_back({(mode << 8) | flag, pend});
         if (x.rng() % 2) flush_sets(me);
@@ -364,7 +378,9 @@ void cross_wait(int mode, int pipe, int flag, Loc loc) {
         fault(F_UNSUPPORTED, loc, "CrossCoreWaitFlag<%d, %s> on the %s: it has no such pipe", mode, pipe_name(pipe),
               core_label(me));
     check_flag_range("CrossCoreWaitFlag", v3510 ? mode : 0, flag, true, loc);
-    issue(static_cast<Pipe>(p), "CrossCoreWaitFlag", loc);
+    uint32_t id = issue(static_cast<Pipe>(p), "CrossCoreWaitFlag", loc);
+    trace_sync(id, TK_WAIT, kCrossKey | static_cast<uint32_t>(mode << 8) | static_cast<uint32_t>(flag));
+    const uint32_t wrec = last_record();
     if (config().interleave_seed) flush_sets(me);
     maybe_yield(me);
     const int c = flag;  // the AIC's 16-26 are AIV1's mode-4 Sets
@@ -382,6 +398,11 @@ void cross_wait(int mode, int pipe, int flag, Loc loc) {
     }
     Pending got = ctr.q.front();
     ctr.q.pop_front();
+    if (wrec != kTraceNone32) {  // the Sets this Wait consumed (trace.py CROSS_KEY)
+        TraceRec& w = trace_records()[wrec];
+        w.ub[1] = got.rec[0];
+        w.ub[2] = got.rec[1];
+    }
     if (v3510) {
         join(static_cast<Pipe>(p), got.clock);
     } else {

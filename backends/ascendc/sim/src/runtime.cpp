@@ -128,6 +128,10 @@ struct State : CoreState {
     uint32_t vf_epoch = 0, vf_seq = 0, vf_bar = 0, vf_bar_seq = 0;
     const char* vf_form = nullptr;
     Loc vf_loc{nullptr, 0};
+    // The trace record of the open VF's launch (SIZE_MAX: none) and the launches of this block
+    // whose bodies are in the trace (a later VF with the same body refers to one of them).
+    size_t vf_trace_at = SIZE_MAX;
+    std::vector<size_t> vf_bodies;
     bool reg_issuing = false;
     std::vector<uint32_t> vf_store_bar, vf_store_instr;
     // Definedness (DESIGN s7): per UB byte whether it holds defined data and the instruction that
@@ -445,6 +449,13 @@ void trace_sync(uint32_t instr, int kind, uint32_t key) {
     r->key = key;
 }
 
+void trace_cube(uint32_t instr, uint32_t repeats, uint32_t key) {
+    TraceRec* r = traced(instr);
+    if (!r) return;
+    r->repeats = repeats;
+    r->key = key;
+}
+
 uint32_t trace_queue_id() { return ++S().queues; }
 
 void count_l2_hint(const void* p, int mode, Loc loc) {
@@ -484,6 +495,8 @@ void begin_block(int64_t idx, int64_t num, uint64_t key) {
     s.trace_instr = 0;
     s.vf_epoch = 0;
     s.reg_issuing = false;
+    s.vf_trace_at = SIZE_MAX;
+    s.vf_bodies.clear();
 }
 
 namespace {
@@ -1099,13 +1112,47 @@ void vf_enter(const char* form, Loc loc) {
     s.vf_bar = ++s.vf_bar_seq;
     s.vf_form = form;
     s.vf_loc = loc;
+    if (s.cfg.trace) {
+        s.trace.push_back(blank_rec(P_V, TK_VF, form, loc));
+        s.vf_trace_at = s.trace.size() - 1;
+        s.trace_instr = kTraceNone32;  // annotations never apply to the launch record
+    }
     if (s.vf_store_bar.size() != s.ub_alloc_bytes) {
         s.vf_store_bar.assign(s.ub_alloc_bytes, 0);
         s.vf_store_instr.assign(s.ub_alloc_bytes, 0);
     }
 }
 
-void vf_exit() { S().vf_epoch = 0; }
+namespace {
+// Bodies of up to this many distinct VFs per block are kept for comparison (ping-pong buffers
+// make two alternating bodies; a kernel with several VFs per tile makes a few more).
+constexpr size_t kVfBodiesKept = 16;
+
+bool same_vf(const std::vector<TraceRec>& t, size_t a, size_t b) {
+    const TraceRec &x = t[a], &y = t[b];
+    if (x.api != y.api || x.loc != y.loc || x.core != y.core || x.key != y.key) return false;
+    return std::memcmp(&t[a + 1], &t[b + 1], sizeof(TraceRec) * x.key) == 0;
+}
+}  // namespace
+
+void vf_exit() {
+    State& s = S();
+    s.vf_epoch = 0;
+    if (!s.cfg.trace || s.vf_trace_at == SIZE_MAX) return;
+    const size_t at = s.vf_trace_at;
+    s.vf_trace_at = SIZE_MAX;
+    s.trace[at].key = static_cast<uint32_t>(s.trace.size() - at - 1);
+    s.trace[at].gm_off = 0;
+    for (auto it = s.vf_bodies.rbegin(); it != s.vf_bodies.rend(); ++it) {
+        if (!same_vf(s.trace, *it, at)) continue;
+        s.trace.resize(at + 1);  // the body is that of the VF at *it
+        s.trace[at].gm_off = static_cast<uint32_t>(at - *it);
+        s.trace_instr = kTraceNone32;
+        return;
+    }
+    if (s.vf_bodies.size() == kVfBodiesKept) s.vf_bodies.erase(s.vf_bodies.begin());
+    s.vf_bodies.push_back(at);
+}
 uint32_t vf_epoch() { return S().vf_epoch; }
 
 void vf_require(const char* api, Loc loc) {
@@ -1116,12 +1163,13 @@ void vf_require(const char* api, Loc loc) {
               api);
 }
 
-uint32_t reg_issue(const char* api, Loc loc) {
+uint32_t reg_issue(const char* api, Loc loc, uint32_t dist) {
     vf_require(api, loc);
     State& s = S();
     s.reg_issuing = true;
     uint32_t id = issue(P_V, api, loc);
     s.reg_issuing = false;
+    if (TraceRec* r = traced(id)) r->key = kTraceRegKey | dist;
     return id;
 }
 

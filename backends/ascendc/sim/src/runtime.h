@@ -33,7 +33,21 @@ struct Config {
 
 // One record per instruction issued (and per SetL2CacheHint) when Config::trace is on: what the
 // performance model replays (backends/ascendc/perf/trace.py reads this layout with numpy).
-enum TraceKind : uint8_t { TK_OP = 0, TK_SET = 1, TK_WAIT = 2, TK_BARRIER = 3, TK_BARRIER_ALL = 4, TK_L2HINT = 5 };
+// TK_VF: a vector function's launch (asc_vf_call / __VEC_SCOPE__, pipe V, api = the form), followed
+// by the Reg API records of its body (key = kTraceRegKey | the LoadAlign/StoreAlign distribution
+// code); the launch's key is the body's record count and its gm_off 0, or, when the body equals
+// that of an earlier VF of the block (every field), the body is left out and gm_off is the distance
+// in records back to that VF's launch.
+enum TraceKind : uint8_t {
+    TK_OP = 0,
+    TK_SET = 1,
+    TK_WAIT = 2,
+    TK_BARRIER = 3,
+    TK_BARRIER_ALL = 4,
+    TK_L2HINT = 5,
+    TK_VF = 6
+};
+constexpr uint32_t kTraceRegKey = 1u << 30;
 constexpr uint16_t kTraceNone16 = 0xffff;
 constexpr uint32_t kTraceNone32 = 0xffffffffu;
 struct TraceRec {

@@ -219,6 +219,7 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
         dslc::cube_check(api, "source", src.buf(), src.addr(), sspan, detail::kHwL1, 32, loc);
     }
     uint32_t id = dslc::issue(dslc::P_MTE1, api, loc);
+    dslc::trace_cube(id, 0, hw == detail::kHwL0A ? 1 : 2);
     uint8_t* mem = dslc::ub_base();
     for (uint32_t r = 0; r < n; r++) {
         uint32_t sa = src.addr() + (p.startIndex + r * p.srcStride) * 512u;
@@ -286,6 +287,7 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
                          detail::kHwL1, 32, loc);
     }
     uint32_t id = dslc::issue(dslc::P_MTE1, api, loc);
+    dslc::trace_cube(id, 0, hw == detail::kHwL0A ? 1 : 2);
     uint8_t* mem = dslc::ub_base();
     for (uint32_t j = 0; j < ks; j++)
         for (uint32_t i = 0; i < ms; i++) {
@@ -327,7 +329,9 @@ __aicore__ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm,
                      detail::kHwL0B, 512, loc);
     dslc::cube_check(api, "dst", dst.buf(), dst.addr(), uint64_t(mb) * 16 * nb * 16 * sizeof(T), detail::kHwL0C, 64,
                      loc);
+    dslc::trace_dtype(dslc::DTypeOf<U>::value);
     uint32_t id = dslc::issue(dslc::P_M, api, loc);
+    dslc::trace_cube(id, mb * nb * kb, 0);
     const bool nz_a = dslc::npu_arch() == 3510;  // L0A: NZ on 3510, ZZ on 2201
     auto a_at = [&](uint32_t m, uint32_t k) {
         uint32_t frac = nz_a ? (k / C0) * mb + m / 16 : (m / 16) * kb + k / C0;
@@ -416,6 +420,7 @@ __aicore__ inline void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>&
     const uint32_t nb = detail::ceil_div(p.nSize, 16);
     dslc::cube_check(api, "source", src.buf(), src.addr(), uint64_t(nb) * p.srcStride * 16 * sizeof(U),
                      detail::kHwL0C, 64, loc);
+    dslc::trace_dtype(dslc::DTypeOf<T>::value);
     uint32_t id = dslc::issue(dslc::P_FIX, api, loc);
     if (!p.mSize || !p.nSize) return;
     uint8_t* mem = dslc::ub_base();
@@ -560,7 +565,9 @@ __aicore__ inline void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& 
                        uint64_t(dslc::cube_ub_capacity()))
         dslc::fault(dslc::F_MEMORY, loc, "%s: %u rows of %u elements (row pitch %u) at UB 0x%x run past the UB", api, rows,
                     p.nSize, p.dstStride, dst.addr());
+    dslc::trace_dtype(dslc::DTypeOf<T>::value);
     uint32_t id = dslc::issue(dslc::P_FIX, api, loc);
+    dslc::trace_cube(id, 0, split ? 1 : 0);
     if (!p.mSize || !p.nSize) return;
     detail::FixpipeRows<T, U> in{dslc::ub_base(), src.addr(), p.srcStride, p.reluEn};
     std::vector<T> row(p.nSize);

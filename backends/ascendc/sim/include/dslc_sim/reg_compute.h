@@ -205,6 +205,7 @@ __simd_callee__ inline void Duplicate(S& dstReg, U scalarValue, dslc::Loc loc = 
     sim::check_t<T, S>();
     sim::check_reg(dstReg, "Duplicate", loc);
     using E = typename S::ActualT;
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
     dslc::reg_issue("Duplicate", loc);
     dslc::count_vector(1);
     const E v = static_cast<E>(scalarValue);
@@ -219,6 +220,7 @@ __simd_callee__ inline void Duplicate(S& dstReg, U scalarValue, MaskReg& mask, d
     sim::check_reg(dstReg, "Duplicate", loc);
     sim::check_reg(mask, "Duplicate", loc);
     using E = typename S::ActualT;
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
     dslc::reg_issue("Duplicate", loc);
     dslc::count_vector(1);
     const E v = static_cast<E>(scalarValue);
@@ -234,6 +236,7 @@ __simd_callee__ inline void Duplicate(S& dstReg, S& srcReg, MaskReg& mask, dslc:
     sim::check_reg(dstReg, "Duplicate", loc);
     sim::check_reg(srcReg, "Duplicate", loc);
     sim::check_reg(mask, "Duplicate", loc);
+    dslc::trace_dtype(dslc::DTypeOf<typename S::ActualT>::value);
     dslc::reg_issue("Duplicate", loc);
     dslc::count_vector(1);
     const auto v = srcReg.lane(0);
@@ -303,6 +306,7 @@ __simd_callee__ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& m
     sim::check_reg(srcReg1, "Select", loc);
     sim::check_reg(mask, "Select", loc);
     using E = typename U::ActualT;
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
     dslc::reg_issue("Select", loc);
     dslc::count_vector(1);
     for (uint32_t i = 0; i < U::LANES; i++) {

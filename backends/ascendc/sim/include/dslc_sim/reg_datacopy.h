@@ -86,6 +86,25 @@ template <typename T, LoadDist dist> constexpr const char* load_dist_name() {
     }
 }
 
+// The distribution as the trace records it (backends/ascendc/sim/trace.py REG_DIST): the
+// performance model prices loads and stores per distribution.
+template <LoadDist dist> constexpr uint32_t load_dist_code() {
+    switch (dist) {
+        case LoadDist::DIST_NORM: return 1;
+        case LoadDist::DIST_BRC_B16: return 2;
+        case LoadDist::DIST_BRC_B32: return 3;
+        case LoadDist::DIST_UNPACK_B16: return 4;
+        default: return 0;
+    }
+}
+template <StoreDist dist> constexpr uint32_t store_dist_code() {
+    switch (dist) {
+        case StoreDist::DIST_FIRST_ELEMENT_B32: return 17;
+        case StoreDist::DIST_PACK_B32: return 18;
+        default: return 16;  // DIST_NORM(_Bn)
+    }
+}
+
 template <typename T, LoadDist dist, typename U> inline void load(U& dst, const T* src, dslc::Loc loc) {
     using E = typename U::ActualT;
     static_assert(sizeof(E) == sizeof(T), "LoadAlign: the register and the UB pointer must have one element type");
@@ -94,7 +113,8 @@ template <typename T, LoadDist dist, typename U> inline void load(U& dst, const 
                   "LoadAlign: the emulator models DIST_NORM, DIST_BRC_B16, DIST_BRC_B32 and DIST_UNPACK_B16");
     constexpr const char* name = load_dist_name<T, dist>();
     check_reg(dst, "LoadAlign", loc);
-    uint32_t id = dslc::reg_issue("LoadAlign", loc);
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
+    uint32_t id = dslc::reg_issue("LoadAlign", loc, load_dist_code<dist>());
     const uint8_t* ub = dslc::ub_base();
     struct SetOrigin {
         U& r;
@@ -141,7 +161,8 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
                   "StoreAlign: the emulator models DIST_NORM(_Bn), DIST_FIRST_ELEMENT_B32 and DIST_PACK_B32");
     check_reg(src, "StoreAlign", loc);
     check_reg(mask, "StoreAlign", loc);
-    uint32_t id = dslc::reg_issue("StoreAlign", loc);
+    dslc::trace_dtype(dslc::DTypeOf<E>::value);
+    uint32_t id = dslc::reg_issue("StoreAlign", loc, store_dist_code<dist>());
     uint8_t* ub = dslc::ub_base();
     auto write = [&](uint32_t a, const uint8_t* from, uint32_t n) {
         dslc::ub_access(id, a, n, true);

@@ -94,6 +94,9 @@ void count_l2_hint(const void* p, int mode, Loc loc);
 // address (vector ops), and the synchronisation a TQue call stands for (kind: 1 set, 2 wait).
 void trace_operand(uint32_t instr, uint32_t addr, bool write);
 void trace_sync(uint32_t instr, int kind, uint32_t key);
+// The cube's annotations of instruction `instr`: its repeats (Mmad: 16 x 16 x C0 fractals) and key
+// (LoadData: its destination, 1 L0A / 2 L0B; Fixpipe to UB: 1 for DUAL_DST_SPLIT_M).
+void trace_cube(uint32_t instr, uint32_t repeats, uint32_t key);
 uint32_t trace_queue_id();  // a fresh id per TQue (its flag keys)
 
 // ---- dtype support of the target ----
@@ -180,8 +183,9 @@ void vf_exit();
 // A fresh id per VF scope (registers record it), 0 outside one.
 uint32_t vf_epoch();
 // Issues a Reg API instruction on V; faults outside a VF. Any other issue() inside a VF faults
-// (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier in a VF).
-uint32_t reg_issue(const char* api, Loc loc);
+// (no LocalTensor API, DataCopy, SetFlag/WaitFlag or PipeBarrier in a VF). `dist` is the
+// LoadAlign/StoreAlign distribution's trace code (reg_datacopy.h), 0 for other instructions.
+uint32_t reg_issue(const char* api, Loc loc, uint32_t dist = 0);
 // Checks that a Reg API that issues nothing (UpdateMask, CreateMask) runs inside a VF.
 void vf_require(const char* api, Loc loc);
 // A VF store of UB bytes [addr, addr+bytes) and a VF load: a load of bytes this VF stored with no
