@@ -25,7 +25,13 @@ SPELLINGS: dict[str, dict[str, str]] = {
     "bf16_to_float": {"8.5": "ToFloat", "9.0": "Cast", "9.1": "Cast"},
     # vector-scalar compare: 9.1 renames CompareScalar to Compares (the old name is deprecated).
     "compare_scalar": {"8.5": "CompareScalar", "9.0": "CompareScalar", "9.1": "Compares"},
+    # How a RegBase vector function is entered. Both forms build on 9.0 and 9.1 (asc_vf_call is in
+    # asc-devkit v9.0.0 include/basic_api/kernel_common.h; ops-nn mainline arch35 kernels write the
+    # inline __VEC_SCOPE__ with the 9.x Reg names: reference ascendc-api.md's correction note); the
+    # default is the form the 9.x docs describe. 8.5 has no ascend950 (RegBase) implementation.
+    "vf_launch": {"8.5": "__VEC_SCOPE__", "9.0": "asc_vf_call", "9.1": "asc_vf_call"},
 }
+VF_FORMS = ("asc_vf_call", "__VEC_SCOPE__")  # RegBase(form=...): the table's choice or the other
 
 
 def default_cann(target: str) -> str:

@@ -72,10 +72,12 @@ def lower(
     warn_builtin: bool = True,
     cann: str | None = None,
     vector_path: str = "auto",
+    vf_form: str | None = None,
 ) -> Compiled:
     """Run the pipeline for every dtype and emit the project's sources (in memory). ``cann``: the
     release whose spellings to emit (default: the oldest that supports the target);
-    ``vector_path``: auto, membase or regbase (``targets.vector_path``)."""
+    ``vector_path``: auto, membase or regbase (``targets.vector_path``); ``vf_form``: how RegBase
+    enters its vector functions (``cann.VF_FORMS``; None: the release's ``vf_launch`` spelling)."""
     tgt = get_target(target)
     cann = check_cann(tgt.name, cann)
     vector_path_of(tgt, vector_path)
@@ -212,7 +214,7 @@ def lower(
             cann,
             renderer=RowVariantRenderer,
             text=RowKernelText,
-            vector=vector_codes(tgt, cann),
+            vector=vector_codes(tgt, cann, vf_form),
         )
         host = row_host_source(plan, header, tgt.ub_bytes - tgt.ub_usable_bytes)
         files = project_files(plan, kernel, host, row_tiling_header(plan, header))
@@ -234,7 +236,7 @@ def lower(
             static_attrs + [AttrDecl(SCALAR_INPUT, "literal", TENSOR_CHOICE, choices)],
             dtype_input,
             cann,
-            vector=vector_codes(tgt, cann),
+            vector=vector_codes(tgt, cann, vf_form),
         )
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     else:
@@ -248,7 +250,7 @@ def lower(
             static_attrs,
             dtype_input,
             cann,
-            vector=vector_codes(tgt, cann),
+            vector=vector_codes(tgt, cann, vf_form),
         )
         files = project_files(plan, kernel, host_source(plan, header), tiling_header(plan, header))
     files.update(golden_files(op, plan))

@@ -159,3 +159,40 @@ def test_every_flag_of_a_regbase_kernel_is_needed(tmp_path):
             pass
         shutil.rmtree(case)
     assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
+
+
+@pytest.mark.parametrize(
+    "stem, dt",
+    [("silu", "f16"), ("apply_adam_w", "f32"), ("threshold", "bf16")]
+    + [pytest.param(s, "f16", marks=pytest.mark.slow) for s in ("gelu_tanh", "clamp", "rms_prop", "lerp")],
+)
+def test_vec_scope_form_matches_reference(tmp_path, stem, dt):
+    """The inline ``__VEC_SCOPE__ { ... }`` form (ops-nn arch35 style) of the same IR: the VF's
+    parameters become locals of a block, scalars copied by value, registers named ``<value>Reg``."""
+    from backends.ascendc.compile import compile_op
+
+    case = C.CASES_BY_STEM[stem]
+    project = compile_op(case.op, "ascend950", tmp_path, vf_form="__VEC_SCOPE__", warn_builtin=False)
+    text = next((project / "op_kernel").glob("*.cpp")).read_text()
+    assert "__VEC_SCOPE__ {" in text and "asc_vf_call" not in text and "__simd_vf__" not in text
+    t = getattr(dsl, dt)
+    inputs = case.inputs(t, (4096 + 17,), case.attrs())
+    with np.errstate(all="ignore"):
+        expected = C.as_tuple(case.op.reference(*inputs))
+    actual = C.as_tuple(case.op.simulate(*inputs, target="ascend950", cores=8, project=project))
+    tols = C.tolerances(case.op, t, {})
+    for name, a, e in zip(case.op.outputs, actual, expected):
+        C.assert_close(a, e, tols[name], what=f"{stem}.{name}[{dt}, __VEC_SCOPE__]")
+
+
+def test_vf_launch_form_follows_the_release_table():
+    from backends.ascendc.cann import VF_FORMS, spelling
+    from backends.ascendc.kernel.vector import RegBase
+
+    assert spelling("vf_launch", "9.0") == spelling("vf_launch", "9.1") == "asc_vf_call"
+    assert (
+        RegBase(cann="9.0").form == "asc_vf_call"
+        and RegBase(cann="9.1", form="__VEC_SCOPE__").form == VF_FORMS[1]
+    )
+    with pytest.raises(ValueError, match="unknown vector-function form 'VF_CALL'"):
+        RegBase(cann="9.0", form="VF_CALL")

@@ -99,6 +99,7 @@ class Needs:
     uses_welford: bool = False  # Welford statistics of a chunked row (welfordBuf_)
     welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
     vfs: dict = field(default_factory=dict)  # RegBase: placeholder -> regbase.VectorFunction
+    cast_traits: set = field(default_factory=set)  # RegBase: the CastTrait constants the VFs use
 
 
 class Ctx(Protocol):

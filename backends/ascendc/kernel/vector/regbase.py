@@ -36,7 +36,7 @@ from dsl.dtypes import bf16, bool_, f16, f32, i32
 from dsl.errors import CompileError
 from dsl.ir import Op
 
-from ...cann import DEFAULT_CANN
+from ...cann import DEFAULT_CANN, VF_FORMS, spelling
 from ..api import BINARY, CMP_MODES, VECTOR_SCALAR, ctype
 from ..merge import Stmt
 from .base import Form, Operand, Region, VecOp, where
@@ -75,8 +75,11 @@ class VectorFunction:
 class RegBase:
     path = "regbase"
 
-    def __init__(self, target=None, cann: str = DEFAULT_CANN):
+    def __init__(self, target=None, cann: str = DEFAULT_CANN, form: str | None = None):
         self.target, self.cann = target, cann
+        self.form = form or spelling("vf_launch", cann)
+        if self.form not in VF_FORMS:
+            raise ValueError(f"unknown vector-function form {self.form!r} (known: {', '.join(VF_FORMS)})")
 
     def check(self, op: Op) -> None:
         return None  # form-vector-functions checked the ops and types (REG_OPS)
@@ -99,9 +102,8 @@ class RegBase:
         raise CompileError("RegBase duplicates broadcasts into registers inside the VF")
 
     def helpers(self, w, needs: list, where: str) -> None:
-        vfs = [vf for n in needs for vf in n.vfs.values()]
         if where == "free":
-            traits = sorted(set().union(*(vf.traits for vf in vfs))) if vfs else []
+            traits = sorted(set().union(*(n.cast_traits for n in needs)))
             if traits:
                 w.line(
                     comment="Cast behaviour of the vector functions' Reg::Cast calls (Cast.md: layout, saturation,"
@@ -117,7 +119,12 @@ class RegBase:
         vops = [it for it in region.items if isinstance(it, VecOp)]
         if not vops:
             return []
+        if self.form == "__VEC_SCOPE__":  # inline: the scope's locals are its arguments
+            vf = VfWriter(vops, ctx, "", suffix="Reg")
+            ctx.needs.cast_traits |= vf.traits
+            return [Stmt(vf.scope_text(), dsl=where(vops[0].op))]
         vf = VfWriter(vops, ctx, f"@VF{len(ctx.needs.vfs)}@")
+        ctx.needs.cast_traits |= vf.traits
         ctx.needs.vfs[vf.fn.placeholder] = vf.fn
         return [Stmt(vf.call, note="the tile's vector math: one vector function", dsl=where(vops[0].op))]
 
@@ -125,8 +132,9 @@ class RegBase:
 class VfWriter:
     """The text of one VF and its call, from the region's ops."""
 
-    def __init__(self, vops: list[VecOp], ctx, placeholder: str):
+    def __init__(self, vops: list[VecOp], ctx, placeholder: str, suffix: str = ""):
         self.ctx = ctx
+        self.suffix = suffix  # after every register name (the inline form: views share the scope)
         self.vops = vops
         produced = {id(v.op.result) for v in vops}
         values = [x for v in vops for x in (v.dst, *v.srcs) if x.form is not Form.SCALAR]
@@ -160,10 +168,24 @@ class VfWriter:
         self.fn = VectorFunction(placeholder, params, self.body(), self.traits, where(vops[0].op))
         self.call = f"asc_vf_call<{placeholder}>({', '.join(self.args)});"
 
+    def scope_text(self) -> str:
+        """The inline form: the VF's parameters as locals of a block (pointers from the views,
+        scalars copied by value from the members), then ``__VEC_SCOPE__ { body }``."""
+        params = [p for p in self.fn.params]
+        lines = ["{"]
+        for p, a in zip(params, self.args):
+            const = "" if p.startswith(("uint32_t count", "__ubuf__")) else "const "
+            lines.append(f"    {const}{p} = {a};")
+        lines.append("    __VEC_SCOPE__ {")
+        lines += ["        " + line for line in self.fn.lines]
+        lines.append("    }")
+        lines.append("}")
+        return "\n".join(lines)
+
     # -- names and types --
 
     def reg(self, x: Operand) -> str:
-        name = x.text + "Reg" if x.text in LOCALS else x.text
+        name = x.text + (self.suffix or ("Reg" if x.text in LOCALS else ""))
         self.regs.setdefault(name, "mask" if x.dtype == bool_ else self.ctype(x))
         return name
 
