@@ -175,7 +175,7 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
 def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
     ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
-    ``vc``: the vector code path (its V barrier and zero fill)."""
+    ``vc``: the vector code path (its V barrier and splat)."""
     tiling = f"{op_type}TilingData"
     line = w.line
 
@@ -513,25 +513,20 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                     f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
                 ):
                     line(
-                        vc.zero_fill(f"{camel(name)}RowBuf_", "ROW_BYTES / 2").code,
-                        "the pitch's tail is defined",
+                        f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
+                    )
+                    line(
+                        f"DataCopyPad({camel(name)}RowBuf_.Get<{c}>(), {camel(name)}Gm_, copy, "
+                        f"DataCopyPadExtParams<{c}>{{false, 0, 0, 0}});",
+                        "the broadcast row: once per core",
                     )
                     line("resident = true;")
             with w.block("if (resident)"):
-                line("PipeBarrier<PIPE_ALL>();")
-                for idx, name, c in inputs:
-                    with w.block(
-                        f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
-                    ):
-                        line(
-                            f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
-                        )
-                        line(
-                            f"DataCopyPad({camel(name)}RowBuf_.Get<{c}>(), {camel(name)}Gm_, copy, "
-                            f"DataCopyPadExtParams<{c}>{{false, 0, 0, 0}});",
-                            "the broadcast row: once per core",
-                        )
-                line("PipeBarrier<PIPE_ALL>();", "once per core: the rows are in UB before V replicates them")
+                line(
+                    "SetFlag<HardEvent::MTE2_V>(0);",
+                    "MTE2 -> V: the resident rows are in UB (before Process)",
+                )
+                line("WaitFlag<HardEvent::MTE2_V>(0);")
 
 
 def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int) -> None:

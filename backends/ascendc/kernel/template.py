@@ -727,7 +727,6 @@ class KernelText:
                 "sources of an instruction never share one (plan-buffers)."
             )
         self.e.section(self.per_variant(self.buffer_stmts))
-        self.e.section(self.per_variant(self.zero_stmts))
         self.e.section(self.per_variant(lambda c: c.resident))
         if self.bcast and self.bcast_inputs():
             body.line("InitBroadcast();")
@@ -819,29 +818,6 @@ class KernelText:
             if t in types and (t != "T" and _bytes(t) == nbytes or t == "T" and T.bytes == nbytes):
                 return f"sizeof({t})"
         return str(nbytes)
-
-    def zero_stmts(self, code: VariantCode) -> list[Stmt]:
-        if not code.needs.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
-            return []
-        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
-        out = []
-        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
-            slots = f" * {info['slots']}" if info["slots"] > 1 else ""
-            elems = (
-                self.buf_elems(variant_id(code.variant, self.plan.static_attrs), mapping[b])
-                if self.rows_planned
-                else "TILE"
-            )
-            count = f"{elems}{slots} * {info['bytes']} / 2"
-            out.append(self.vc.zero_fill(mapping[b], count, loc=where(code.variant.func)))
-        out.append(Stmt("PipeBarrier<PIPE_ALL>();", note="once per core, before the tile loop"))
-        if out:
-            out[0] = Stmt(
-                out[0].code,
-                "Compare/Select read whole 256-byte repeats past the tail: give every buffer defined contents",
-                out[0].dsl,
-            )
-        return out
 
     def process(self) -> None:
         w = self.e.w
