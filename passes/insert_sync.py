@@ -86,6 +86,9 @@ def buffer_accesses(body: list[Op]) -> list[Access]:
     for i, op in enumerate(body):
         if op.opname.startswith("sync."):
             continue
+        if op.opname == FILL:  # V writes the whole tile of the input (no read)
+            out.append(Access(i, "V", bufs[id(op.operands[0])], True))
+            continue
         pipe = pipe_of(op)
         reads = {}
         for k, v in enumerate(op.operands):
@@ -106,6 +109,7 @@ def dependency_graph(body: list[Op]) -> DiGraph:
     g = DiGraph()
     acc = buffer_accesses(body)
     n = len(body)
+    fills = {i for i, op in enumerate(body) if op.opname == FILL}
 
     def sweep(state: dict, kind: str) -> dict:
         for b in acc:
@@ -115,6 +119,8 @@ def dependency_graph(body: list[Op]) -> DiGraph:
             deps = list(reads) if b.write and reads else ([last] if last is not None else [])
             for a in deps:
                 if a.index == b.index or (kind == "carried") != (a.index < 0):
+                    continue
+                if a.index in fills and b.pipe == "V":  # Fill ends with its own V barrier
                     continue
                 g.add_edge(a, b, kind=kind)
             state[b.buf] = (b, []) if b.write else (last, reads + [b])
@@ -273,13 +279,38 @@ def coalesce_stores(body: list[Op], plan: _Plan, slots: int) -> list[Op]:
     return [op for op in body if not any(op is x for x in late)] + late
 
 
+FILL = "bcast.fill"
+
+
+def with_fills(body: list[Op]) -> list[Op]:
+    """A broadcast function's body with a ``bcast.fill`` of each loaded input right before the
+    first op that reads the input's buffer: V splats, replicates or spreads the input there in the
+    modes where its tile is not copied in whole (a no-op in the others), so the flags order it
+    like any V write: after the copy in, before the math and the copies out that read the tile."""
+    bufs = {id(op.result): op.attrs.get("buf") for op in body if op.result is not None}
+    before: dict[int, list[Op]] = {}
+    for i, op in enumerate(body):
+        if op.opname != "dma.load":
+            continue
+        buf = op.attrs["buf"]
+        reader = next(
+            (j for j in range(i + 1, len(body)) if any(bufs.get(id(v)) == buf for v in body[j].operands)),
+            None,
+        )
+        if reader is not None:
+            before.setdefault(reader, []).append(Op(FILL, [op.result], None, None, {}, op.loc))
+    return [x for j, op in enumerate(body) for x in before.get(j, []) + [op]]
+
+
 def insert(func: Func) -> None:
     loop = func.loop()
     if loop is None or "buffers" not in func.attributes:
         return
     slots = loop.attrs.get("slots", 2)
     slotted = {name for name, b in func.attributes["buffers"].items() if b["slots"] > 1}
-    body = [op for op in loop.region if not op.opname.startswith("sync.")]
+    body = [op for op in loop.region if not op.opname.startswith(("sync.", "bcast."))]
+    if func.attributes.get("broadcast"):
+        body = with_fills(body)
     rows = func.attributes.get("layout") == "rows"
     plan = _plan(body, slotted, rows)
     if "V_MTE3" in plan.overflow(slots):

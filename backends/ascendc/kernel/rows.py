@@ -527,8 +527,9 @@ class RowKernelText(KernelText):
         out = []
         if code.col_loads:
             note = "MTE2 -> V: columns copied in"
-            out.append(Stmt("SetFlag<HardEvent::MTE2_V>(0);", note=note, weight=SYNC_WEIGHT))
-            out.append(Stmt("WaitFlag<HardEvent::MTE2_V>(0);", weight=SYNC_WEIGHT))
+            ident = self.init_event_id("MTE2_V")
+            out.append(Stmt(f"SetFlag<HardEvent::MTE2_V>({ident});", note=note, weight=SYNC_WEIGHT))
+            out.append(Stmt(f"WaitFlag<HardEvent::MTE2_V>({ident});", weight=SYNC_WEIGHT))
         out.extend(code.resident)
         return out
 
