@@ -33,10 +33,18 @@ the compiler's auto-sync off).
    end would need one group but gives up the overlap inside a tile; a V <- MTE3 handshake between
    stores would stall V on MTE3's earlier copies.
 
-   The ids assume one id pool per event type, as the CANN API allocates them
-   (``AllocEventID<HardEvent>``) and the regbase notes say; the blaze notes say the types share
-   physical ids (reference-ops.md s4.1). Under that reading forward events of different types
-   already shared ids 0 and 1 before this scheme; the emulator models per-type pools.
+   The ids assume one id pool per event type, as CANN's TPipe allocates them (asc-devkit
+   ``impl/basic_api/kernel_tpipe_impl.h``: ``AllocEventID<evt>`` takes ``eventPool_ +
+   EventToIndex(evt)``, so TQue code shares numbers across types) and the regbase notes say; the
+   blaze notes say the types share physical ids (reference-ops.md s4.1). Under that reading one
+   number would be live for several types here (a slot's MTE2_V pair while the other types'
+   reverse flags of that slot are pending); ``simulate(..., shared_event_ids=True)`` reports it.
+
+7. A broadcast function's inputs are filled by V (``Fill``: splat, replicated row, column) in the
+   modes where their tile is not copied in whole: a ``bcast.fill`` of each loaded input goes
+   right before the first op that reads its buffer, and is ordered as a V write like any other
+   (MTE2 -> V before it, V -> MTE3 before a copy out of the input). Its V readers need no barrier:
+   Fill ends with its own.
 
 6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
    before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.
