@@ -37,9 +37,6 @@ class RegBase:
     def barrier_line(self):
         raise self.refuse()
 
-    def zero_fill(self, buf: str, count: str, note=None, loc=None):
-        raise self.refuse()
-
     def resident_broadcast(self, member: str, ctype: str, value: str, loc=None):
         raise self.refuse()
 
