@@ -37,17 +37,17 @@ the compiler's auto-sync off).
    ``impl/basic_api/kernel_tpipe_impl.h``: ``AllocEventID<evt>`` takes ``eventPool_ +
    EventToIndex(evt)``, so TQue code shares numbers across types) and the regbase notes say; the
    blaze notes say the types share physical ids (reference-ops.md s4.1). Under that reading one
-   number would be live for several types here (a slot's MTE2_V pair while the other types'
-   reverse flags of that slot are pending); ``simulate(..., shared_event_ids=True)`` reports it.
+   number is live for several types here (AdamW's V_MTE2(0) is set while its MTE3_MTE2(0) is
+   pending: two reverse events of one slot); ``simulate(..., shared_event_ids=True)`` reports it.
+
+6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
+   before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.
 
 7. A broadcast function's inputs are filled by V (``Fill``: splat, replicated row, column) in the
    modes where their tile is not copied in whole: a ``bcast.fill`` of each loaded input goes
    right before the first op that reads its buffer, and is ordered as a V write like any other
    (MTE2 -> V before it, V -> MTE3 before a copy out of the input). Its V readers need no barrier:
    Fill ends with its own.
-
-6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
-   before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.
 
     before:  %x_t = dma.load %x {buf = "b0", slots = 2}
              %0 = vec.muls %x_t, %s {buf = "b0"}
