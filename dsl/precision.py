@@ -169,6 +169,7 @@ OP_PRECISION: dict[str, str] = {
     "sync.set": EXACT_CLASS,
     "sync.wait": EXACT_CLASS,
     "sync.barrier": EXACT_CLASS,
+    "bcast.fill": EXACT_CLASS,
 }
 
 

@@ -33,13 +33,21 @@ the compiler's auto-sync off).
    end would need one group but gives up the overlap inside a tile; a V <- MTE3 handshake between
    stores would stall V on MTE3's earlier copies.
 
-   The ids assume one id pool per event type, as the CANN API allocates them
-   (``AllocEventID<HardEvent>``) and the regbase notes say; the blaze notes say the types share
-   physical ids (reference-ops.md s4.1). Under that reading forward events of different types
-   already shared ids 0 and 1 before this scheme; the emulator models per-type pools.
+   The ids assume one id pool per event type, as CANN's TPipe allocates them (asc-devkit
+   ``impl/basic_api/kernel_tpipe_impl.h``: ``AllocEventID<evt>`` takes ``eventPool_ +
+   EventToIndex(evt)``, so TQue code shares numbers across types) and the regbase notes say; the
+   blaze notes say the types share physical ids (reference-ops.md s4.1). Under that reading one
+   number is live for several types here (AdamW's V_MTE2(0) is set while its MTE3_MTE2(0) is
+   pending: two reverse events of one slot); ``simulate(..., shared_event_ids=True)`` reports it.
 
 6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
    before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.
+
+7. A broadcast function's inputs are filled by V (``Fill``: splat, replicated row, column) in the
+   modes where their tile is not copied in whole: a ``bcast.fill`` of each loaded input goes
+   right before the first op that reads its buffer, and is ordered as a V write like any other
+   (MTE2 -> V before it, V -> MTE3 before a copy out of the input). Its V readers need no barrier:
+   Fill ends with its own.
 
     before:  %x_t = dma.load %x {buf = "b0", slots = 2}
              %0 = vec.muls %x_t, %s {buf = "b0"}
@@ -86,6 +94,9 @@ def buffer_accesses(body: list[Op]) -> list[Access]:
     for i, op in enumerate(body):
         if op.opname.startswith("sync."):
             continue
+        if op.opname == FILL:  # V writes the whole tile of the input (no read)
+            out.append(Access(i, "V", bufs[id(op.operands[0])], True))
+            continue
         pipe = pipe_of(op)
         reads = {}
         for k, v in enumerate(op.operands):
@@ -106,6 +117,7 @@ def dependency_graph(body: list[Op]) -> DiGraph:
     g = DiGraph()
     acc = buffer_accesses(body)
     n = len(body)
+    fills = {i for i, op in enumerate(body) if op.opname == FILL}
 
     def sweep(state: dict, kind: str) -> dict:
         for b in acc:
@@ -115,6 +127,8 @@ def dependency_graph(body: list[Op]) -> DiGraph:
             deps = list(reads) if b.write and reads else ([last] if last is not None else [])
             for a in deps:
                 if a.index == b.index or (kind == "carried") != (a.index < 0):
+                    continue
+                if a.index in fills and b.pipe == "V":  # Fill ends with its own V barrier
                     continue
                 g.add_edge(a, b, kind=kind)
             state[b.buf] = (b, []) if b.write else (last, reads + [b])
@@ -296,13 +310,38 @@ def vf_edges(region: list[Op]) -> list[Op]:
     return region
 
 
+FILL = "bcast.fill"
+
+
+def with_fills(body: list[Op]) -> list[Op]:
+    """A broadcast function's body with a ``bcast.fill`` of each loaded input right before the
+    first op that reads the input's buffer: V splats, replicates or spreads the input there in the
+    modes where its tile is not copied in whole (a no-op in the others), so the flags order it
+    like any V write: after the copy in, before the math and the copies out that read the tile."""
+    bufs = {id(op.result): op.attrs.get("buf") for op in body if op.result is not None}
+    before: dict[int, list[Op]] = {}
+    for i, op in enumerate(body):
+        if op.opname != "dma.load":
+            continue
+        buf = op.attrs["buf"]
+        reader = next(
+            (j for j in range(i + 1, len(body)) if any(bufs.get(id(v)) == buf for v in body[j].operands)),
+            None,
+        )
+        if reader is not None:
+            before.setdefault(reader, []).append(Op(FILL, [op.result], None, None, {}, op.loc))
+    return [x for j, op in enumerate(body) for x in before.get(j, []) + [op]]
+
+
 def insert(func: Func) -> None:
     loop = func.loop()
     if loop is None or "buffers" not in func.attributes:
         return
     slots = loop.attrs.get("slots", 2)
     slotted = {name for name, b in func.attributes["buffers"].items() if b["slots"] > 1}
-    body = [op for op in loop.region if not op.opname.startswith("sync.")]
+    body = [op for op in loop.region if not op.opname.startswith(("sync.", "bcast."))]
+    if func.attributes.get("broadcast"):
+        body = with_fills(body)
     rows = func.attributes.get("layout") == "rows"
     plan = _plan(body, slotted, rows)
     if "V_MTE3" in plan.overflow(slots):

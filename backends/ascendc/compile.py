@@ -286,7 +286,7 @@ def t_carrier(plan: HostPlan) -> str | None:
 
 def _vector_ops(func: Func) -> int:
     """Vector instructions per tile: the loop's ops that are neither DMA nor synchronization."""
-    return sum(1 for op in func.loop().region if not op.opname.startswith(("dma.", "sync.")))
+    return sum(1 for op in func.loop().region if not op.opname.startswith(("dma.", "sync.", "bcast.")))
 
 
 def _api_ok(func: Func, tgt) -> bool:

@@ -98,6 +98,7 @@ def simulate(
     strict: bool = False,
     trace: bool = False,
     vector_path: str = "auto",
+    shared_event_ids: bool = False,
     cann: str | None = None,
     dtype=None,
 ):
@@ -158,6 +159,7 @@ def simulate(
             cores=cores,
             strict=strict,
             trace=trace,
+            shared_event_ids=shared_event_ids,
         )
     except SimulationError as e:
         raise type(e)(with_dsl_lines(str(e), project, op.name)) from None

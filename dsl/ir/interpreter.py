@@ -56,7 +56,7 @@ def _run_ops(ops, env: dict[int, Any], attrs: dict[str, Any], stored: dict[str, 
         if name == "loop.tiles":  # elementwise: the whole range is one tile
             _run_ops(op.region, env, attrs, stored)
             continue
-        if name.startswith("sync."):
+        if name.startswith("sync.") or name == "bcast.fill":  # the tile already holds the input's values
             continue
         args = [env[id(v)] for v in op.operands]
         if name == "dma.store":

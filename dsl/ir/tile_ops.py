@@ -225,6 +225,25 @@ for _name in ("set", "wait"):
     )
 
 
+def _check_fill(types, attrs, rtype):
+    if len(types) != 1 or not isinstance(types[0], TensorType):
+        raise TypeInferenceError("bcast.fill takes the tile an input was copied into")
+
+
+declare(
+    OpSpec(
+        "bcast.fill",
+        1,
+        None,
+        None,
+        has_result=False,
+        in_loop=True,
+        check=_check_fill,
+        doc="bcast.fill %x_t  // broadcast: V splats or replicates input x into its tile (Fill)",
+    )
+)
+
+
 def _check_barrier(types, attrs, rtype):
     if attrs.get("pipe") not in ("V", "MTE2", "MTE3"):
         raise TypeInferenceError("sync.barrier orders one pipe: V, MTE2 or MTE3")

@@ -321,67 +321,48 @@ def test_bcast_output_shape_chosen_by_a_static_attribute(write_module):
             check(mod.bcattr, (m, a), (v, w), {"flag": flag, "mode": mode}, cores=3)
 
 
-def test_bcast_input_copied_out_unchanged_after_its_fill():
+def test_bcast_input_copied_out_unchanged_after_its_fill(write_module, tmp_path):
     """bcast seed 38 (``o1 = b``, b broadcast): the body copied b's view out (MTE3) before Fill
     (V) splatted it into that view: stale values, and a race the emulator caught (V Duplicate
-    overwrote what MTE3 still read). The store now follows the Fill, between PIPE_ALL barriers,
-    and the MTE3 flag set after it moves with it; an input only copied out is filled after a
-    PIPE_ALL barrier at the end of the body, then copied out."""
-    from backends.ascendc.kernel.broadcast import rewrite_body
-    from backends.ascendc.kernel.merge import Stmt
+    overwrote what MTE3 still read). insert-sync now places the Fill (``bcast.fill``) before the
+    first op that reads the input and orders it like any V write: the copy out follows it behind
+    a V -> MTE3 pair of its own id group, with no PIPE_ALL, also when b is only copied out."""
+    import re
 
-    body = [
-        Stmt("WaitFlag<HardEvent::MTE3_MTE2>(slot);"),
-        Stmt("DataCopyPad(x, xGm_[t * TILE], copyT, padT);"),
-        Stmt("DataCopyPad(b, bGm_[t * TILE], copyT, padT);"),
-        Stmt("SetFlag<HardEvent::MTE2_MTE3>(slot);"),
-        Stmt("WaitFlag<HardEvent::MTE2_MTE3>(slot);"),
-        Stmt("DataCopyPad(o1Gm_[t * TILE], b, copyT);"),
-        Stmt("SetFlag<HardEvent::MTE3_MTE2>(slot);"),
-        Stmt("SetFlag<HardEvent::MTE2_V>(slot);"),
-        Stmt("WaitFlag<HardEvent::MTE2_V>(slot);"),
-        Stmt("Add(y, x, b, n);"),
-    ]
-    code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"])]
-    fill, store = code.index("Fill(b, bGm_, 1, len);"), code.index(
-        "if (last_) Store(o1Gm_, bBlock, copyT, t, 1);"
-    )
-    assert fill < store
-    assert code[store - 1] == code[store + 1] == "PipeBarrier<PIPE_ALL>();"
-    assert code.index("if (last_) SetFlag<HardEvent::MTE3_MTE2>(slot);") > store
-    assert code.index("if (last_) WaitFlag<HardEvent::MTE2_MTE3>(slot);") < store
-    # a store of a computed view stays where it is
-    body[5] = Stmt("DataCopyPad(o1Gm_[t * TILE], y, copyT);")
-    code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"])]
-    assert code.index("if (last_) Store(o1Gm_, yBlock, copyT, t, 1);") == 5
-    assert "PipeBarrier<PIPE_ALL>();" not in code
-    # the stored view an alias of b's buffer (bcast seed 104: ``v0 = w`` stored from view v0)
-    body[5] = Stmt("DataCopyPad(o1Gm_[t * TILE], v0, copyT);")
-    code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"], {"v0": "b1", "b": "b1", "y": "b2"})]
-    assert code.index("if (last_) Store(o1Gm_, v0Block, copyT, t, 1);") > code.index("Fill(b, bGm_, 1, len);")
-    # b only copied out (no V op reads it): Fill and copy out at the end, after every pipe
-    body[5] = Stmt("DataCopyPad(o1Gm_[t * TILE], b, copyT);")
-    code = [s.code for s in rewrite_body(body[:7], ["x", "b"], ["y", "o1"])]
-    k = code.index("Fill(b, bGm_, 1, len);")
-    assert code[k - 1 : k + 4] == [
-        "PipeBarrier<PIPE_ALL>();",
-        "Fill(b, bGm_, 1, len);",
-        "PipeBarrier<PIPE_ALL>();",
-        "if (last_) Store(o1Gm_, bBlock, copyT, t, 1);",
-        "PipeBarrier<PIPE_ALL>();",
-    ], code
-    assert code.index("if (last_) SetFlag<HardEvent::MTE3_MTE2>(slot);") > code.index(
-        "if (last_) Store(o1Gm_, bBlock, copyT, t, 1);"
-    )
-    assert "NeedsDma(1);" not in code and "NeedsDma(0);" in code  # x: never read
-    # an MTE3 wait for an earlier tile's set (bcast seed 71) stays in place before the Fill; one
-    # whose set is in this tile, deferred with the copy out, would deadlock: refused
-    body = body[:7] + [Stmt("WaitFlag<HardEvent::MTE3_V>(slot);")] + body[7:]
-    code = [s.code for s in rewrite_body(body, ["x", "b"], ["y", "o1"])]
-    assert code.index("if (first_) WaitFlag<HardEvent::MTE3_V>(slot);") < code.index("Fill(b, bGm_, 1, len);")
-    body[6] = Stmt("SetFlag<HardEvent::MTE3_V>(slot);")
-    with pytest.raises(AssertionError, match="an MTE3 wait in the tile of its set"):
-        rewrite_body(body, ["x", "b"], ["y", "o1"])
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,), broadcast=True)
+        def bcopy(x: Tensor, b: Tensor):
+            y = x + b
+            o1 = b
+            return y, o1
+
+        @dsl.op(dtypes=(f32,), broadcast=True)
+        def bonly(x: Tensor, b: Tensor):
+            y = x * 2.0
+            o1 = b
+            return y, o1
+        """)
+    for op in (mod.bcopy, mod.bonly):
+        kernel = (op.compile(out_dir=tmp_path) / "op_kernel" / f"{op.name}.cpp").read_text()
+        assert "PIPE_ALL" not in kernel
+        body = kernel[kernel.index("inline void ProcessTile") :]
+        # CopyOut: SetFlag<V_MTE3>(id); WaitFlag<V_MTE3>(id); Store(...), right after the Fill
+        fill = body.index("Fill(b, bGm_, 1, len);")
+        store = body.index("if (last_) CopyOut(o1Gm_, bBlock, copyT, t, slot, 1);")
+        assert fill < store and not re.search(r"(SetFlag|WaitFlag|Fill)", body[fill + 1 : store])
+        assert "CopyOut(yGm_, yBlock, copyT, t, slot + 2, 0);" in body  # its own V_MTE3 group
+    x = np.arange(6 * 40, dtype=np.float32).reshape(6, 40) / 7
+    for b in (
+        np.float32([2.5]),
+        np.linspace(-1, 1, 40, dtype=np.float32),
+        np.float32([[1], [2], [3], [4], [5], [6]]),
+    ):
+        full = np.broadcast_to(b, x.shape).astype(np.float32)
+        check(mod.bcopy, (x, b), (x + full, b), cores=2)
+        check(mod.bonly, (x, b), (x * np.float32(2), b), cores=2)
 
 
 def test_rows_compare_with_a_constant(write_module):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -100,6 +101,29 @@ def test_adam_w_kernel_is_compact(projects):
     lines = (projects["apply_adam_w"] / "op_kernel" / "apply_adam_w.cpp").read_text().splitlines()
     assert len(lines) <= 700
     assert sum(1 for line in lines if line.startswith("class ")) == 1  # one class template
+
+
+# Init's old zero fill: a whole TBuf duplicated with 0 (a constant splat into a view is math).
+ZERO_FILL = re.compile(r"Duplicate\(\s*\w+Buf_\.Get<\w+>\(\),\s*static_cast<\w+>\(0(\.0f?)?\)")
+
+
+def test_no_example_kernel_has_pipe_all_or_a_zero_fill(projects, tmp_path):
+    """Issue 20 item 10: the emulator tracks definedness, so no kernel zero-fills its buffers or
+    orders Init by PipeBarrier<PIPE_ALL> (DESIGN s10: none in steady state either)."""
+    kernels = {
+        ("ascend910b", stem): project / "op_kernel" / f"{stem}.cpp" for stem, project in projects.items()
+    }
+    for stem in EXAMPLES:
+        project = _load(stem).compile(target="ascend950", out_dir=tmp_path)
+        kernels[("ascend950", stem)] = project / "op_kernel" / f"{stem}.cpp"
+    found = {}
+    for key, path in kernels.items():
+        text = path.read_text()
+        bad = [line.strip() for line in text.splitlines() if "PIPE_ALL" in line]
+        bad += [m.group(0) for m in ZERO_FILL.finditer(text)]
+        if bad:
+            found[key] = bad
+    assert not found, found
 
 
 @pytest.mark.parametrize("stem", GOLDEN_STEMS)

@@ -89,6 +89,18 @@ CASES = [
         {"tile": 256},
     ),
     (
+        "shared_ids",
+        0,
+        1,
+        SyncError,
+        [
+            "op_kernel/sim_ew.cpp:35: SetFlag<HardEvent::MTE2_V>(0) while id 0 is live for HardEvent::MTE3_V "
+            "(set at op_kernel/sim_ew.cpp:27, not yet waited)",
+            "shared by every event type (shared_event_ids)",
+        ],
+        {"tile": 256, "shared_event_ids": True},
+    ),
+    (
         "flag_reuse_scalar",
         0,
         1,
@@ -192,6 +204,56 @@ def test_corrected_twin_passes(projects, rng, name, bug, fix, err, fragments, op
     x, y, res = _run(projects, rng, name, fix, opts)
     got = res.outputs[0]
     assert np.array_equal(got, _expected(name, x, y, 1.5)), name
+
+
+def test_shared_ids_are_one_pool_per_event_type_by_default(projects, rng):
+    """Without shared_event_ids the key-0 kernel is correct: CANN's TPipe keeps one id pool per
+    HardEvent (asc-devkit impl/basic_api/kernel_tpipe_impl.h, AllocEventID: eventPool_ +
+    EventToIndex(evt)), and so does the emulator."""
+    x, y, res = _run(projects, rng, "shared_ids", 0, {"tile": 256})
+    assert np.array_equal(res.outputs[0], _expected("shared_ids", x, y, 1.5))
+
+
+def test_shared_ids_reuse_of_a_waited_id_needs_happens_before(projects, rng, tmp_path):
+    """The second shared-id rule: the id was waited for another event type, but nothing orders that
+    WaitFlag before this SetFlag on the setting pipe (V waits MTE2_V(0), MTE3 then sets
+    MTE3_MTE2(0) with no V -> MTE3 edge in between)."""
+    from .conftest import make_project
+
+    kernel = """#include "kernel_operator.h"
+using namespace AscendC;
+extern "C" __global__ __aicore__ void sim_ew(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling) {
+    GET_TILING_DATA(td, tiling);
+    GlobalTensor<float> xGm, zGm;
+    xGm.SetGlobalBuffer((__gm__ float*)x, td.totalLength);
+    zGm.SetGlobalBuffer((__gm__ float*)z, td.totalLength);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> buf;
+    pipe.InitBuffer(buf, td.totalLength * sizeof(float));
+    LocalTensor<float> t = buf.Get<float>();
+    const int32_t id = TILING_KEY_IS(0) ? 0 : 1;
+    DataCopy(t, xGm, td.totalLength);
+    SetFlag<HardEvent::MTE2_V>(0);
+    WaitFlag<HardEvent::MTE2_V>(0);
+    Muls(t, t, td.alpha, td.totalLength);
+    SetFlag<HardEvent::MTE2_MTE3>(id);
+    WaitFlag<HardEvent::MTE2_MTE3>(id);
+    SetFlag<HardEvent::V_MTE3>(2);
+    WaitFlag<HardEvent::V_MTE3>(2);
+    DataCopy(zGm, t, td.totalLength);
+}
+"""
+    project = make_project(tmp_path, "shared_reuse", kernel)
+    x = _x(rng)
+    with pytest.raises(SyncError) as info:
+        run(project, x, key=0, tile=N, shared_event_ids=True)
+    msg = str(info.value)
+    assert (
+        "op_kernel/sim_ew.cpp:17: SetFlag<HardEvent::MTE2_MTE3>(0) reuses id 0 of HardEvent::MTE2_V" in msg
+    ), msg
+    assert "waited at op_kernel/sim_ew.cpp:15 on the V pipe" in msg
+    res = run(project, x, key=1, tile=N, shared_event_ids=True)
+    assert np.array_equal(res.outputs[0], x * np.float32(2.0))
 
 
 @pytest.mark.parametrize("name", ["race_scalar", "race_vv"])

@@ -8,11 +8,11 @@ come from and where its outputs go differ, so the body's copies become calls of:
   contiguous range; the row modes copy whole rows (or a row chunk) at a 32-byte pitch, one 2-D
   ``DataCopyPad`` per run of rows (inputs of kind FULL: one per tile; STRIDED: one per run along
   the second-to-last merged axis, found by the odometer ``RowOffset``).
-- ``Fill(view, gm, i, len)`` (V, right after the body's first MTE2 -> V wait that follows the
-  load, so it is ordered after every reverse dependency of the slot the way the copy was):
-  a size-1 input (ONE, read once per core) is splatted; a resident row (RESIDENT, copied into UB
-  once per core) is replicated into the tile's rows by UB -> UB copies that double each time; a
-  column (COLUMN) gives each row one value. ``PipeBarrier<PIPE_V>`` then orders the math after it.
+- ``Fill(view, gm, i, len)`` (V, insert-sync's ``bcast.fill`` before the first op that reads
+  the input's tile, ordered by flags like any V write): a size-1 input (ONE, read once per core)
+  is splatted; a resident row (RESIDENT, copied into UB once per core) is replicated into the
+  tile's rows by UB -> UB copies that double each time; a column (COLUMN) gives each row one
+  value. ``PipeBarrier<PIPE_V>`` then orders the math after it.
 - ``Store(gm, view, copy, t)`` (MTE3): one 2-D ``DataCopyPad`` per tile in the row modes.
 
 RESIDENT<i> modes (the ROW pattern with input i's row resident and rows of at least 128
@@ -45,7 +45,6 @@ _FLAG = re.compile(r"(SetFlag|WaitFlag)<HardEvent::([A-Z0-9]+)_([A-Z0-9]+)>\(")
 
 _LOAD = re.compile(r"DataCopyPad\((\w+), (\w+)Gm_\[t \* TILE\], \w+, \w+\);")
 _STORE = re.compile(r"DataCopyPad\((\w+)Gm_\[t \* TILE\], (\w+), (\w+)\);")
-_MTE2_V_WAIT = re.compile(r"if \(first_\) WaitFlag<HardEvent::MTE2_V>\(")
 _COPY_OUT = re.compile(r"CopyOut\((\w+), (\w+), (.*)\);")
 
 
@@ -58,39 +57,21 @@ def is_broadcast(variants) -> bool:
     return any(v.func.attributes.get("broadcast") for v in variants)
 
 
-def rewrite_body(
-    body: list[Stmt], inputs: list[str], outputs: list[str] | None = None, buffer_of: dict | None = None
-) -> list[Stmt]:
-    """The tile body with its copies turned into Load/Store calls, a Fill after each input's
-    first MTE2 -> V wait, and the flags and copy-outs guarded to run once per block of rows in
-    the RESIDENT modes (``first_`` and ``last_`` are always true in the others)."""
+def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None = None) -> list[Stmt]:
+    """The tile body with its copies turned into Load/Store calls, and the flags and copy-outs
+    guarded to run once per block of rows in the RESIDENT modes (``first_`` and ``last_`` are
+    always true in the others). The Fills are the body's own: insert-sync's ``bcast.fill``, which
+    its flags order like any V write (after the copy in, before the math and copies out)."""
     index = {camel(n): i for i, n in enumerate(inputs)}
     out_index = {camel(n): o for o, n in enumerate(outputs or [])}
-    buf = (buffer_of or {}).get  # views of one buffer alias (bcast seed 104: v0 = w, f32)
     out: list[Stmt] = []
-    pending: list[tuple[str, str, int]] = []  # (view, gm, input index) loaded, not yet filled
-    # An input copied out unchanged before its Fill (``o = x``, bcast seed 38): Fill (V) writes
-    # the view the store (MTE3) reads, so the store moves after the Fill between two PIPE_ALL
-    # barriers (the Fill is done before it reads; it is done before any later V op or the next
-    # tile's Fill writes the slot), and MTE3 flags set after it move with it. Rare (an output
-    # that is an input unchanged): no event id is taken from the body's.
-    deferred: list[Stmt] = []
     for s in body:
         m = _LOAD.fullmatch(s.code)
         if m and m.group(2) in index:
             view, gm = m.group(1), m.group(2)
             out.append(Stmt(f"Load({view}, {gm}Gm_, {index[gm]}, t, len);", s.note, s.dsl, s.weight))
-            pending.append((view, gm, index[gm]))
             continue
         m = _STORE.fullmatch(s.code)
-        if m and any(buf(view, view) == buf(m.group(2), m.group(2)) for view, _, _ in pending):
-            o = out_index.get(m.group(1), 0)
-            code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
-            note = "after the Fill of the input it copies out"
-            deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "V -> MTE3: the Fill is done"))
-            deferred.append(Stmt(code, note, s.dsl, s.weight))
-            deferred.append(Stmt("PipeBarrier<PIPE_ALL>();", "MTE3 -> V: the copy out is done"))
-            continue
         if m:
             o = out_index.get(m.group(1), 0)
             code = f"if (last_) Store({m.group(1)}Gm_, {m.group(2)}Block, {m.group(3)}, t, {o});"
@@ -107,37 +88,7 @@ def rewrite_body(
             fn, src, dst = f.groups()
             first = src == "MTE2" if fn == "SetFlag" else dst != "MTE3"
             s = Stmt(f"if ({'first_' if first else 'last_'}) {s.code}", s.note, s.dsl, s.weight)
-            if deferred and src == "MTE3" and fn == "SetFlag":
-                deferred.append(s)
-                continue
-            if deferred and src == "MTE3":  # waits for an earlier tile's set, unless its set is deferred
-                twin = f.group(0).replace("WaitFlag", "SetFlag") + s.code.split(f.group(0), 1)[1]
-                if any(d.code.endswith(twin) for d in deferred):
-                    raise AssertionError(
-                        "an MTE3 wait in the tile of its set, before the Fill of an input copied out"
-                    )
         out.append(s)
-        if pending and _MTE2_V_WAIT.match(s.code):
-            for view, gm, i in pending:
-                out.append(
-                    Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
-                )
-            pending = []
-            out.extend(deferred)
-            deferred = []
-    if deferred:  # inputs only copied out: filled (after every pipe) before their copies out
-        out.append(Stmt("PipeBarrier<PIPE_ALL>();", "the slot's earlier readers are done"))
-        found = (re.search(r"Store\(\w+, (\w+)Block,", s.code) for s in deferred)
-        stored = {buf(m.group(1), m.group(1)) for m in found if m}
-        for view, gm, i in pending:
-            if buf(view, view) in stored:
-                out.append(
-                    Stmt(f"Fill({view}, {gm}Gm_, {i}, len);", "V: splatted, replicated or column inputs")
-                )
-        pending = [p for p in pending if buf(p[0], p[0]) not in stored]
-        out.extend(deferred)
-    for view, gm, i in pending:  # an input only copied out again: its values must come by DMA
-        out.append(Stmt(f"NeedsDma({i});"))
     return out
 
 
@@ -172,10 +123,11 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
     return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_param(name)}, {size});")
 
 
-def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> None:
+def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_id: int) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
     ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
-    ``vc``: the vector code path (its V barrier and zero fill)."""
+    ``vc``: the vector code path (its V barrier and splat); ``init_id``: the MTE2_V id of
+    InitBroadcast's copies (one the tile loop does not use)."""
     tiling = f"{op_type}TilingData"
     line = w.line
 
@@ -459,13 +411,6 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
         line("WaitFlag<HardEvent::V_MTE3>(id);")
         line("Store(gm, tile, copy, t, o);")
     w.line()
-    line(comment="An input the body only copies out again cannot be splatted or replicated by V.")
-    with w.block("__aicore__ inline void NeedsDma(uint32_t i) const"):
-        line(
-            "ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED || tiling_->bcSize[i] == 0);",
-            "0: only empty outputs read it",
-        )
-    w.line()
     # Per-input accessors: the size-1 value and the resident row buffer.
     line(comment="Input i's value when it has one element (read in InitBroadcast).")
     line("template <typename U>")
@@ -513,25 +458,17 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                     f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
                 ):
                     line(
-                        vc.zero_fill(f"{camel(name)}RowBuf_", "ROW_BYTES / 2").code,
-                        "the pitch's tail is defined",
+                        f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
+                    )
+                    line(
+                        f"DataCopyPad({camel(name)}RowBuf_.Get<{c}>(), {camel(name)}Gm_, copy, "
+                        f"DataCopyPadExtParams<{c}>{{false, 0, 0, 0}});",
+                        "the broadcast row: once per core",
                     )
                     line("resident = true;")
             with w.block("if (resident)"):
-                line("PipeBarrier<PIPE_ALL>();")
-                for idx, name, c in inputs:
-                    with w.block(
-                        f"if (((GM_INPUTS >> {idx}) & 1) && tiling_->bcKind[{idx}] == BC_RESIDENT && count_ > 0)"
-                    ):
-                        line(
-                            f"const DataCopyExtParams copy{{1, static_cast<uint32_t>(inner_ * sizeof({c})), 0, 0, 0}};"
-                        )
-                        line(
-                            f"DataCopyPad({camel(name)}RowBuf_.Get<{c}>(), {camel(name)}Gm_, copy, "
-                            f"DataCopyPadExtParams<{c}>{{false, 0, 0, 0}});",
-                            "the broadcast row: once per core",
-                        )
-                line("PipeBarrier<PIPE_ALL>();", "once per core: the rows are in UB before V replicates them")
+                line(f"SetFlag<HardEvent::MTE2_V>({init_id});", "MTE2 -> V: the resident rows are in UB")
+                line(f"WaitFlag<HardEvent::MTE2_V>({init_id});")
 
 
 def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int) -> None:

@@ -449,13 +449,10 @@ class RowKernelText(KernelText):
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
-        self.e.section(self.per_variant(self.zero_stmts))
         if self.has_columns():
-            body.line("PipeBarrier<PIPE_ALL>();", "the zero-filled columns before MTE2 copies them in")
             body.line("LoadColumns();")
-        elif any(self.computed_columns(c) for c in self.codes()):
-            self.barrier("the zero-filled columns before Init computes them")
-        body.line("PipeBarrier<PIPE_ALL>();", "once per core: Init's copies and math before the first step")
+            if any(c.resident for c in self.codes()):  # the copies are ordered by LoadColumns' MTE2 -> V flag
+                self.barrier("once per core: the columns computed before the steps read them")
         self.e.w = w
         text = "\n".join(line.split("//", 1)[0] for line in body.lines)
         args = [
@@ -526,35 +523,13 @@ class RowKernelText(KernelText):
                 f"{unused}const DataCopyPadExtParams<{_ctype_of(word)}> pad{word}{{false, 0, 0, 0}};"
             )
 
-    @staticmethod
-    def computed_columns(code: RowCode) -> set[str]:
-        """The buffers of columns Init computes (not copies in)."""
-        loaded = {op.attrs.get("buf") for op in code.variant.func.body if op.opname == "dma.load"}
-        return {b for b, info in code.buffers.items() if info["kind"] == COL and b not in loaded}
-
-    def zero_stmts(self, code: RowCode) -> list[Stmt]:
-        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
-        out = []
-        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
-            # a column covers cols_ lanes (copied in: up to its 32-byte block); spreading it over
-            # rows copies pitch_ lanes, a 32-byte multiple of the narrowest row type (rows seed 168)
-            length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
-            slots = " * slots_" if info["slots"] > 1 else ""
-            held = [v for v in code.views.values() if v.buffer == b]
-            count = f"{length}{slots} * {self.width_text(held, info['bytes'], code.variant.dtype)} / 2"
-            out.append(self.vc.zero_fill(mapping[b], count))
-        if out:
-            out[0] = Stmt(
-                out[0].code, "pad lanes and per-row lanes the steps compute on get defined contents"
-            )
-        return out
-
     def resident_stmts(self, code: RowCode) -> list[Stmt]:
         out = []
         if code.col_loads:
             note = "MTE2 -> V: columns copied in"
-            out.append(Stmt("SetFlag<HardEvent::MTE2_V>(0);", note=note, weight=SYNC_WEIGHT))
-            out.append(Stmt("WaitFlag<HardEvent::MTE2_V>(0);", weight=SYNC_WEIGHT))
+            ident = self.init_event_id("MTE2_V")
+            out.append(Stmt(f"SetFlag<HardEvent::MTE2_V>({ident});", note=note, weight=SYNC_WEIGHT))
+            out.append(Stmt(f"WaitFlag<HardEvent::MTE2_V>({ident});", weight=SYNC_WEIGHT))
         out.extend(code.resident)
         return out
 

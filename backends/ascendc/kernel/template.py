@@ -50,7 +50,7 @@ INTERNAL_TYPES = frozenset(
     "BcMode BcScalar ReduceKind HardEvent RoundMode CacheMode TPosition TPipe TBuf TQue LocalTensor "
     "GlobalTensor DataCopyExtParams DataCopyPadExtParams DataCopyParams IsSameType PipeBarrier SetFlag "
     "WaitFlag Duplicate DataCopy DataCopyPad CopyOut Elems Fill FoldNum Init InitBroadcast Load LoadColumns "
-    "LoadRows Loaded NeedsDma OneValue Process ProcessChunk ProcessStep ProcessTile ReduceChunk RoundUp "
+    "LoadRows Loaded OneValue Process ProcessChunk ProcessStep ProcessTile ReduceChunk RoundUp "
     "RowBuf RowGap RowOffset Run ScratchLen SetCoreRows SetCoreSlice SetTile Slot SlotBlock SlotOf Splat "
     "Store".split()
 )
@@ -398,9 +398,7 @@ def emit_kernel(
     vfs = name_vfs(codes, op_type)
     if bc.is_broadcast(variants):
         for code in codes.values():
-            code.body = bc.rewrite_body(
-                code.body, sig.inputs, sig.outputs, {n: view.buffer for n, view in code.views.items()}
-            )
+            code.body = bc.rewrite_body(code.body, sig.inputs, sig.outputs)
     space = build_space(variants, dtypes, static_attrs)
     plan = KernelPlan(
         op_name,
@@ -437,6 +435,33 @@ def bank_pads(items, tile: int) -> dict[str, int]:
     return pads
 
 
+_FLAG_ID = re.compile(r"\b(?:SetFlag|WaitFlag)<HardEvent::(\w+)>\(([^)]*)\)")
+MAX_MANUAL_ID = 5  # 6 is reserved, 7 belongs to TPipe
+
+
+def free_event_id(stmts: list[Stmt], event: str, slots: int = 2) -> int:
+    """The lowest manual event id no flag of ``event`` in ``stmts`` uses: a constant id, ``slot``
+    (ids 0 .. slots - 1) or ``slot + K`` (K .. K + slots - 1)."""
+    used: set[int] = set()
+    for s in stmts:
+        for ev, arg in _FLAG_ID.findall(s.code):
+            if ev != event:
+                continue
+            arg = arg.replace(" ", "")
+            m = re.fullmatch(r"slot(?:\+(\d+))?", arg)
+            if arg.isdigit():
+                used.add(int(arg))
+            elif m:
+                base = int(m.group(1) or 0)
+                used.update(range(base, base + slots))
+            else:
+                raise AssertionError(f"event id {arg!r} of {event}: not a constant or slot id")
+    free = [i for i in range(MAX_MANUAL_ID + 1) if i not in used]
+    if not free:
+        raise AssertionError(f"every manual id of {event} is taken by the loop")
+    return free[0]
+
+
 class KernelText:
     def __init__(self, plan: KernelPlan, view_types: dict[str, str]):
         self.plan = plan
@@ -453,6 +478,18 @@ class KernelText:
     @property
     def cls(self) -> str:
         return f"Kernel{self.plan.op_type}"
+
+    def init_event_id(self, event: str) -> int:
+        """The id of a set/wait pair Init issues once per core: one no flag of ``event`` in the
+        loop takes, so the loop's first SetFlag never reuses an id whose last WaitFlag nothing
+        orders before it (Init's V wait, say, before the first step's MTE2 set)."""
+        stmts = [
+            s
+            for code in self.plan.codes.values()
+            for part in ("pre", "post", "pre_fixed", "post_fixed", "body")
+            for s in getattr(code, part, [])
+        ]
+        return free_event_id(stmts, event)
 
     def template_head(self) -> str:
         params = ["typename T"] + [f"typename {self.gm_type(n)}" for n in self.type_params()]
@@ -677,7 +714,7 @@ class KernelText:
             w.line("private:")
             w.level += 1
             if self.bcast and self.bcast_inputs():
-                bc.emit_helpers(w, plan.op_type, self.bcast_inputs(), self.vc)
+                bc.emit_helpers(w, plan.op_type, self.bcast_inputs(), self.vc, self.init_event_id("MTE2_V"))
             else:
                 self.core_slice()
             w.line()
@@ -737,7 +774,6 @@ class KernelText:
                 "sources of an instruction never share one (plan-buffers)."
             )
         self.e.section(self.per_variant(self.buffer_stmts))
-        self.e.section(self.per_variant(self.zero_stmts))
         self.e.section(self.per_variant(lambda c: c.resident))
         if self.bcast and self.bcast_inputs():
             body.line("InitBroadcast();")
@@ -829,29 +865,6 @@ class KernelText:
             if t in types and (t != "T" and _bytes(t) == nbytes or t == "T" and T.bytes == nbytes):
                 return f"sizeof({t})"
         return str(nbytes)
-
-    def zero_stmts(self, code: VariantCode) -> list[Stmt]:
-        if not code.needs.has_compare and not self.bcast:  # broadcast: packed rows' pitch tails are read
-            return []
-        mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
-        out = []
-        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
-            slots = f" * {info['slots']}" if info["slots"] > 1 else ""
-            elems = (
-                self.buf_elems(variant_id(code.variant, self.plan.static_attrs), mapping[b])
-                if self.rows_planned
-                else "TILE"
-            )
-            count = f"{elems}{slots} * {info['bytes']} / 2"
-            out.append(self.vc.zero_fill(mapping[b], count, loc=where(code.variant.func)))
-        out.append(Stmt("PipeBarrier<PIPE_ALL>();", note="once per core, before the tile loop"))
-        if out:
-            out[0] = Stmt(
-                out[0].code,
-                "Compare/Select read whole 256-byte repeats past the tail: give every buffer defined contents",
-                out[0].dsl,
-            )
-        return out
 
     def process(self) -> None:
         w = self.e.w

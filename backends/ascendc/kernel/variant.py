@@ -614,6 +614,11 @@ class VariantRenderer:
             view = self.view(op.result)
             c = self.ctype_text(op.result.type.dtype, view)
             return Stmt(self.load_call(op, view, camel(op.operands[0].name) + "Gm_", c), dsl=loc)
+        if name == "bcast.fill":
+            tile = op.operands[0]
+            gm = tile.owner.operands[0].name
+            call = f"Fill({self.view(tile)}, {camel(gm)}Gm_, {self.sig.inputs.index(gm)}, len);"
+            return Stmt(call, "V: splatted, replicated or column inputs", loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]
             view = self.stored_view(v, out)
@@ -638,7 +643,7 @@ class VariantRenderer:
 
         for op in self.loop.region:
             name = op.opname
-            if name.startswith("dma.") or (name.startswith("sync.") and name != "sync.barrier"):
+            if name.startswith(("dma.", "bcast.")) or (name.startswith("sync.") and name != "sync.barrier"):
                 flush()
                 out.extend(self.guarded(self.guard_of(op), st) for st in self.op_stmts(op))
                 continue

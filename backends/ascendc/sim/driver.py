@@ -94,6 +94,7 @@ def simulate_project(
     target: Target,
     cores: int | None = None,
     strict: bool = False,
+    shared_event_ids: bool = False,
     race_detection: bool = True,
     ub_capacity: int | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
@@ -109,6 +110,10 @@ def simulate_project(
     ``interleave``: 0 runs the cores of a ``__mix__`` kernel's block in a fixed order (each until it
     waits); another value seeds a random interleaving at every cross-core flag and a random order
     of a core's consecutive CrossCoreSetFlags (the hardware orders neither).
+    ``shared_event_ids``: event ids are one physical pool for every HardEvent (the reading of
+    reference-ops.md s4.1 that CANN's TPipe, with one pool per event type, does not take): a
+    SetFlag on an id number another event type holds live is a SyncError, and
+    AllocEventID/FetchEventID hand out ids no event type holds.
     """
     cores = target.aiv_cores if cores is None else int(cores)
     if cores < 1:
@@ -130,6 +135,7 @@ def simulate_project(
             f"cores {cores}",
             f"aic_cores {max(1, cores * target.aic_cores // max(1, target.aiv_cores))}",
             f"strict {int(strict)}",
+            f"shared_ids {int(shared_event_ids)}",
             f"cube {target.l1_bytes} {target.l0a_bytes} {target.l0b_bytes} {target.l0c_bytes}",
             f"interleave {int(interleave)}",
             f"race {int(race_detection)}",

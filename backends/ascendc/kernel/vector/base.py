@@ -87,7 +87,7 @@ class Needs:
     template then writes (set while rendering, read by KernelText/RowKernelText)."""
 
     repeat: set = field(default_factory=set)  # (api, "Lhs" | "Rhs"): <Api>Repeat<Side> helpers
-    has_compare: bool = False  # Compare/Select read whole repeats: zero-filled buffers
+    has_compare: bool = False  # Compare/Select read whole 256-byte repeats (nAligned)
     spreads: bool = False  # SpreadPerRow: per-row values as Brcb blocks
     row_ops: set = field(default_factory=set)  # the binary ops RowsByValue runs (add, sub, ...)
     row_reduces: set = field(default_factory=set)  # the ReduceRows kinds (SUM, MAX, MIN)
@@ -126,8 +126,6 @@ class VectorCode(Protocol):
     def barrier(self, loc: str | None = None, note: str | None = None, weight: int = 1) -> list[Stmt]: ...
 
     def barrier_line(self) -> str | None: ...  # the same for helper writers (None: no line)
-
-    def zero_fill(self, buf: str, count: str, note: str | None = None, loc: str | None = None) -> Stmt: ...
 
     def resident_broadcast(
         self, member: str, ctype: str, value: str, loc: str | None = None

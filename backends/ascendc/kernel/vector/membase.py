@@ -98,15 +98,6 @@ class MemBase:
     # -- Init -------------------------------------------------------------------------------------
 
     @staticmethod
-    def zero_fill(buf: str, count: str, note: str | None = None, loc: str | None = None) -> Stmt:
-        """Init: ``count`` 16-bit zeros over TBuf ``buf`` (any element type: defined contents)."""
-        return Stmt(
-            f"Duplicate({buf}.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>({count}));",
-            note,
-            loc,
-        )
-
-    @staticmethod
     def resident_broadcast(member: str, ctype: str, value: str, loc: str | None = None) -> list[Stmt]:
         """Init: a broadcast value made once per core in its own 256-byte buffer (``member``, its
         TBuf ``<member>Buf_``): one repeat, which tile ops read with repeat stride 0."""

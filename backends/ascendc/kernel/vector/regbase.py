@@ -95,9 +95,6 @@ class RegBase:
     def barrier_line(self) -> str | None:
         return None
 
-    def zero_fill(self, buf: str, count: str, note=None, loc=None):
-        raise CompileError("RegBase kernels do not zero-fill UB")
-
     def resident_broadcast(self, member: str, ctype: str, value: str, loc=None):
         raise CompileError("RegBase duplicates broadcasts into registers inside the VF")
 

@@ -75,6 +75,7 @@ Request parse_request(const char* path) {
         else if (key == "cube") ss >> c.l1_bytes >> c.l0a_bytes >> c.l0b_bytes >> c.l0c_bytes;
         else if (key == "interleave") ss >> c.interleave_seed;
         else if (key == "strict") ss >> c.strict;
+        else if (key == "shared_ids") ss >> c.shared_ids;
         else if (key == "race") ss >> c.race;
         else if (key == "trace") {
             ss >> r.trace;

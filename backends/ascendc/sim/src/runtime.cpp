@@ -1222,6 +1222,39 @@ EvPipes checked_event(int event, int id, const char* api, Loc loc) {
 }
 }  // namespace
 
+namespace {
+// Shared-id mode: the id number is one physical flag for every event type, so the rules for one
+// event and id apply across types: no other type may hold the number pending, and the last other
+// type's WaitFlag on it must happen before this SetFlag (else both sets may be live at once).
+void check_shared_id(int event, int id, const EvPipes& e, Loc loc) {
+    State& s = S();
+    for (int other = 0; other < kEvents; other++) {
+        if (other == event) continue;
+        const FlagSlot& g = s.flags[other][id];
+        if (!g.set && !g.wait_clock) continue;  // never used
+        EvPipes o = event_pipes(other);
+        long detail = 3000 + other * kEvents * kIds + event * kIds + id;
+        if (g.set) {
+            soft_fault(F_SYNC, loc, loc, detail,
+                       "SetFlag<HardEvent::%s>(%d) while id %d is live for HardEvent::%s (set at %s:%d, not yet waited): "
+                       "with event ids shared by every event type (shared_event_ids) the two sets are one flag. Give "
+                       "the two event types different id numbers, or take the ids from TPipe::AllocEventID",
+                       e.name, id, id, o.name, g.file, g.line);
+            continue;
+        }
+        bool ordered = o.dst == P_S || s.vc[e.src].c[s.core * NPIPE + o.dst] >= g.wait_clock;
+        if (!ordered)
+            soft_fault(F_SYNC, loc, loc, detail,
+                       "SetFlag<HardEvent::%s>(%d) reuses id %d of HardEvent::%s (set at %s:%d, waited at %s:%d on the %s "
+                       "pipe) with nothing ordering that WaitFlag before this SetFlag on the %s pipe: with event ids "
+                       "shared by every event type (shared_event_ids) the %s pipe may set the flag while the %s "
+                       "one is still live. Give the two event types different id numbers",
+                       e.name, id, id, o.name, g.file, g.line, g.wait_file, g.wait_line, kPipeName[o.dst],
+                       kPipeName[e.src], kPipeName[e.src], o.name);
+    }
+}
+}  // namespace
+
 void set_flag(int event, int id, Loc loc) {
     EvPipes e = checked_event(event, id, "SetFlag", loc);
     State& s = S();
@@ -1251,6 +1284,7 @@ void set_flag(int event, int id, Loc loc) {
                    e.name, id, id, f.file, f.line, f.wait_file, f.wait_line, kPipeName[e.dst], kPipeName[e.src],
                    kPipeName[e.src], kPipeName[e.dst], kPipeName[e.dst], kPipeName[e.src], kPipeName[e.dst],
                    kPipeName[e.src]);
+    if (s.cfg.shared_ids) check_shared_id(event, id, e, loc);
     f.set = true;
     f.snap = s.vc[e.src];
     f.file = loc.file;
@@ -1325,10 +1359,21 @@ void pipe_barrier(int pipe, Loc loc) {
 Clock snapshot(Pipe p) { return S().vc[p]; }
 void join(Pipe p, const Clock& c) { join_into(p, c); }
 
+namespace {
+// The ids TPipe has handed out for ``event``: in shared-id mode those of every event type.
+unsigned taken_ids(int event) {
+    State& s = S();
+    if (!s.cfg.shared_ids) return s.event_alloc[event];
+    unsigned all = 0;
+    for (int e = 0; e < kEvents; e++) all |= s.event_alloc[e];
+    return all;
+}
+}  // namespace
+
 int alloc_event_id(int event, Loc loc) {
     State& s = S();
     for (int i = 0; i < kManualIds; i++)
-        if (!(s.event_alloc[event] & (1u << i))) {
+        if (!(taken_ids(event) & (1u << i))) {
             s.event_alloc[event] |= static_cast<uint8_t>(1u << i);
             return i;
         }
@@ -1339,9 +1384,8 @@ void release_event_id(int event, int id, Loc loc) {
     S().event_alloc[event] &= static_cast<uint8_t>(~(1u << id));
 }
 int fetch_event_id(int event) {
-    State& s = S();
     for (int i = 0; i < kManualIds; i++)
-        if (!(s.event_alloc[event] & (1u << i))) return i;
+        if (!(taken_ids(event) & (1u << i))) return i;
     return 0;
 }
 

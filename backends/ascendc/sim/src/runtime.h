@@ -21,6 +21,9 @@ struct Config {
     uint32_t ub_bytes = 196608;
     uint32_t ub_capacity = 196608 - 256 - 8192;
     bool strict = false;
+    // Event ids as one physical pool shared by every HardEvent (the blaze reading, reference-ops.md
+    // s4.1): a SetFlag whose id number another event type holds live is reported.
+    bool shared_ids = false;
     bool race = true;
     bool trace = false;  // record every instruction for the performance model (TraceRec below)
     std::set<std::string> bf16_ops;

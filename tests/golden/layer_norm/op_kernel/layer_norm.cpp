@@ -88,58 +88,7 @@ public:
         if constexpr (COLUMN_CHUNKS) {
             pipe_.InitBuffer(welfordBuf_, 3 * pitch_ * sizeof(float));  // Welford: lane means, lane M2, a temporary
         }
-        if constexpr (WITH_BETA) {
-            Duplicate(
-                betaBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                static_cast<int32_t>(colLen_ * sizeof(T) /
-                                     2));  // pad lanes and per-row lanes the steps compute on get defined contents
-        }
-        Duplicate(gammaBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                  static_cast<int32_t>(colLen_ * sizeof(T) /
-                                       2));  // pad lanes and per-row lanes the steps compute on get defined contents
-        if constexpr (!IS_FLOAT) {
-            Duplicate(gammaF32Buf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(slotLen_ * sizeof(float) / 2));
-        }
-        Duplicate(meanBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                  static_cast<int32_t>(perRowLen_ * slots_ * sizeof(T) / 2));
-        if constexpr (!IS_FLOAT) {
-            Duplicate(meanF32Buf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(perRowLen_ * sizeof(float) / 2));
-        } else {
-            Duplicate(meanF32Buf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(perRowLen_ * 32 / 2));
-        }
-        Duplicate(rstdBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                  static_cast<int32_t>(perRowLen_ * slots_ * sizeof(T) / 2));
-        if constexpr (!IS_FLOAT && COLUMN_CHUNKS) {
-            Duplicate(rstdF32Buf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(perRowLen_ * sizeof(float) / 2));
-        }
-        if constexpr (COLUMN_CHUNKS) {
-            Duplicate(tmp2Buf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(perRowLen_ * sizeof(float) / 2));
-        }
-        if constexpr (!IS_FLOAT && COLUMN_CHUNKS) {
-            Duplicate(tmp3Buf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(perRowLen_ * 32 / 2));
-        }
-        if constexpr (!IS_FLOAT || COLUMN_CHUNKS) {
-            Duplicate(tmpBuf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(perRowLen_ * 32 / 2));
-        }
-        if constexpr (COLUMN_CHUNKS) {
-            Duplicate(varBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(perRowLen_ * sizeof(float) / 2));
-        }
-        Duplicate(xBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                  static_cast<int32_t>(slotLen_ * slots_ * sizeof(T) / 2));
-        if constexpr (!IS_FLOAT || !WITH_BETA) {
-            Duplicate(xF32Buf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(slotLen_ * sizeof(float) / 2));
-        } else {
-            Duplicate(xF32Buf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(slotLen_ * sizeof(T) / 2));
-        }
-        PipeBarrier<PIPE_ALL>();  // the zero-filled columns before MTE2 copies them in
         LoadColumns();
-        PipeBarrier<PIPE_ALL>();  // once per core: Init's copies and math before the first step
     }
 
     __aicore__ inline void Process() {
@@ -182,8 +131,8 @@ private:
             DataCopyPad(beta, betaGm_, RowsIn<T>(1), padT);
         }
         if constexpr (!COLUMN_CHUNKS) {
-            SetFlag<HardEvent::MTE2_V>(0);  // MTE2 -> V: columns copied in
-            WaitFlag<HardEvent::MTE2_V>(0);
+            SetFlag<HardEvent::MTE2_V>(2);  // MTE2 -> V: columns copied in
+            WaitFlag<HardEvent::MTE2_V>(2);
         }
     }
 

@@ -94,28 +94,6 @@ public:
         if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
             pipe_.InitBuffer(bF32Buf_, Elems(3) * sizeof(float));
         }
-        if constexpr ((IS_FLOAT || IS_INT32) && BC_SCALAR != BcScalar::SCALAR_A) {
-            Duplicate(aBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(Elems(0) * 2 * 4 / 2));  // Compare/Select read whole 256-byte repeats past
-                                                                    // the tail: give every buffer defined contents
-        }
-        if constexpr ((IS_FLOAT || IS_INT32) && BC_SCALAR != BcScalar::SCALAR_B) {
-            Duplicate(bBuf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(Elems(1) * 2 * 4 / 2));
-        } else if constexpr ((IS_HALF || IS_BF16) && BC_SCALAR != BcScalar::SCALAR_A) {
-            Duplicate(aBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(Elems(0) * 2 * 2 / 2));  // Compare/Select read whole 256-byte repeats past
-                                                                    // the tail: give every buffer defined contents
-        }
-        if constexpr (IS_BF16) {
-            Duplicate(aF32Buf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(Elems(2) * 4 / 2));
-        }
-        if constexpr ((IS_HALF || IS_BF16) && BC_SCALAR != BcScalar::SCALAR_B) {
-            Duplicate(bBuf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(Elems(1) * 2 * 2 / 2));
-        }
-        if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
-            Duplicate(bF32Buf_.Get<int16_t>(), static_cast<int16_t>(0), static_cast<int32_t>(Elems(3) * 4 / 2));
-        }
-        PipeBarrier<PIPE_ALL>();  // once per core, before the tile loop
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
             // outer_max.py:15  return dsl.maximum(a, b)
             pipe_.InitBuffer(aRepBuf_, 256);
@@ -439,12 +417,6 @@ private:
         Store(gm, tile, copy, t, o);
     }
 
-    // An input the body only copies out again cannot be splatted or replicated by V.
-    __aicore__ inline void NeedsDma(uint32_t i) const {
-        ASSERT(tiling_->bcKind[i] == BC_FULL || tiling_->bcKind[i] == BC_STRIDED ||
-               tiling_->bcSize[i] == 0);  // 0: only empty outputs read it
-    }
-
     // Input i's value when it has one element (read in InitBroadcast).
     template <typename U>
     __aicore__ inline U OneValue(uint32_t i) const {
@@ -478,28 +450,20 @@ private:
             if (!ROWWISE || RES_INPUT == 0) pipe_.InitBuffer(aRowBuf_, ROW_BYTES);  // RESIDENT<i>: only input i's row
             if (!ROWWISE || RES_INPUT == 1) pipe_.InitBuffer(bRowBuf_, ROW_BYTES);
             if (((GM_INPUTS >> 0) & 1) && tiling_->bcKind[0] == BC_RESIDENT && count_ > 0) {
-                Duplicate(aRowBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                          static_cast<int32_t>(ROW_BYTES / 2));  // the pitch's tail is defined
+                const DataCopyExtParams copy{1, static_cast<uint32_t>(inner_ * sizeof(T)), 0, 0, 0};
+                DataCopyPad(aRowBuf_.Get<T>(), aGm_, copy,
+                            DataCopyPadExtParams<T>{false, 0, 0, 0});  // the broadcast row: once per core
                 resident = true;
             }
             if (((GM_INPUTS >> 1) & 1) && tiling_->bcKind[1] == BC_RESIDENT && count_ > 0) {
-                Duplicate(bRowBuf_.Get<int16_t>(), static_cast<int16_t>(0),
-                          static_cast<int32_t>(ROW_BYTES / 2));  // the pitch's tail is defined
+                const DataCopyExtParams copy{1, static_cast<uint32_t>(inner_ * sizeof(T)), 0, 0, 0};
+                DataCopyPad(bRowBuf_.Get<T>(), bGm_, copy,
+                            DataCopyPadExtParams<T>{false, 0, 0, 0});  // the broadcast row: once per core
                 resident = true;
             }
             if (resident) {
-                PipeBarrier<PIPE_ALL>();
-                if (((GM_INPUTS >> 0) & 1) && tiling_->bcKind[0] == BC_RESIDENT && count_ > 0) {
-                    const DataCopyExtParams copy{1, static_cast<uint32_t>(inner_ * sizeof(T)), 0, 0, 0};
-                    DataCopyPad(aRowBuf_.Get<T>(), aGm_, copy,
-                                DataCopyPadExtParams<T>{false, 0, 0, 0});  // the broadcast row: once per core
-                }
-                if (((GM_INPUTS >> 1) & 1) && tiling_->bcKind[1] == BC_RESIDENT && count_ > 0) {
-                    const DataCopyExtParams copy{1, static_cast<uint32_t>(inner_ * sizeof(T)), 0, 0, 0};
-                    DataCopyPad(bRowBuf_.Get<T>(), bGm_, copy,
-                                DataCopyPadExtParams<T>{false, 0, 0, 0});  // the broadcast row: once per core
-                }
-                PipeBarrier<PIPE_ALL>();  // once per core: the rows are in UB before V replicates them
+                SetFlag<HardEvent::MTE2_V>(2);  // MTE2 -> V: the resident rows are in UB
+                WaitFlag<HardEvent::MTE2_V>(2);
             }
         }
     }
@@ -568,21 +532,22 @@ private:
         if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
             Load(b, bGm_, 1, t, len);
         }
-        if constexpr (IS_BF16) {
-            PipeBarrier<PIPE_V>();
-        }
         if (first_) SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: a, b copied in
         if (first_) WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
             Fill(a, aGm_, 0, len);  // V: splatted, replicated or column inputs
+        }
+        if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A) {
+            PipeBarrier<PIPE_V>();
+            Cast(aF32, a, RoundMode::CAST_NONE, n);
         }
         if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
             Fill(b, bGm_, 1, len);  // V: splatted, replicated or column inputs
         }
         if constexpr (IS_HALF) {
             Max(tmp0, a, b, n);
-        } else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A) {
-            Cast(aF32, a, RoundMode::CAST_NONE, n);
+        } else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::TENSOR) {
+            PipeBarrier<PIPE_V>();
         }
         if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
             Cast(bF32, b, RoundMode::CAST_NONE, n);
@@ -590,7 +555,7 @@ private:
         if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
             if (last_) SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of b read
         }
-        if constexpr (IS_BF16) {
+        if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
             PipeBarrier<PIPE_V>();
         }
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::TENSOR) {
