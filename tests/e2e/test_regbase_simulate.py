@@ -196,3 +196,27 @@ def test_vf_launch_form_follows_the_release_table():
     )
     with pytest.raises(ValueError, match="unknown vector-function form 'VF_CALL'"):
         RegBase(cann="9.0", form="VF_CALL")
+
+
+def test_two_register_operands_of_one_op_keep_their_own_registers(tmp_path):
+    """Fuzz seed 9728 on ascend950 (silent wrong numbers before the fix): ``abs(g)`` and ``g + g``
+    both flowed into one ``sub``, and the in-place naming gave them one register (``v01``), so
+    Add overwrote Abs's result before Sub read it. Registers never share a name by chaining."""
+    path = tmp_path / "abs_minus_double.py"
+    path.write_text(
+        "import dsl\nfrom dsl import Tensor, f32, bf16\n\n\n"
+        "@dsl.op(dtypes=(f32, bf16))\n"
+        "def abs_minus_double(g: Tensor):\n"
+        "    v0 = dsl.abs(g) - (g + g)\n"
+        "    return v0 ** 2\n"
+    )
+    from dsl.loader import load_operators as load
+
+    op = load(path)["abs_minus_double"]
+    g = np.random.default_rng(5).uniform(-3, 3, 4096 + 17).astype(np.float32)
+    want = op.reference(g)
+    np.testing.assert_array_equal(op.simulate(g, target="ascend950", cores=4), want)
+    text = next(
+        iter(op.compile(out_dir=tmp_path / "p", target="ascend950").glob("op_kernel/*.cpp"))
+    ).read_text()
+    assert "asc_vf_call" in text

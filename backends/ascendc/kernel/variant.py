@@ -315,6 +315,8 @@ class VariantRenderer:
             if len(uses) != 1 or uses[0].result is None:
                 return None
             nxt = uses[0]
+            if "buf" not in cur.attrs:  # a register: two of them may feed one op, so never one name
+                return None
             if nxt.attrs.get("buf") != cur.attrs.get("buf") or nxt.result.type.dtype != cur.result.type.dtype:
                 return None
             if id(nxt.result) in fixed:
