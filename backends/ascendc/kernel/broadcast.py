@@ -141,6 +141,70 @@ def rewrite_body(
     return out
 
 
+def spread_column(w, barrier) -> None:
+    """COL mode's V part of a column input: Brcb puts each row's value in a 32-byte block, a level-0
+    Copy with source block stride 0 repeats the block along the row (as the row kernels'
+    RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
+    line = w.line
+    line(
+        comment="COL: value r of `values` over row r of the tile (its pitch, or a chunk's clen_ in whole blocks)."
+    )
+    line(
+        comment="Tiles of 8 rows or more (the host packs a multiple of 8) get the blocks at their row starts"
+    )
+    line(
+        comment="and copy them along each row, a repeat per row; fewer rows spread 8 blocks after the values."
+    )
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU)"
+    ):
+        line(
+            "using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;",
+            "the bits: Brcb and Copy move them",
+        )
+        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
+        line("const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();")
+        line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
+        line("const uint32_t rowBlocks = static_cast<uint32_t>(pitch_ / BLOCK);")
+        line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
+        line("const uint32_t blocks = (width + BLOCK - 1) / BLOCK;", "per row")
+        line("const uint32_t rows = static_cast<uint32_t>(rows_);")
+        with w.block("if (pack_ >= 8)"):
+            line(
+                "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(rowBlocks, 8 * rowBlocks));",
+                "<= ROW_BYTES / 2 rows: < 255 repeats",
+            )
+            line("if (blocks == 1) return;")
+            barrier()
+            with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+                line(
+                    "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);",
+                    "8-bit repeats",
+                )
+                with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
+                    line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
+                    line(
+                        "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
+                        "CopyRepeatParams(1, 0, rowBlocks, rowBlocks));"
+                    )
+            line("return;")
+        line("const LocalTensor<B> spread = values[BLOCK];", "8 blocks after the (at most 7) values")
+        line("Brcb(spread, values, 1, BrcbRepeatParams(1, 8));")
+        barrier()
+        with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+            with w.block("for (uint32_t b = 0; b < blocks;)"):
+                line("const uint32_t groups = (blocks - b) / 8;", "whole repeats of 8 blocks")
+                line("const uint32_t repeats = groups == 0 ? 1 : (groups < 255 ? groups : 255);")
+                line("const uint64_t mask = groups == 0 ? (blocks - b) * BLOCK : 8 * BLOCK;")
+                line(
+                    "Copy(dst[r * pitch_ + b * BLOCK], spread[r * BLOCK], mask, static_cast<uint8_t>(repeats), "
+                    "CopyRepeatParams(1, 0, 8, 0));"
+                )
+                line("b += groups == 0 ? blocks - b : repeats * 8;")
+    w.line()
+
+
 def template_param() -> str:
     return "BcMode MODE"
 
@@ -214,6 +278,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
     )
     line(comment="vector math covers: the padded rows, (rows_ - 1) * pitch_ + clen_.")
     with w.block("__aicore__ inline uint32_t SetTile(uint64_t t)"):
+        line("tile_ = t;")
         with w.block(f"if constexpr ({FLAT_MODES})"):
             line("return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
         with w.block("else if constexpr (ROWWISE)"):
@@ -342,6 +407,25 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                 line("if (step == 0) run = 1;", "the same row again: one copy per row")
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
+        with w.block("else if (kind == BC_COLUMN)"):
+            line(
+                "if constexpr (MODE == BcMode::COL && sizeof(U) > 1) LoadColumn(gm, i, t);",
+                "Fill spreads them",
+            )
+    w.line()
+    line(comment="COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's")
+    line(comment="half of the input's row buffer, one DataCopyPad.")
+    line("template <typename U>")
+    with w.block("__aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t)"):
+        line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};")
+        line(
+            "DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy, "
+            "DataCopyPadExtParams<U>{false, 0, 0, 0});"
+        )
+    w.line()
+    line("template <typename U>")
+    with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
+        line("return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];", "a half per slot")
     w.line()
     line(comment="`rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.")
     line("template <typename U>")
@@ -388,6 +472,8 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
                     )
+            with w.block("else if constexpr (MODE == BcMode::COL && sizeof(U) > 1)"):
+                line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
             with w.block("else"):
                 line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
@@ -395,6 +481,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
             barrier()
     w.line()
+    spread_column(w, barrier)
     vc.helpers(w, [], "splat")
     line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
     line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
@@ -501,7 +588,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                 f"{camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
             )
-        with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE)"):
+        with w.block(
+            "if constexpr (MODE == BcMode::ROW || MODE == BcMode::COL || MODE == BcMode::GENERAL || ROWWISE)"
+        ):
             line("bool resident = false;")
             for idx, name, c in inputs:
                 line(
@@ -548,6 +637,7 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
         "uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0, clen_ = 0;",
         "the tile's rows, the row in its block, its columns",
     )
+    w.line("uint64_t tile_ = 0;", "the tile SetTile set up")
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 
