@@ -1,8 +1,8 @@
-"""COL mode of broadcast operators ([M, N] with [M, 1]): the tile's column values come in with one
-DataCopyPad and are spread by Brcb and a level-0 Copy with source block stride 0, not read from
-GM by the scalar unit (GetValue) and splatted row by row. Bit for bit against numpy with tails,
-on 1, 3, 8 and 48 cores, in each spreading path: tiles of >= 8 rows (the blocks at the row
-starts; one block per row, or copied along it), of fewer rows (long rows) and row chunks."""
+"""COL mode of broadcast operators ([M, N] with [M, 1]): with tiles of 8 rows or more the column
+values come in with one DataCopyPad and are spread by Brcb and a level-0 Copy with source block
+stride 0, not read from GM by the scalar unit (GetValue) and splatted row by row. Bit for bit
+against numpy with tails, on 1, 3, 8 and 48 cores: one block per row (Brcb alone), rows copied
+along, and the per-row reads that remain for tiles of fewer rows (long rows) and row chunks."""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ PICK = """
         return dsl.where(x > 0, c, x)
     """
 
-# (rows, cols): >= 8 rows per tile with one block per row (cols 5, 8) or more (33, 100, 257), a
-# tile of fewer than 8 rows (long rows), row chunks (a row longer than a tile)
+# (rows, cols): >= 8 rows per tile with one block per row (cols 5, 8) or more (33, 100, 257); a
+# tile of fewer than 8 rows (long rows) and row chunks (a row longer than a tile) read per row
 SHAPES = [(37, 5), (1000, 8), (301, 33), (77, 100), (40, 257), (9, 5000), (3, 70001)]
 
 
@@ -107,3 +107,15 @@ def test_no_scalar_read_per_row():
         assert scalar_reads == [], (block, scalar_reads[:3])
         used = {names[a] for a in recs["api"]}
         assert {"Brcb", "Copy"} <= used, used
+
+
+@pytest.mark.parametrize("tname", ["f16", "bf16", "f32"])
+def test_column_compare_on_ascend950(tname):
+    t = dtype_from_name(tname)
+    rng = np.random.default_rng(9)
+    for m, n in [(301, 33), (9, 5000), (3, 70001)]:
+        a = rng.integers(-4, 5, (m, n)).astype(t.np)
+        b = rng.integers(-4, 5, (m, 1)).astype(t.np)
+        got, res = simulate(greater, (a, b), {}, target="ascend950", cores=4, dtype=t, strict=True)
+        assert res.tiling_key == COL
+        np.testing.assert_array_equal(got, a > b, err_msg=f"{tname} {a.shape}")

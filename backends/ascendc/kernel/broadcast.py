@@ -147,14 +147,9 @@ def spread_column(w, barrier) -> None:
     RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
     line = w.line
     line(
-        comment="COL: value r of `values` over row r of the tile (its pitch, or a chunk's clen_ in whole blocks)."
+        comment="COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0"
     )
-    line(
-        comment="Tiles of 8 rows or more (the host packs a multiple of 8) get the blocks at their row starts"
-    )
-    line(
-        comment="and copy them along each row, a repeat per row; fewer rows spread 8 blocks after the values."
-    )
+    line(comment="of row r (Brcb), then copied along the row by the vector unit, a repeat per row.")
     line("template <typename U>")
     with w.block(
         "__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU)"
@@ -166,42 +161,27 @@ def spread_column(w, barrier) -> None:
         line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
         line("const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();")
         line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
-        line("const uint32_t rowBlocks = static_cast<uint32_t>(pitch_ / BLOCK);")
-        line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
-        line("const uint32_t blocks = (width + BLOCK - 1) / BLOCK;", "per row")
+        line(
+            "const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);",
+            "a row (8 rows a tile: no chunks)",
+        )
         line("const uint32_t rows = static_cast<uint32_t>(rows_);")
-        with w.block("if (pack_ >= 8)"):
-            line(
-                "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(rowBlocks, 8 * rowBlocks));",
-                "<= ROW_BYTES / 2 rows: < 255 repeats",
-            )
-            line("if (blocks == 1) return;")
-            barrier()
-            with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
-                line(
-                    "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);",
-                    "8-bit repeats",
-                )
-                with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
-                    line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
-                    line(
-                        "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
-                        "CopyRepeatParams(1, 0, rowBlocks, rowBlocks));"
-                    )
-            line("return;")
-        line("const LocalTensor<B> spread = values[BLOCK];", "8 blocks after the (at most 7) values")
-        line("Brcb(spread, values, 1, BrcbRepeatParams(1, 8));")
+        line(
+            "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
+            "<= ROW_BYTES / 2 rows: < 255 repeats",
+        )
+        line("if (blocks == 1) return;")
         barrier()
-        with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-            with w.block("for (uint32_t b = 0; b < blocks;)"):
-                line("const uint32_t groups = (blocks - b) / 8;", "whole repeats of 8 blocks")
-                line("const uint32_t repeats = groups == 0 ? 1 : (groups < 255 ? groups : 255);")
-                line("const uint64_t mask = groups == 0 ? (blocks - b) * BLOCK : 8 * BLOCK;")
+        with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+            line(
+                "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);", "8-bit repeats"
+            )
+            with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
+                line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
                 line(
-                    "Copy(dst[r * pitch_ + b * BLOCK], spread[r * BLOCK], mask, static_cast<uint8_t>(repeats), "
-                    "CopyRepeatParams(1, 0, 8, 0));"
+                    "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
+                    "CopyRepeatParams(1, 0, blocks, blocks));"
                 )
-                line("b += groups == 0 ? blocks - b : repeats * 8;")
     w.line()
 
 
@@ -408,10 +388,13 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
         with w.block("else if (kind == BC_COLUMN)"):
-            line(
-                "if constexpr (MODE == BcMode::COL && sizeof(U) > 1) LoadColumn(gm, i, t);",
-                "Fill spreads them",
-            )
+            line("if (SpreadsColumn<U>()) LoadColumn(gm, i, t);", "Fill spreads them")
+    w.line()
+    line(comment="COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):")
+    line(comment="the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.")
+    line("template <typename U>")
+    with w.block("__aicore__ inline bool SpreadsColumn() const"):
+        line("return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;")
     w.line()
     line(comment="COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's")
     line(comment="half of the input's row buffer, one DataCopyPad.")
@@ -472,10 +455,13 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
                     )
-            with w.block("else if constexpr (MODE == BcMode::COL && sizeof(U) > 1)"):
+            with w.block("else if (SpreadsColumn<U>())"):
                 line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
             with w.block("else"):
-                line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
+                line(
+                    "const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);",
+                    "fewer than 8 rows of a long row, or GENERAL",
+                )
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                     line("uint64_t left = 0;")
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
