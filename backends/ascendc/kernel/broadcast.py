@@ -163,7 +163,7 @@ def spread_column(w, barrier) -> None:
         line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
         line(
             "const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);",
-            "a row (8 rows a tile: no chunks)",
+            "whole rows: never chunks",
         )
         line("const uint32_t rows = static_cast<uint32_t>(rows_);")
         line(
@@ -458,10 +458,8 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc) -> Non
             with w.block("else if (SpreadsColumn<U>())"):
                 line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
             with w.block("else"):
-                line(
-                    "const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);",
-                    "fewer than 8 rows of a long row, or GENERAL",
-                )
+                line(comment="GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row")
+                line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                     line("uint64_t left = 0;")
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
