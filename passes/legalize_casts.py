@@ -7,8 +7,13 @@ i8, u8 or a bool comparison); produces only ``LEGAL`` casts, each chain exactly 
 interpreter's ``dsl.cast`` semantics (float -> int truncates and saturates, integer narrowing
 saturates, casts to f16/bf16 round once to nearest even):
 
-* f32 -> i8/u8:  truncate to i32, back to f32 (exact: |x| < 2^31 rounds to an integral f32 that
-  the clamp brings in range), clamp to the target range, to f16 (exact), then to i8/u8;
+* f32 -> i8/u8:  to f16 rounding to odd (``round = "odd"``, CAST_ODD), then to i8/u8 toward zero,
+  saturating (NaN -> 0). Exact: an f32 value that is no f16 lands on an f16 whose last bit is 1,
+  never on an integer or a half integer while the f16 spacing is at most 1/4 (|x| < 512), so it
+  stays on its side of each; from 512 on both roundings saturate (tests/e2e/test_quant_chain.py:
+  every f16, the f32 rounding boundaries). ``cast(round(v), i8/u8)`` (every use of the round a
+  cast to i8/u8) drops the round and its int8 cast rounds half to even (``round = "rint"``):
+  the quantization step in two instructions, where truncate, widen, Maxs, Mins, f16 took seven;
 * i32 -> i8/u8:  clamp in i32 (Maxs/Mins take int32), to f32 and f16 (exact), to i8/u8;
 * i8/u8 -> f32, i32, bf16 and i8 <-> u8: through f16 (exact) and f32 (a clamp for i8 <-> u8);
 * i32 -> f16:    through f32: exact below 2^24, and from 2^24 on both roundings overflow to inf;
@@ -28,12 +33,10 @@ saturates, casts to f16/bf16 round once to nearest even):
   and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0
   (against the constant 0 the roundings alone are exact).
 
-    before:  %q = cast %x {from = f32} : tensor<*, i8>
-    after:   %0 = cast %x {from = f32} : tensor<*, i32>
-             %1 = cast %0 {from = i32} : tensor<*, f32>
-             %2 = max %1, %lo ; %3 = min %2, %hi        (lo = -128.0, hi = 127.0)
-             %4 = cast %3 {from = f32} : tensor<*, f16>
-             %q = cast %4 {from = f16} : tensor<*, i8>
+    before:  %r = round %x : tensor<*, f32>
+             %q = cast %r {from = f32} : tensor<*, i8>
+    after:   %0 = cast %x {from = f32, round = "odd"} : tensor<*, f16>
+             %q = cast %0 {from = f16, round = "rint"} : tensor<*, i8>
 """
 
 from __future__ import annotations
@@ -143,10 +146,10 @@ def legalize(func: Func) -> None:
         func.returns = [replaced.get(id(v), v) for v in func.returns]
 
 
-def _chain(b: _Builder, x: Value, dst, rint: str | None = None) -> Value:
+def _chain(b: _Builder, x: Value, dst, round_mode: str | None = None) -> Value:
     """A value equal to ``cast(x, dst)`` built from LEGAL casts (and exact arithmetic), made by
-    a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32. ``rint``
-    (``"rint"``): x is f32 and the result is ``cast(round(x), dst)`` for an 8-bit dst."""
+    a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32. ``round_mode``
+    ``"rint"``: x is f32 and the result is ``cast(round(x), dst)`` for an 8-bit dst."""
     src = x.type.dtype
     if src in RANGES and x.owner is not None and x.owner.opname == "attr":
         # an 8-bit run-time attribute: read its (exact) value as f32 (A2 has no 8-bit Duplicate)
@@ -159,7 +162,7 @@ def _chain(b: _Builder, x: Value, dst, rint: str | None = None) -> Value:
     if src == bool_:
         return _from_mask(b, x, dst)
     if src == f32 and dst in RANGES:  # to f16 rounding to odd keeps which side of an integer x is on
-        return b.cast(b.cast(x, f16, "odd"), dst, rint)
+        return b.cast(b.cast(x, f16, "odd"), dst, round_mode)
     if src == i32 and dst in RANGES:
         return b.cast(b.cast(b.cast(b.clamp(x, *RANGES[dst]), f32), f16), dst)
     if src == i32 and dst == f16:

@@ -180,3 +180,22 @@ def test_round_to_odd_f16():
     got = round_to_odd_f16(x)
     np.testing.assert_array_equal(got, want)
     assert np.signbit(got[-1])
+
+
+@pytest.mark.slow
+def test_every_f32_value_through_the_emulators_cast_model(tmp_path):
+    """All 2^32 f32 bit patterns through the emulator's Cast (detail::convert): f32 -> f16
+    CAST_ODD, then f16 -> i8/u8 CAST_RINT and CAST_TRUNC, against rint/trunc in double (about a
+    minute of one core)."""
+    import subprocess
+    from pathlib import Path
+
+    from backends.ascendc.sim.build import CXX
+
+    root = Path(__file__).resolve().parents[2]
+    src = root / "tests" / "sim" / "fixtures" / "quant_chain_exhaustive.cpp"
+    exe = tmp_path / "exhaustive"
+    include = root / "backends" / "ascendc" / "sim" / "include"
+    subprocess.run([CXX, "-O2", "-std=c++17", f"-I{include}", str(src), "-o", str(exe)], check=True)
+    out = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert out.returncode == 0 and "0 mismatches" in out.stdout, out.stdout[-2000:]
