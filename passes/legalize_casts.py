@@ -7,8 +7,13 @@ i8, u8 or a bool comparison); produces only ``LEGAL`` casts, each chain exactly 
 interpreter's ``dsl.cast`` semantics (float -> int truncates and saturates, integer narrowing
 saturates, casts to f16/bf16 round once to nearest even):
 
-* f32 -> i8/u8:  truncate to i32, back to f32 (exact: |x| < 2^31 rounds to an integral f32 that
-  the clamp brings in range), clamp to the target range, to f16 (exact), then to i8/u8;
+* f32 -> i8/u8:  to f16 rounding to odd (``round = "odd"``, CAST_ODD), then to i8/u8 toward zero,
+  saturating (NaN -> 0). Exact: an f32 value that is no f16 lands on an f16 whose last bit is 1,
+  never on an integer or a half integer while the f16 spacing is at most 1/4 (|x| < 512), so it
+  stays on its side of each; from 512 on both roundings saturate (tests/e2e/test_quant_chain.py:
+  every f16, the f32 rounding boundaries). ``cast(round(v), i8/u8)`` (every use of the round a
+  cast to i8/u8) drops the round and its int8 cast rounds half to even (``round = "rint"``):
+  the quantization step in two instructions, where truncate, widen, Maxs, Mins, f16 took seven;
 * i32 -> i8/u8:  clamp in i32 (Maxs/Mins take int32), to f32 and f16 (exact), to i8/u8;
 * i8/u8 -> f32, i32, bf16 and i8 <-> u8: through f16 (exact) and f32 (a clamp for i8 <-> u8);
 * i32 -> f16:    through f32: exact below 2^24, and from 2^24 on both roundings overflow to inf;
@@ -28,12 +33,10 @@ saturates, casts to f16/bf16 round once to nearest even):
   and, where the roundings tie (then |a - b| <= 256), the exact difference ``a - b`` against 0
   (against the constant 0 the roundings alone are exact).
 
-    before:  %q = cast %x {from = f32} : tensor<*, i8>
-    after:   %0 = cast %x {from = f32} : tensor<*, i32>
-             %1 = cast %0 {from = i32} : tensor<*, f32>
-             %2 = max %1, %lo ; %3 = min %2, %hi        (lo = -128.0, hi = 127.0)
-             %4 = cast %3 {from = f32} : tensor<*, f16>
-             %q = cast %4 {from = f16} : tensor<*, i8>
+    before:  %r = round %x : tensor<*, f32>
+             %q = cast %r {from = f32} : tensor<*, i8>
+    after:   %0 = cast %x {from = f32, round = "odd"} : tensor<*, f16>
+             %q = cast %0 {from = f16, round = "rint"} : tensor<*, i8>
 """
 
 from __future__ import annotations
@@ -82,8 +85,9 @@ class _Builder:
         self.out.append(new)
         return new.result
 
-    def cast(self, v: Value, dt) -> Value:
-        return self.op("cast", [v], v.type.with_dtype(dt), {"from": v.type.dtype})
+    def cast(self, v: Value, dt, round_mode: str | None = None) -> Value:
+        attrs = {"from": v.type.dtype} | ({"round": round_mode} if round_mode else {})
+        return self.op("cast", [v], v.type.with_dtype(dt), attrs)
 
     def const(self, value, dt) -> Value:
         return self.op("const", [], ScalarType(dt), {"value": float(value) if dt.is_float else int(value)})
@@ -98,6 +102,7 @@ def legalize(func: Func) -> None:
     namer = Namer.of(func)
     body: list[Op] = []
     replaced: dict[int, Value] = {}  # casts whose chain ends in another op (a select)
+    users = _users(func)
     for op in func.body:
         op.operands = [replaced.get(id(v), v) for v in op.operands]
         if op.opname == "cmp" and _integer_compare(op) and not _scalar_only(op):
@@ -120,7 +125,14 @@ def legalize(func: Func) -> None:
             legal = not _integer_compare(op) or _scalar_only(op)
             body.extend([op] if legal else _legalize_compare(op, namer))
             continue
-        x = _chain(b, op.operands[0], dst)
+        x = op.operands[0]
+        rounded = _round_into_8_bits(x, users) if src == f32 and dst in RANGES else None
+        if rounded is not None:  # cast(round(v), i8): the chain's int8 cast rounds half to even
+            if x.owner in body:
+                body.remove(x.owner)
+            x = _chain(b, rounded, dst, "rint")
+        else:
+            x = _chain(b, x, dst)
         if body and x.owner is body[-1] and x.owner.opname == "cast":
             last = body.pop()  # the chain's last cast becomes the original op (keeps its name)
             op.operands, op.attrs = last.operands, last.attrs
@@ -134,9 +146,10 @@ def legalize(func: Func) -> None:
         func.returns = [replaced.get(id(v), v) for v in func.returns]
 
 
-def _chain(b: _Builder, x: Value, dst) -> Value:
+def _chain(b: _Builder, x: Value, dst, round_mode: str | None = None) -> Value:
     """A value equal to ``cast(x, dst)`` built from LEGAL casts (and exact arithmetic), made by
-    a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32."""
+    a cast to dst, or by a select when x is a comparison's mask and dst is f16/f32. ``round_mode``
+    ``"rint"``: x is f32 and the result is ``cast(round(x), dst)`` for an 8-bit dst."""
     src = x.type.dtype
     if src in RANGES and x.owner is not None and x.owner.opname == "attr":
         # an 8-bit run-time attribute: read its (exact) value as f32 (A2 has no 8-bit Duplicate)
@@ -148,9 +161,8 @@ def _chain(b: _Builder, x: Value, dst) -> Value:
         return b.cast(x, dst)
     if src == bool_:
         return _from_mask(b, x, dst)
-    if src == f32 and dst in RANGES:
-        f = b.cast(b.cast(x, i32), f32)
-        return b.cast(b.cast(b.clamp(f, *RANGES[dst]), f16), dst)
+    if src == f32 and dst in RANGES:  # to f16 rounding to odd keeps which side of an integer x is on
+        return b.cast(b.cast(x, f16, "odd"), dst, round_mode)
     if src == i32 and dst in RANGES:
         return b.cast(b.cast(b.cast(b.clamp(x, *RANGES[dst]), f32), f16), dst)
     if src == i32 and dst == f16:
@@ -165,6 +177,29 @@ def _chain(b: _Builder, x: Value, dst) -> Value:
     if src in (f16, bf16):  # only from chains: through f32
         return _chain(b, b.cast(x, f32), dst)
     raise CompileError(f"cast {src} -> {dst} is not supported by the 910B backend yet", b.loc)
+
+
+def _round_into_8_bits(x: Value, users: dict[int, list]) -> Value | None:
+    """The f32 operand ``v`` of ``x = round(v)`` when every use of x is a cast to i8/u8 (each
+    such cast then rounds half to even itself, and the round goes)."""
+    o = x.owner
+    if o is None or o.opname != "round" or o.operands[0].type.dtype != f32:
+        return None
+    uses = users.get(id(x), [None])
+    if not all(u is not None and u.opname == "cast" and u.result.type.dtype in RANGES for u in uses):
+        return None
+    return o.operands[0]
+
+
+def _users(func: Func) -> dict[int, list]:
+    """The ops using each value (by id); ``None`` for a use by the function's returns."""
+    users: dict[int, list] = {}
+    for o in func.walk():
+        for v in o.operands:
+            users.setdefault(id(v), []).append(o)
+    for v in func.returns:
+        users.setdefault(id(v), []).append(None)
+    return users
 
 
 def _from_mask(b: _Builder, c: Value, dst) -> Value:

@@ -426,6 +426,16 @@ def emit_tables(w: CodeWriter, plan) -> None:
                 w.line("pitch = rowPitch;")
                 w.line("pack = split.block[res] / rowPitch;")
                 w.line("if (pack > 4095) pack = 4095;")
+        w.line(
+            comment="COL: a tile's column values sit in half of the input's row buffer (a half per slot) and Brcb"
+        )
+        w.line(
+            comment="spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows."
+        )
+        with w.block("if (mode == MODE_COL && chunks == 1)"):
+            w.line("const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / maxBytes;")
+            w.line("if (pack > columnCap) pack = columnCap;")
+            w.line("if (pack >= 8) pack = pack / 8 * 8;")
         w.line("tiling.set_bcKind(kinds);")
         w.line("tiling.set_bcChunk(chunk);")
         w.line("tiling.set_bcChunks(chunks);")

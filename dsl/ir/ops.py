@@ -259,7 +259,40 @@ def round_int_to_16bit(x: np.ndarray, dst: DType) -> np.ndarray:
         return r.astype(dst.np)  # exact (or inf past the f16 range, as the rounding says)
 
 
+def round_to_odd_f16(x: np.ndarray) -> np.ndarray:
+    """f32 values rounded to f16 to odd (von Neumann rounding, ``RoundMode::CAST_ODD``): an f16
+    value stays, any other finite value takes the neighbour whose last significand bit is 1
+    (past 65504 that is +-65504). Widened back to f32; NaN and +-inf stay."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(all="ignore"):  # NaN compares, inf past the f16 range: handled below
+        near = x.astype(np.float16)  # to nearest even: one of the two neighbours
+        inexact = np.isfinite(x) & (near.astype(np.float64) != x.astype(np.float64))
+        past = np.where(near.astype(np.float32) > x, np.float16(-np.inf), np.float16(np.inf))
+        other = np.nextafter(near, past)  # the neighbour on the other side of x
+    even = (near.view(np.uint16) & 1) == 0
+    return np.where(inexact & even, other, near).astype(np.float32)
+
+
+# The round modes a cast may state (``round = "..."``) and the casts each applies to; without
+# one, float -> int truncates and narrowing to f16/bf16 rounds to nearest even.
+CAST_ROUNDINGS = {"odd": "f32 -> f16", "rint": "a float -> integer"}
+
+
+def cast_rounded(x: np.ndarray, src: DType, dst: DType, mode: str) -> np.ndarray:
+    """A cast with a stated round mode: ``odd`` (f32 -> f16 to odd) or ``rint`` (float -> int,
+    half to even, saturating; NaN -> 0)."""
+    if mode == "odd":
+        return round_to_odd_f16(x)
+    info = np.iinfo(dst.np)
+    with np.errstate(all="ignore"):
+        r = np.rint(np.asarray(x).astype(np.float64))
+        r = np.where(np.isnan(r), 0, r)
+        return np.clip(r, info.min, info.max).astype(dst.np)
+
+
 def _cast(args, attrs, rtype):
+    if "round" in attrs:
+        return cast_rounded(args[0], attrs["from"], dtype_of(rtype), attrs["round"])
     return cast_value(args[0], attrs["from"], dtype_of(rtype))
 
 
@@ -343,6 +376,17 @@ def _check_cast(types, attrs, rtype):
         raise TypeInferenceError(f"cast keeps the shape: {src} -> {rtype}")
     if attrs.get("from") != dtype_of(src):
         raise TypeInferenceError(f"cast 'from' attribute {attrs.get('from')} does not match operand {src}")
+    if "round" in attrs:
+        mode, a, b = attrs["round"], dtype_of(src), dtype_of(rtype)
+        legal = {"odd": a.name == "f32" and b.name == "f16", "rint": a.is_float and b.is_int and b != bool_}
+        if mode not in legal:
+            raise TypeInferenceError(
+                f"cast round mode must be one of {', '.join(CAST_ROUNDINGS)}, got {mode!r}"
+            )
+        if not legal[mode]:
+            raise TypeInferenceError(
+                f"cast round = {mode!r} applies to {CAST_ROUNDINGS[mode]} cast, not {a} -> {b}"
+            )
 
 
 def _check_leaf(types, attrs, rtype):
@@ -449,7 +493,7 @@ declare(
         _cast,
         attrs=("from",),
         check=_check_cast,
-        doc="%r = cast %x {from = f32} : tensor<*, i8>",
+        doc='%r = cast %x {from = f32} : tensor<*, i8>  // optional round = "odd" (f32 -> f16), "rint"',
     )
 )
 declare(

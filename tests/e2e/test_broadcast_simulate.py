@@ -357,8 +357,9 @@ def _live_flag_lines(lines, env):
         ((64, 100), (100,), "ROW"),
         ((30, 1, 200), (4, 1), "GENERAL"),
         ((30000,), (1,), "SCALAR_X2"),  # the SCALAR twin: x2 read as a Scalar, 3 tiles on one core
+        ((3000, 33), (3000, 1), "COL"),  # column values by DataCopyPad into the row buffer, several tiles
     ],
-    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL", "SCALAR-twin"],
+    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL", "SCALAR-twin", "COL"],
 )
 def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     project = greater.compile(out_dir=tmp_path / "base")

@@ -55,6 +55,19 @@ def test_parse_errors_point_at_the_line(body, line, message):
             "no attribute named 'nope'",
         ),
         ("  %0 = cast %x {from = f16} : tensor<*, i8>\n  return %x\n}\n", "does not match"),
+        (
+            '  %0 = cast %x {from = f32, round = "odd"} : tensor<*, bf16>\n  return %x\n}\n',
+            "at '%0 = cast %x {from = f32, round = \"odd\"} : tensor<*, bf16>': cast round = 'odd' applies "
+            "to f32 -> f16 cast, not f32 -> bf16",
+        ),
+        (
+            '  %0 = cast %x {from = f32, round = "rint"} : tensor<*, f16>\n  return %x\n}\n',
+            "cast round = 'rint' applies to a float -> integer cast, not f32 -> f16",
+        ),
+        (
+            '  %0 = cast %x {from = f32, round = "even"} : tensor<*, f16>\n  return %x\n}\n',
+            "cast round mode must be one of odd, rint, got 'even'",
+        ),
         ("  %0 = none : tensor<*, f32>\n  return %0\n}\n", "not optional"),
         ("  %0 = sqrt %x : tensor<*, f32>\n  return %0, %0\n}\n", "returns 2 values for 1 outputs"),
     ],

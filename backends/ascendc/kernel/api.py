@@ -19,12 +19,15 @@ CASTS = {
     (f32, i32): "CAST_TRUNC",  # toward zero, saturating
     (i32, f32): "CAST_NONE",
     (f16, bool_): "CAST_TRUNC",  # 0.0/1.0 -> byte 0/1 (half -> uint8)
-    (f16, i8): "CAST_TRUNC",  # integral values already clamped by legalize-casts
+    (f16, i8): "CAST_TRUNC",  # toward zero, saturating (NaN -> 0)
     (f16, u8): "CAST_TRUNC",
     (i8, f16): "CAST_NONE",
     (u8, f16): "CAST_NONE",
     (bool_, f16): "CAST_NONE",  # a bool_ input's bytes (lower-bools: then != 0 or min(., 1))
 }
+# A cast's stated round mode (legalize-casts' f32 -> i8/u8 chain: to f16 rounding to odd, then
+# to the integer, half to even or toward zero; the f16 -> int8 conversion saturates).
+CAST_ROUND_MODES = {"odd": "CAST_ODD", "rint": "CAST_RINT"}
 BINARY = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "max": "Max", "min": "Min"}
 VECTOR_SCALAR = {"vec.adds": "Adds", "vec.muls": "Muls", "vec.maxs": "Maxs", "vec.mins": "Mins"}
 UNARY = {

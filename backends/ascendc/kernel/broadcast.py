@@ -92,6 +92,50 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
     return out
 
 
+def spread_column(w, barrier) -> None:
+    """COL mode's V part of a column input: Brcb puts each row's value in a 32-byte block, a level-0
+    Copy with source block stride 0 repeats the block along the row (as the row kernels'
+    RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
+    line = w.line
+    line(
+        comment="COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0"
+    )
+    line(comment="of row r (Brcb), then copied along the row by the vector unit, a repeat per row.")
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU)"
+    ):
+        line(
+            "using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;",
+            "the bits: Brcb and Copy move them",
+        )
+        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
+        line("const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();")
+        line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
+        line(
+            "const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);",
+            "whole rows: never chunks",
+        )
+        line("const uint32_t rows = static_cast<uint32_t>(rows_);")
+        line(
+            "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
+            "<= ROW_BYTES / 2 rows: < 255 repeats",
+        )
+        line("if (blocks == 1) return;")
+        barrier()
+        with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+            line(
+                "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);", "8-bit repeats"
+            )
+            with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
+                line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
+                line(
+                    "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
+                    "CopyRepeatParams(1, 0, blocks, blocks));"
+                )
+    w.line()
+
+
 def template_param() -> str:
     return "BcMode MODE"
 
@@ -166,6 +210,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     )
     line(comment="vector math covers: the padded rows, (rows_ - 1) * pitch_ + clen_.")
     with w.block("__aicore__ inline uint32_t SetTile(uint64_t t)"):
+        line("tile_ = t;")
         with w.block(f"if constexpr ({FLAT_MODES})"):
             line("return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
         with w.block("else if constexpr (ROWWISE)"):
@@ -294,6 +339,28 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                 line("if (step == 0) run = 1;", "the same row again: one copy per row")
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
+        with w.block("else if (kind == BC_COLUMN)"):
+            line("if (SpreadsColumn<U>()) LoadColumn(gm, i, t);", "Fill spreads them")
+    w.line()
+    line(comment="COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):")
+    line(comment="the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.")
+    line("template <typename U>")
+    with w.block("__aicore__ inline bool SpreadsColumn() const"):
+        line("return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;")
+    w.line()
+    line(comment="COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's")
+    line(comment="half of the input's row buffer, one DataCopyPad.")
+    line("template <typename U>")
+    with w.block("__aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t)"):
+        line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};")
+        line(
+            "DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy, "
+            "DataCopyPadExtParams<U>{false, 0, 0, 0});"
+        )
+    w.line()
+    line("template <typename U>")
+    with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
+        line("return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];", "a half per slot")
     w.line()
     line(comment="`rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.")
     line("template <typename U>")
@@ -340,13 +407,17 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
                     )
+            with w.block("else if (SpreadsColumn<U>())"):
+                line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
             with w.block("else"):
+                line(comment="GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row")
                 line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                     line("uint64_t left = 0;")
                     line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
             barrier()
     w.line()
+    spread_column(w, barrier)
     vc.helpers(w, [], "splat")
     line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
     line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
@@ -446,7 +517,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                 f"{camel(name)}Gm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);",
                 "read once, larger than L2",
             )
-        with w.block("if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE)"):
+        with w.block(
+            "if constexpr (MODE == BcMode::ROW || MODE == BcMode::COL || MODE == BcMode::GENERAL || ROWWISE)"
+        ):
             line("bool resident = false;")
             for idx, name, c in inputs:
                 line(
@@ -485,6 +558,7 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
         "uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0, clen_ = 0;",
         "the tile's rows, the row in its block, its columns",
     )
+    w.line("uint64_t tile_ = 0;", "the tile SetTile set up")
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 

@@ -112,7 +112,7 @@ VECTOR_CLASS = {
         api: "simple"
         for api in (
             "Add Sub Mul Max Min Adds Muls Maxs Mins Abs Relu Reciprocal Rsqrt LeakyRelu Axpy Neg Not And Or "
-            "Compare Compares Select Duplicate DataCopy(UB->UB) FusedMulAdd AddRelu"
+            "Compare Compares Select Duplicate Copy DataCopy(UB->UB) FusedMulAdd AddRelu"
         ).split()
     },
     **{api: "transcendental" for api in ("Exp", "Ln", "Sqrt", "Div")},

@@ -14,7 +14,18 @@ from dsl.errors import CompileError
 from dsl.ir import Op
 
 from ...cann import DEFAULT_CANN, spelling
-from ..api import A2_DTYPES, BINARY, CASTS, CMP_MODES, OP_API, UNARY, VECTOR_SCALAR, ctype, typed_literal
+from ..api import (
+    A2_DTYPES,
+    BINARY,
+    CAST_ROUND_MODES,
+    CASTS,
+    CMP_MODES,
+    OP_API,
+    UNARY,
+    VECTOR_SCALAR,
+    ctype,
+    typed_literal,
+)
 from ..merge import Stmt
 from . import membase_helpers as H
 from .base import Extent, Form, Operand, Region, VecOp, where
@@ -168,7 +179,10 @@ class MemBase:
                     f"cast {pair[0]} -> {pair[1]} is not supported by the {CAST_BACKEND[e.family]} yet",
                     op.loc,
                 )
-            call = f"Cast({d}, {ops[0]}, RoundMode::{CASTS[pair]}, {e.count});"
+            mode = CAST_ROUND_MODES[op.attrs["round"]] if "round" in op.attrs else CASTS[pair]
+            call = f"Cast({d}, {ops[0]}, RoundMode::{mode}, {e.count});"
+            if op.attrs.get("round") == "odd":
+                note = "to odd: the integer cast after it rounds once"
         elif name == "cmp":
             mode = CMP_MODES[op.attrs["pred"]]
             if ops[1] is None:  # a tensor against a scalar (a constant, a Scalar input)

@@ -664,7 +664,7 @@ uint32_t allowed_2201(const char* api) {
         is("Mins"))
         return kArith2201;
     if (is("Relu")) return kF | bit(DT_I32);
-    if (is("Duplicate") || is("Brcb"))
+    if (is("Duplicate") || is("Brcb") || is("Copy"))
         return kF | bit(DT_I16) | bit(DT_U16) | bit(DT_I32) | bit(DT_U32);
     if (is("Compare") || is("Compares")) return kF | bit(DT_I32);
     if (is("DataCopy(UB->UB)")) return 0xffffffffu;

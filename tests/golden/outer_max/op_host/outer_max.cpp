@@ -337,6 +337,13 @@ uint64_t RowGeometry(uint64_t& mode, const SplitSpec& split, OuterMaxTilingData&
             if (pack > 4095) pack = 4095;
         }
     }
+    // COL: a tile's column values sit in half of the input's row buffer (a half per slot) and Brcb
+    // spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows.
+    if (mode == MODE_COL && chunks == 1) {
+        const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / maxBytes;
+        if (pack > columnCap) pack = columnCap;
+        if (pack >= 8) pack = pack / 8 * 8;
+    }
     tiling.set_bcKind(kinds);
     tiling.set_bcChunk(chunk);
     tiling.set_bcChunks(chunks);

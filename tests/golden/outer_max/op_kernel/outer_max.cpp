@@ -167,6 +167,7 @@ private:
     // Tile t's rows [r0_, r0_ + rows_) and columns [col0_, col0_ + clen_); returns the elements the
     // vector math covers: the padded rows, (rows_ - 1) * pitch_ + clen_.
     __aicore__ inline uint32_t SetTile(uint64_t t) {
+        tile_ = t;
         if constexpr (MODE == BcMode::FLAT || MODE == BcMode::SCALAR) {
             return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);
         } else if constexpr (ROWWISE) {
@@ -299,7 +300,30 @@ private:
                 LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);
                 r += run;
             }
+        } else if (kind == BC_COLUMN) {
+            if (SpreadsColumn<U>()) LoadColumn(gm, i, t);  // Fill spreads them
         }
+    }
+
+    // COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):
+    // the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.
+    template <typename U>
+    __aicore__ inline bool SpreadsColumn() const {
+        return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;
+    }
+
+    // COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's
+    // half of the input's row buffer, one DataCopyPad.
+    template <typename U>
+    __aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t) {
+        const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};
+        DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy,
+                    DataCopyPadExtParams<U>{false, 0, 0, 0});
+    }
+
+    template <typename U>
+    __aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot) {
+        return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];  // a half per slot
     }
 
     // `rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.
@@ -337,7 +361,10 @@ private:
                     PipeBarrier<PIPE_V>();
                     DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
                 }
+            } else if (SpreadsColumn<U>()) {
+                SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));
             } else {
+                // GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row
                 const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
                 for (uint64_t r = 0; r < rows_; ++r) {
                     uint64_t left = 0;
@@ -345,6 +372,30 @@ private:
                 }
             }
             PipeBarrier<PIPE_V>();
+        }
+    }
+
+    // COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0
+    // of row r (Brcb), then copied along the row by the vector unit, a repeat per row.
+    template <typename U>
+    __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU) {
+        using B =
+            typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;  // the bits: Brcb and Copy move them
+        const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();
+        const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();
+        constexpr uint32_t BLOCK = 32 / sizeof(B);                      // elements per 32-byte block
+        const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);  // whole rows: never chunks
+        const uint32_t rows = static_cast<uint32_t>(rows_);
+        Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8),
+             BrcbRepeatParams(blocks, 8 * blocks));  // <= ROW_BYTES / 2 rows: < 255 repeats
+        if (blocks == 1) return;
+        PipeBarrier<PIPE_V>();
+        for (uint32_t r = 0; r < rows; r += 255) {
+            const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);  // 8-bit repeats
+            for (uint32_t b = 1; b < blocks; b += 8) {
+                const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
+                Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, CopyRepeatParams(1, 0, blocks, blocks));
+            }
         }
     }
 
@@ -445,7 +496,7 @@ private:
             bOne_ = bGm_.GetValue(0);
         if (((GM_INPUTS >> 1) & 1) && ((tiling_->bcL2Bypass >> 1) & 1))
             bGm_.SetL2CacheHint(CacheMode::CACHE_MODE_DISABLE);  // read once, larger than L2
-        if constexpr (MODE == BcMode::ROW || MODE == BcMode::GENERAL || ROWWISE) {
+        if constexpr (MODE == BcMode::ROW || MODE == BcMode::COL || MODE == BcMode::GENERAL || ROWWISE) {
             bool resident = false;
             if (!ROWWISE || RES_INPUT == 0) pipe_.InitBuffer(aRowBuf_, ROW_BYTES);  // RESIDENT<i>: only input i's row
             if (!ROWWISE || RES_INPUT == 1) pipe_.InitBuffer(bRowBuf_, ROW_BYTES);
@@ -665,6 +716,7 @@ private:
     uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;  // row modes: row length, UB pitch, rows per tile
     uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0,
              clen_ = 0;  // the tile's rows, the row in its block, its columns
+    uint64_t tile_ = 0;  // the tile SetTile set up
     bool first_ = true;  // the tile is a block's first row (always, outside the RESIDENT modes)
     bool last_ = true;   // ... its last row
 };

@@ -280,4 +280,42 @@ __aicore__ inline void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src
         }
 }
 
+// ---- Copy (UB -> UB, level 0, continuous mask): the vector unit moves `mask` lanes per repeat,
+// strides in 32 B blocks (Memory矢量计算/数据搬运/Copy（UBToUB掩码式高维数据搬运）.md; A2: 16- and
+// 32-bit types; dstStride/srcStride within a repeat, dstRepeatSize/srcRepeatSize between repeats).
+struct CopyRepeatParams {
+    uint16_t dstStride = 1, srcStride = 1;
+    uint16_t dstRepeatSize = 8, srcRepeatSize = 8;
+    __aicore__ CopyRepeatParams() = default;
+    __aicore__ CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn, uint16_t dstRepeatSizeIn,
+                                uint16_t srcRepeatSizeIn)
+        : dstStride(dstStrideIn), srcStride(srcStrideIn), dstRepeatSize(dstRepeatSizeIn),
+          srcRepeatSize(srcRepeatSizeIn) {}
+};
+template <typename T, bool isSetMask = true>
+__aicore__ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask,
+                            const uint8_t repeatTime, const CopyRepeatParams& p, dslc::Loc loc = {}) {
+    const char* api = "Copy";
+    uint32_t id = detail::vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T);
+    detail::LaneMask m = detail::LaneMask::first(mask, lanes);
+    detail::L0Operand od{dst.addr(), p.dstStride, p.dstRepeatSize, sizeof(T)};
+    detail::L0Operand os{src.addr(), p.srcStride, p.srcRepeatSize, sizeof(T)};
+    if (p.dstRepeatSize > 4095 || p.srcRepeatSize > 4095)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "Copy: repeat sizes %u/%u exceed 4095 blocks", p.dstRepeatSize,
+                    p.srcRepeatSize);
+    detail::l0_touch(id, src.buf(), os, m, lanes, repeatTime, false, api, "src", loc);
+    detail::l0_touch(id, dst.buf(), od, m, lanes, repeatTime, true, api, "dst", loc);
+    dslc::count_vector(repeatTime);
+    uint8_t* ub = dslc::ub_base();
+    for (uint32_t r = 0; r < repeatTime; r++)
+        for (uint32_t j = 0; j < lanes; j++) {
+            if (!m.on(j)) continue;
+            T x;
+            std::memcpy(&x, ub + detail::lane_addr(os, r, j), sizeof(T));
+            detail::def_lane(id, detail::lane_addr(od, r, j), sizeof(T), detail::lane_addr(os, r, j), sizeof(T));
+            std::memcpy(ub + detail::lane_addr(od, r, j), &x, sizeof(T));
+        }
+}
+
 }  // namespace AscendC
