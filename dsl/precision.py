@@ -212,7 +212,7 @@ def func_tolerances(func) -> dict[str, Tolerance]:
     return {name: APPROX if ops else EXACT for name, ops in approximated_ops(func).items()}
 
 
-def output_tolerances(op, dtype, **attrs) -> dict[str, Tolerance]:
+def output_tolerances(op, dtype, /, **attrs) -> dict[str, Tolerance]:
     """Output name -> tolerance for one specialization of an ``@dsl.op`` operator (the static
     attributes in ``attrs`` pick the variant; run-time attributes do not change the class)."""
     from .dtypes import dtype_from_name
