@@ -786,3 +786,30 @@ def test_bcast_bool_scalar_and_compare_on_the_scalar_unit(write_module):
         keep = np.array([byte], np.uint8).view(np.bool_)
         want = np.where((byte != 0) & (q > np.float16(0.25)), q, -q)
         check(mod.bzkeep, (keep, q), want)
+
+
+@pytest.mark.parametrize("cols", [100, 20000])  # 20000: the column-chunked kernel (the seed's)
+def test_rows_static_attributes_named_like_the_row_helpers_template_parameters(write_module, cols):
+    """rows seed 10028: a bool attribute ``op`` became the class's template parameter OP, which
+    the row helpers' ``template <RowOp OP, typename U>`` shadowed (the project did not build);
+    ``kind``/``mean`` are the reduction helper's, ``s`` its RowBuf's."""
+    mod = write_module("""
+        import dsl
+        from typing import Literal
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,))
+        def rowattrs(x: Tensor["R", "C"], *, op: bool = False, kind: Literal["a", "b"] = "a",
+                     mean: bool = False, s: bool = True):
+            m = dsl.max(x, axis=-1, keepdims=True) if not op else dsl.min(x, axis=-1, keepdims=True)
+            y = x - m if kind == "a" else x + m
+            z = dsl.maximum(x, m) if mean else y
+            w = -m if s else m
+            return m, y, z, w
+        """)
+    x = np.random.default_rng(10028).uniform(-4, 4, (2, cols)).astype(np.float32)
+    for op, kind, mean in [(False, "a", False), (True, "b", True)]:
+        m = (x.min if op else x.max)(axis=-1, keepdims=True)
+        y = x - m if kind == "a" else x + m
+        z = np.maximum(x, m) if mean else y
+        check(mod.rowattrs, (x,), (m, y, z, -m), attrs={"op": op, "kind": kind, "mean": mean}, cores=2)
