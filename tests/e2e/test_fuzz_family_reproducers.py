@@ -813,3 +813,29 @@ def test_rows_static_attributes_named_like_the_row_helpers_template_parameters(w
         y = x - m if kind == "a" else x + m
         z = np.maximum(x, m) if mean else y
         check(mod.rowattrs, (x,), (m, y, z, -m), attrs={"op": op, "kind": kind, "mean": mean}, cores=2)
+
+
+def test_round_of_a_cast_comparison_of_constants(write_module):
+    """rows seed 10020: ``dsl.round(dsl.cast(dsl.cast(1.25, bool_), f16))`` was "constant" to
+    hoist-scalars, but canonicalize does not fold a comparison (or what is computed from it), so
+    a scalar round reached the kernel emitter: "'round' on scalars ... not supported". It is
+    widened to a tile now. Flat and row kernels."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, bool_
+
+        @dsl.op(dtypes=(f16,))
+        def rndflat(p: Tensor):
+            one = dsl.round(dsl.cast(dsl.cast(-(-1.25), bool_), f16))
+            return p + one
+
+        @dsl.op(dtypes=(f16,))
+        def rndrows(p: Tensor[..., "C"]):
+            one = dsl.round(dsl.cast(dsl.cast(-(-1.25), bool_), f16))
+            return dsl.abs(one / p)
+        """)
+    p = np.linspace(-3, 3, 70).astype(np.float16).reshape(2, 35)
+    p[0, 0] = 0.5
+    check(mod.rndflat, (p.ravel(),), (p.ravel().astype(np.float32) + 1).astype(np.float16))
+    want = np.abs(np.float32(1) / p.astype(np.float32)).astype(np.float16)
+    check(mod.rndrows, (p,), want, cores=2)
