@@ -626,6 +626,8 @@ FIXED_SEEDS_ALL_STREAMS = [
     ("bcast", 7044, "outputs with elements while the inputs broadcast to an empty shape were refused"),
     ("bcast", 7023, "an empty output next to one with elements was refused"),
     ("bcast", 9021, "a comparison of two comparisons was a Compare of bools: CompileError"),
+    ("rows", 10020, "round of a cast comparison of constants reached the kernel as a scalar round"),
+    ("rows", 10028, "a bool attribute named op became OP, shadowed by the row helpers' template <RowOp OP>"),
 ]
 
 
