@@ -900,7 +900,7 @@ INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 class Gen:
     """Builds a random valid program; every node is type-checked for every T as it is made."""
 
-    def __init__(self, seed: int, family: str = "flat", bools: bool | None = None):
+    def __init__(self, seed: int, family: str = "flat", bools: bool | None = None, api_and_no_T: bool = True):
         self.seed = seed
         self.family = family
         self.rng = random.Random(seed if family == "flat" else f"{family}-{seed}")
@@ -921,11 +921,11 @@ class Gen:
         # no input of type T (every tensor and Scalar pinned, outputs cast to dsl.T, the runner
         # passes dtype=): a fifth generator, about 15% of the seeds
         self.trng = random.Random(f"no-T-{family}-{seed}")
-        self.no_T = bools is not False and self.trng.random() < 0.15
+        self.no_T = bools is not False and api_and_no_T and self.trng.random() < 0.15
         # attributes and inputs named like parameters of op.reference/simulate/profile (self,
         # op, arrays, ...): a sixth generator, about 20% of the seeds
         self.krng = random.Random(f"api-names-{family}-{seed}")
-        self.api_names = bools is not False and self.krng.random() < 0.2
+        self.api_names = bools is not False and api_and_no_T and self.krng.random() < 0.2
 
     def pick(self, seq):
         return self.rng.choice(seq)
@@ -1441,12 +1441,16 @@ class Gen:
 FAMILIES = ("flat", "bcast", "rows", "rowin")
 
 
-def generate(seed: int, family: str = "flat", bools: bool | None = None) -> Program:
+def generate(
+    seed: int, family: str = "flat", bools: bool | None = None, api_and_no_T: bool = True
+) -> Program:
     """The program of ``seed`` in ``family`` (the flat family's seeds are those of earlier runs).
     About 40% of the seeds (a draw of their own) also use bool_ inputs, & | ~ and infinity
     literals; ``bools=False`` gives every seed its program from before those existed (the
-    reproducer seeds of tests/e2e/test_fuzz_family_reproducers.py), ``True`` forces them."""
-    return Gen(seed, family, bools).program()
+    reproducer seeds of tests/e2e/test_fuzz_family_reproducers.py), ``True`` forces them.
+    ``api_and_no_T=False`` turns off the later no-T and API-names streams only (the programs of
+    seeds found with every other stream on)."""
+    return Gen(seed, family, bools, api_and_no_T).program()
 
 
 # -- running one program ---------------------------------------------------------------------------
