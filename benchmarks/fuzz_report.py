@@ -41,9 +41,13 @@ def main(argv=None) -> int:
     ap.add_argument("--family", choices=dslfuzz.FAMILIES, default="flat", help="program family")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared: 1)")
     ap.add_argument("--out", type=Path, help="write the report (markdown) here")
+    ap.add_argument("--seeds", help="comma-separated seeds to run instead of --start/--programs (reruns)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     seeds = list(range(args.start, args.start + args.programs))
+    if args.seeds:
+        seeds = [int(s) for s in args.seeds.split(",") if s.strip()]
+    args.seed_list = seeds
     started = time.perf_counter()
     outcomes = []
     chunks = [seeds[i :: args.jobs] for i in range(args.jobs)]
@@ -82,7 +86,7 @@ def render(outcomes, wall: float, args) -> str:
     discarded = collections.Counter(o.reason for o in outcomes if o.status == "discarded")
     failed = [o for o in outcomes if o.status == "failed"]
     lines = [
-        f"programs: {len(outcomes)} (family {args.family}, seeds {args.start}..{args.start + len(outcomes) - 1}; "
+        f"programs: {len(outcomes)} (family {args.family}, seeds {seed_range(args.seed_list[: len(outcomes)])}; "
         f"{exact} with exact semantics, {len(outcomes) - exact} with exp/log/sqrt/tanh/...)",
         f"passed: {by['ok']} ({runs} simulated runs, one per dtype of each program)",
         f"refused by the backend (documented): {by['refused']}",
@@ -102,6 +106,13 @@ def render(outcomes, wall: float, args) -> str:
         f"{os.cpu_count()} cores, jobs={args.jobs})"
     )
     return "\n".join(lines) + "\n"
+
+
+def seed_range(seeds: list[int]) -> str:
+    contiguous = seeds == list(range(seeds[0], seeds[0] + len(seeds))) if seeds else True
+    if contiguous:
+        return f"{seeds[0]}..{seeds[-1]}" if seeds else "none"
+    return ", ".join(map(str, seeds))
 
 
 def signature(o) -> str:

@@ -53,7 +53,7 @@ class Operator:
     def __repr__(self) -> str:
         return f"<dsl.Operator {self.name}({', '.join(self.inputs)}) -> ({', '.join(self.outputs)})>"
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, /, *args, **kwargs):
         raise TypeError(
             f"call {self.name}.reference(...) to compute with numpy, or .simulate(...) to run "
             "the generated kernel on the emulator"
@@ -98,7 +98,7 @@ class Operator:
             )
         return out
 
-    def ir(self, dtype=None, **attrs) -> str:
+    def ir(self, /, dtype=None, **attrs) -> str:
         """Tensor-level IR text of one specialization (static attributes resolved)."""
         from passes.specialize import SpecializePass
 
@@ -214,7 +214,7 @@ class Operator:
             raise ArgumentError(f"inputs of {self.name} must share one dtype T, got {detail}")
         return (list(found), kinds.pop()) if kinds else None
 
-    def reference(self, *arrays, dtype=None, **attrs):
+    def reference(self, /, *arrays, dtype=None, **attrs):
         """Numpy outputs from the IR interpreter: one array, or a tuple for several outputs.
         ``dtype`` picks T (default: the inputs' T, else ``dtypes[0]``)."""
         from .ir.interpreter import run_func
@@ -251,6 +251,7 @@ class Operator:
 
     def simulate(
         self,
+        /,
         *arrays,
         target: str = "ascend910b",
         cores=None,
@@ -279,6 +280,7 @@ class Operator:
 
     def profile(
         self,
+        /,
         *arrays,
         target: str = "ascend910b",
         cores=None,

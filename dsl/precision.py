@@ -267,7 +267,7 @@ def func_matmul_bound(func, inputs: dict) -> np.ndarray | None:
     return matmul_bound(a, b, bool(mm.attrs.get("transpose_b")))
 
 
-def output_tolerances(op, dtype, **attrs) -> dict[str, Tolerance]:
+def output_tolerances(op, dtype, /, **attrs) -> dict[str, Tolerance]:
     """Output name -> tolerance for one specialization of an ``@dsl.op`` operator (the static
     attributes in ``attrs`` pick the variant; run-time attributes do not change the class)."""
     from .dtypes import dtype_from_name

@@ -104,7 +104,7 @@ def explain_lines(func: Func, key: int, usable: int) -> list[str]:
     return lines
 
 
-def ledger(op, dtype, target: str = "ascend910b", **attrs) -> Ledger:
+def ledger(op, dtype, /, target: str = "ascend910b", **attrs) -> Ledger:
     """The ledger of the kernel variant ``op`` runs for ``dtype`` and ``attrs``."""
     from .compile import lower
     from .targets import get_target

@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 import uuid
 
+import numpy as np
 import pytest
 
 import dsl
@@ -174,3 +175,24 @@ def test_one_list_of_reserved_names():
     assert CPP_KEYWORDS == frozenset(RESERVED_NAMES)
     assert {"double", "half", "GM_ADDR", "workspace", "tiling", "executor"} <= CPP_KEYWORDS
     assert cpp_ident("half") == "half_" and cpp_ident("x") == "x"
+
+
+def test_attributes_named_like_operator_api_parameters_pass_by_keyword(tmp_path):
+    # self, op, arrays, attrs are parameters of the Operator methods and helpers, not keywords a
+    # user passes: an attribute of that name goes into **attrs (self was a TypeError: "multiple
+    # values for argument 'self'")
+    source = op(
+        "selfy(x: Tensor, *, self: float = 1.0, op: float = 2.0, arrays: float = 0.0, attrs: bool = False)",
+        "return x * self + op + arrays",
+        decorator="@dsl.op(dtypes=(f32,))",
+    )
+    selfy = decorate(tmp_path, source)["selfy"]
+    x = np.array([1.0, -2.0, 0.5], np.float32)
+    want = x * np.float32(3.0) + np.float32(0.5) + np.float32(0.25)
+    kw = dict(self=3.0, op=0.5, arrays=0.25, attrs=True)
+    np.testing.assert_array_equal(selfy.reference(x, **kw), want)
+    np.testing.assert_array_equal(selfy.reference(x, dtype="f32", **kw), want)
+    assert selfy.ir(self=3.0, attrs=True).startswith("func @selfy(")
+    assert dsl.precision.output_tolerances(selfy, "f32", op=1.0, self=2.0)["y"].exact
+    np.testing.assert_array_equal(selfy.simulate(x, cores=1, **kw), want)
+    assert selfy.profile(x, cores=1, **kw) is not None

@@ -348,10 +348,12 @@ class Red(Node):
 class Cast(Node):
     a: Node
     dt: str | None  # None: the dtype of `like`
-    like: str | None = None  # an input or variable name: dsl.cast(a, like.dtype)
+    like: str | None = None  # an input or variable name: dsl.cast(a, like.dtype); "dsl.T": T
 
     def src(self):
         target = f"{self.like}.dtype" if self.dt is None else ("bool_" if self.dt == "bool" else self.dt)
+        if self.like == "dsl.T":  # the op's element type T (an op without inputs of type T)
+            target = "dsl.T"
         return f"dsl.cast({self.a.src()}, {target})"
 
     def children(self):
@@ -463,6 +465,10 @@ class Program:
     outputs: list[Output]
     single: bool = False  # `return <expr>`
     family: str = "flat"  # flat | bcast (broadcast=True) | rows (named dims, reductions)
+
+    @property
+    def has_T_input(self) -> bool:
+        return any(d.pinned is None for d in self.inputs)
 
     @property
     def exact(self) -> bool:
@@ -798,7 +804,9 @@ class Oracle:
             return self.logic(n, args)
         if isinstance(n, Cast):
             dt = n.dt
-            if dt is None:
+            if n.like == "dsl.T":
+                dt = self.T
+            elif dt is None:
                 like = self.typed(In(n.like) if n.like in self.decls else Var(n.like), env)
                 if isinstance(like, Weak):
                     raise Invalid("'.dtype' of a number")
@@ -882,6 +890,9 @@ TENSOR_NAMES = ["x", "a", "b", "w", "v", "g", "h", "p", "q", "m", "n", "z"]
 C_LIBRARY_NAMES = ["div", "exp", "log", "sqrt", "tanh", "floor", "fma", "index", "time", "read", "write"]
 C_LIBRARY_NAMES += ["signal", "free", "malloc", "select", "remove", "rand", "printf", "stdout", "erf"]
 SCALAR_NAMES = ["s", "t", "scale", "shift", "lr"]
+# Parameter names of the Operator API that are not keywords users pass (those are reserved,
+# DESIGN 2): an attribute or input of one of these names must still be passed by keyword
+API_PARAM_NAMES = ["self", "op", "arrays", "attrs", "args", "kwargs", "strict", "inputs", "values"]
 FLOAT_LITS = [0.5, 1.5, 2.0, -0.5, 0.25, 3.0, -1.25, 0.1, 0.0, -0.0, 1e-3, 100.0]
 INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 
@@ -889,7 +900,7 @@ INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 class Gen:
     """Builds a random valid program; every node is type-checked for every T as it is made."""
 
-    def __init__(self, seed: int, family: str = "flat", bools: bool | None = None):
+    def __init__(self, seed: int, family: str = "flat", bools: bool | None = None, api_and_no_T: bool = True):
         self.seed = seed
         self.family = family
         self.rng = random.Random(seed if family == "flat" else f"{family}-{seed}")
@@ -907,6 +918,14 @@ class Gen:
         # fourth generator, a quarter of the seeds
         self.nrng = random.Random(f"names-{family}-{seed}")
         self.c_names = bools is not False and self.nrng.random() < 0.25
+        # no input of type T (every tensor and Scalar pinned, outputs cast to dsl.T, the runner
+        # passes dtype=): a fifth generator, about 15% of the seeds
+        self.trng = random.Random(f"no-T-{family}-{seed}")
+        self.no_T = bools is not False and api_and_no_T and self.trng.random() < 0.15
+        # attributes and inputs named like parameters of op.reference/simulate/profile (self,
+        # op, arrays, ...): a sixth generator, about 20% of the seeds
+        self.krng = random.Random(f"api-names-{family}-{seed}")
+        self.api_names = bools is not False and api_and_no_T and self.krng.random() < 0.2
 
     def pick(self, seq):
         return self.rng.choice(seq)
@@ -954,6 +973,26 @@ class Gen:
                 d.name = self.nrng.choice(free)
                 taken.add(d.name)
 
+    def name_like_api(self, prog: Program) -> None:
+        """Rename some attributes and inputs after Operator API parameters (before the body)."""
+        if not self.api_names:
+            return
+        taken = {d.name for d in prog.inputs} | {a.name for a in prog.attrs} | {prog.name}
+        for decl in list(prog.attrs) + [d for d in prog.inputs if d.name != "opt"]:
+            if self.krng.random() < (0.6 if isinstance(decl, AttrDecl) else 0.25):
+                free = [n for n in API_PARAM_NAMES if n not in taken]
+                decl.name = self.krng.choice(free)
+                taken.add(decl.name)
+
+    def pin_every_input(self, inputs: list) -> None:
+        """No input of type T: pin each tensor (rows: to types the row backend reduces) and Scalar."""
+        if not self.no_T:
+            return
+        pins = ["f32", "f16", "i32"] if self.family in ROW_FAMILIES else ["f32", "i32", "f16", "i8", "u8"]
+        for d in inputs:
+            if d.pinned is None:
+                d.pinned = self.trng.choice(["f32", "i32"] if d.kind == "scalar" else pins)
+
     def flat_program(self) -> Program:
         rng = self.rng
         r = rng.random()
@@ -988,8 +1027,10 @@ class Gen:
         bools = [a.name for a in attrs if a.kind == "bool"]
         if bools and self.chance(0.3):
             inputs.append(InputDecl("opt", "tensor", optional=True))
+        self.pin_every_input(inputs)
         self.prog = Program(self.seed, f"fz{self.seed}", dtypes, inputs, attrs, [], [])
         self.name_like_libc(self.prog)
+        self.name_like_api(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
@@ -1056,9 +1097,11 @@ class Gen:
         if any(a.kind == "bool" for a in attrs) and self.chance(0.25):
             inputs.append(InputDecl("opt", "tensor", optional=True, dims="col" if rows else None))
         prefix = "q" if self.family == "rowin" else self.family[0]
+        self.pin_every_input(inputs)
         self.prog = Program(self.seed, f"{prefix}z{self.seed}", dtypes, inputs, attrs, [], [])
         self.prog.family = self.family
         self.name_like_libc(self.prog)
+        self.name_like_api(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
@@ -1208,6 +1251,8 @@ class Gen:
             if self.chance(0.15):
                 like = [d.name for d in self.prog.inputs if not d.optional] + self.vars
                 return Cast(a, None, self.pick(like))
+            if self.no_T and self.trng.random() < 0.3:
+                return Cast(a, None, "dsl.T")
             return Cast(a, self.pick(ALL))
         if k == "ifexp":
             conds = self.conds()
@@ -1235,6 +1280,8 @@ class Gen:
         """An explicit rounding of a computed value to T (DESIGN 2): ``dsl.cast(v, x.dtype)`` or
         the round trip ``dsl.cast(dsl.cast(v, f32), x.dtype)``, x an input of type T."""
         like = [d.name for d in self.prog.inputs if d.kind == "tensor" and not d.optional and not d.pinned]
+        if self.no_T:
+            like = ["dsl.T"]
         if not like:
             return Cast(a, self.crng.choice(FLOATS))
         if self.crng.random() < 0.5:
@@ -1346,6 +1393,10 @@ class Gen:
                 node = Bin("+", node, In(self.pick(tensors)))
                 if not (self.tensor_typed(node) and self.allowed(node)):
                     node = In(tensors[0])
+            if self.no_T:
+                node = Cast(node, None, "dsl.T")
+                if not self.allowed(node):
+                    node = Cast(In(self.trng.choice(tensors)), None, "dsl.T")
             name = next(n for n in ("y", "out", "y_out", "result") if n not in taken)
             prog.outputs = [Output(name, node)]
             return
@@ -1373,6 +1424,14 @@ class Gen:
             alias = f"o{extra}"
             self.assign(alias, Bin("+", In(self.pick(tensors)), Lit(1)), prog.body)
             outs.append(alias)
+        if self.no_T:  # an output of type T: a cast of a value the program computed
+            alias = "o_t"
+            src = self.trng.choice(outs)
+            node = Cast(Var(src), None, "dsl.T")
+            if not self.allowed(node):  # (an inexact value: cast before the approximate math)
+                node = Cast(In(self.trng.choice(tensors)), None, "dsl.T")
+            self.assign(alias, node, prog.body)
+            outs.append(alias)
         flags = [c for c in self.conds() if c.choice is None]
         prog.outputs = [Output(o, Var(o)) for o in outs]
         if flags and self.chance(0.2):
@@ -1382,12 +1441,16 @@ class Gen:
 FAMILIES = ("flat", "bcast", "rows", "rowin")
 
 
-def generate(seed: int, family: str = "flat", bools: bool | None = None) -> Program:
+def generate(
+    seed: int, family: str = "flat", bools: bool | None = None, api_and_no_T: bool = True
+) -> Program:
     """The program of ``seed`` in ``family`` (the flat family's seeds are those of earlier runs).
     About 40% of the seeds (a draw of their own) also use bool_ inputs, & | ~ and infinity
     literals; ``bools=False`` gives every seed its program from before those existed (the
-    reproducer seeds of tests/e2e/test_fuzz_family_reproducers.py), ``True`` forces them."""
-    return Gen(seed, family, bools).program()
+    reproducer seeds of tests/e2e/test_fuzz_family_reproducers.py), ``True`` forces them.
+    ``api_and_no_T=False`` turns off the later no-T and API-names streams only (the programs of
+    seeds found with every other stream on)."""
+    return Gen(seed, family, bools, api_and_no_T).program()
 
 
 # -- running one program ---------------------------------------------------------------------------
@@ -1575,8 +1638,10 @@ def run_program(prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: b
             call = [args[d.name] for d in prog.inputs]
             size = f"n={n}" if shapes is None else f"shapes={shapes}"
             where = f"T={T}, {size}, cores={cores}, attrs={attrs}"
+            # dtype= picks T: needed without an input of type T, else it must agree (odd seeds pass it)
+            pick_T = {"dtype": T} if not prog.has_T_input or prog.seed % 2 else {}
             try:
-                ref = op.reference(*call, **attrs)
+                ref = op.reference(*call, **pick_T, **attrs)
             except Exception as e:  # noqa: BLE001 - every error is a finding
                 return done("failed", f"reference raised {type(e).__name__}", f"{where}\n{e}")
             refs = list(ref) if isinstance(ref, tuple) else [ref]
@@ -1590,7 +1655,7 @@ def run_program(prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: b
                     bad = _first_difference(r, x, call)
                     return done("failed", "reference != numpy oracle", f"{where}, output {k}: {bad}")
             try:
-                got, _ = simulate(op, tuple(call), attrs, cores=cores, strict=strict)
+                got, _ = simulate(op, tuple(call), attrs, cores=cores, strict=strict, **pick_T)
             except dsl.CompileError as e:
                 reason = classify_refusal(str(e))
                 if reason is not None:

@@ -72,7 +72,8 @@ def reference_matches_oracle(prog, workdir: Path) -> str | None:
                 continue
         else:
             continue
-        ref = op.reference(*[args[d.name] for d in prog.inputs], **attrs)
+        pick_T = {} if prog.has_T_input else {"dtype": T}  # dtype= chooses T without an input of type T
+        ref = op.reference(*[args[d.name] for d in prog.inputs], **pick_T, **attrs)
         refs = list(ref) if isinstance(ref, tuple) else [ref]
         for k, (r, x) in enumerate(zip(refs, expected)):
             if (r is None) != (x is None):
@@ -194,6 +195,39 @@ def test_the_row_family_varies_dims_and_reductions():
     missing = [k for k, v in seen.items() if not v]
     assert not missing, f"the rows family never produced: {missing}"
     assert len(seen) == 13
+
+
+@pytest.mark.parametrize("family", ["flat", "bcast", "rows", "rowin"])
+def test_every_family_draws_the_issue_18_constructs(family):
+    """Each construct issue 18 asks the fuzzer for appears in each family (seeds 10000-10149)."""
+    seen: Counter = Counter()
+    for seed in range(10000, 10150):
+        prog = fz.generate(seed, family)
+        src = prog.source()
+        casts = [n for n in prog.nodes() if isinstance(n, fz.Cast)]
+        seen["x.dtype cast"] += any(n.like not in (None, "dsl.T") for n in casts)
+        seen["cast to f32 and back"] += any(
+            n.dt is None and isinstance(n.a, fz.Cast) and n.a.dt == "f32" for n in casts
+        )
+        seen["bool_ input"] += any(d.pinned == "bool" for d in prog.inputs)
+        seen["inf literal"] += "inf" in src
+        seen["& | ~"] += any(isinstance(n, (fz.Logic, fz.Not)) for n in prog.nodes())
+        seen["no input of type T"] += not prog.has_T_input and "dsl.T)" in src
+        seen["C library name"] += prog.name in fz.C_LIBRARY_NAMES or any(
+            d.name in fz.C_LIBRARY_NAMES for d in prog.inputs
+        )
+        names = [d.name for d in prog.inputs] + [a.name for a in prog.attrs]
+        seen["API parameter name"] += any(n in fz.API_PARAM_NAMES for n in names)
+        if family == "rowin":
+            seen["[..., 1] input"] += any(d.dims in ("prow", "rprow", "sprow") for d in prog.inputs)
+    few = {k: v for k, v in seen.items() if v < 10}
+    assert not few and len(seen) == 8 + (family == "rowin"), (few, seen)
+    # without an input of type T every input is pinned and some output is cast to dsl.T
+    for seed in range(10000, 10150):
+        g = fz.Gen(seed, family)
+        prog = g.program()
+        if g.no_T:
+            assert all(d.pinned for d in prog.inputs) and "dsl.cast(" in prog.source()
 
 
 def _output_kinds(prog) -> list:

@@ -44,10 +44,13 @@ def dtype_flag(dt: DType) -> str:
 INTERNAL_PARAMS = frozenset(
     "T E MODE TILE GRANULE BLOCK ROWCAP ROWWISE RES_INPUT BUF_MASKS IDLE_ELEMS ROW_BYTES LANES PHASES "
     "PER_ROW COUNT_ALIGN CHUNK_ALIGN FOLD_LANES MAX_ROW_STEP UB_RESERVED ASSERT".split()
+    # the helpers' own template parameters (rows fuzz seed 10028: a bool attribute 'op' became OP,
+    # which `template <RowOp OP, typename U>` shadowed)
+    + "OP VALUE_FIRST KIND MEAN U S P".split()
 )
 INTERNAL_PREFIXES = ("ATTR_", "BC_", "IS_", "DTYPE_", "K_")
 INTERNAL_TYPES = frozenset(
-    "BcMode BcScalar ReduceKind HardEvent RoundMode CacheMode TPosition TPipe TBuf TQue LocalTensor "
+    "BcMode BcScalar ReduceKind RowOp RowReduce HardEvent RoundMode CacheMode TPosition TPipe TBuf TQue LocalTensor "
     "GlobalTensor DataCopyExtParams DataCopyPadExtParams DataCopyParams IsSameType PipeBarrier SetFlag "
     "WaitFlag Duplicate DataCopy DataCopyPad CopyOut Elems Fill FoldNum Init InitBroadcast Load LoadColumns "
     "LoadRows Loaded OneValue Process ProcessChunk ProcessStep ProcessTile ReduceChunk RoundUp "
