@@ -7,7 +7,6 @@ adjust them there rather than in the tests.
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import re
@@ -20,17 +19,8 @@ import pytest
 import dsl
 
 
-def _load_cases():
-    name = "dslc_e2e_ew_cases"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("ew_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) import mode
 
-
-C = _load_cases()
 STEMS = [c.stem for c in C.CASES]
 TARGET = "ascend910b"
 

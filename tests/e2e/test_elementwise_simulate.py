@@ -21,7 +21,6 @@ The emulator caches compiled binaries by source hash, so only the first simulate
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -32,17 +31,8 @@ import pytest
 import dsl
 
 
-def _load_cases():
-    name = "dslc_e2e_ew_cases"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("ew_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) import mode
 
-
-C = _load_cases()
 CASES = C.CASES
 
 DTYPES = ("f16", "f32", "bf16")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,17 +16,7 @@ from backends.ascendc.simulate import simulate
 from dsl.precision import check, output_tolerances
 
 
-def _load_cases():
-    name = "dslc_e2e_ew_cases"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("ew_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-C = _load_cases()
+import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) import mode
 
 SOURCE = """
 import dsl

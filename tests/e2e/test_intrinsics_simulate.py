@@ -15,9 +15,7 @@ legal range, plus zeros, subnormal and overflowing arguments where the result is
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,17 +24,8 @@ import dsl
 from dsl import precision
 
 
-def _load(name: str, file: str):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(file))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-C = _load("dslc_e2e_ew_cases", "ew_cases.py")
-M = _load("dslc_e2e_ew_intrinsics", "ew_intrinsics.py")
+import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) import mode
+import ew_intrinsics as M
 
 DTYPES = ("f16", "f32", "bf16")
 

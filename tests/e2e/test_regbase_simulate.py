@@ -10,7 +10,6 @@ SetFlag/WaitFlag of a RegBase kernel is reported (``test_every_flag_of_a_regbase
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
 import sys
@@ -24,17 +23,8 @@ import dsl
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _load_cases():
-    name = "dslc_e2e_ew_cases"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("ew_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) import mode
 
-
-C = _load_cases()
 DTYPES = ("f16", "f32", "bf16")
 SIZES = (1, 33, 4096 + 17, 3 * 6144 + 17, (1 << 20) + 37)
 CORES = (1, 8, None)

@@ -11,7 +11,6 @@ one DMA per tensor input and per output each.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import math
 import re
@@ -26,17 +25,8 @@ from backends.ascendc.simulate import simulate
 from backends.ascendc.targets import get_target
 
 
-def _load_cases():
-    name = "dslc_e2e_ew_cases"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("ew_cases.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) import mode
 
-
-C = _load_cases()
 TARGET = "ascend910b"
 USABLE_UB = get_target(TARGET).ub_usable_bytes
 
