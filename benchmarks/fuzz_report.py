@@ -1,6 +1,6 @@
 """Differential fuzzing report: N random programs through the oracle, the reference and the emulator.
 
-    python benchmarks/fuzz_report.py [--programs 1000] [--start 0] [--family flat] [--out FILE.md] [--jobs 1]
+    python benchmarks/fuzz_report.py [--programs 1000] [--start 0] [--family flat] [--target ascend910b] [--out FILE.md] [--jobs 1]
 
 Each program comes from ``tests/e2e/dslfuzz.py`` (seed = its number; ``--family``: flat
 elementwise programs, ``bcast`` broadcasting ones, ``rows`` named-dim row programs). Prints, and with --out
@@ -29,9 +29,9 @@ import dslfuzz  # noqa: E402
 
 
 def _run(job: tuple[list[int], str]) -> list:
-    seeds, family = job
+    seeds, family, target = job
     with tempfile.TemporaryDirectory(prefix="dslfuzz-") as tmp:
-        return dslfuzz.fuzz(seeds, Path(tmp), family=family)
+        return dslfuzz.fuzz(seeds, Path(tmp), family=family, target=target)
 
 
 def main(argv=None) -> int:
@@ -39,6 +39,7 @@ def main(argv=None) -> int:
     ap.add_argument("--programs", type=int, default=1000)
     ap.add_argument("--start", type=int, default=0, help="first seed")
     ap.add_argument("--family", choices=dslfuzz.FAMILIES, default="flat", help="program family")
+    ap.add_argument("--target", default="ascend910b", help="the target simulate compiles for")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes (the machine is shared: 1)")
     ap.add_argument("--out", type=Path, help="write the report (markdown) here")
     ap.add_argument("--seeds", help="comma-separated seeds to run instead of --start/--programs (reruns)")
@@ -65,10 +66,10 @@ def main(argv=None) -> int:
                     if o.status == "failed":
                         print(o.detail[:2000] + "\n" + o.source, flush=True)
 
-            dslfuzz.fuzz(seeds, Path(tmp), log, family=args.family)
+            dslfuzz.fuzz(seeds, Path(tmp), log, family=args.family, target=args.target)
     else:
         with ProcessPoolExecutor(args.jobs) as pool:
-            for part in pool.map(_run, [(c, args.family) for c in chunks]):
+            for part in pool.map(_run, [(c, args.family, args.target) for c in chunks]):
                 outcomes.extend(part)
     wall = time.perf_counter() - started
     report = render(outcomes, wall, args)
@@ -86,7 +87,7 @@ def render(outcomes, wall: float, args) -> str:
     discarded = collections.Counter(o.reason for o in outcomes if o.status == "discarded")
     failed = [o for o in outcomes if o.status == "failed"]
     lines = [
-        f"programs: {len(outcomes)} (family {args.family}, seeds {seed_range(args.seed_list[: len(outcomes)])}; "
+        f"programs: {len(outcomes)} (family {args.family}, target {args.target}, seeds {seed_range(args.seed_list[: len(outcomes)])}; "
         f"{exact} with exact semantics, {len(outcomes) - exact} with exp/log/sqrt/tanh/...)",
         f"passed: {by['ok']} ({runs} simulated runs, one per dtype of each program)",
         f"refused by the backend (documented): {by['refused']}",

@@ -1599,7 +1599,9 @@ def load(prog: Program, workdir: Path):
     return getattr(mod, prog.name)
 
 
-def run_program(prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: bool = True) -> Outcome:
+def run_program(
+    prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: bool = True, target: str = "ascend910b"
+) -> Outcome:
     import dsl
     from backends.ascendc.simulate import simulate
 
@@ -1655,7 +1657,7 @@ def run_program(prog: Program, workdir: Path, runs_per_dtype: int = 1, strict: b
                     bad = _first_difference(r, x, call)
                     return done("failed", "reference != numpy oracle", f"{where}, output {k}: {bad}")
             try:
-                got, _ = simulate(op, tuple(call), attrs, cores=cores, strict=strict, **pick_T)
+                got, _ = simulate(op, tuple(call), attrs, cores=cores, strict=strict, target=target, **pick_T)
             except dsl.CompileError as e:
                 reason = classify_refusal(str(e))
                 if reason is not None:
@@ -1713,12 +1715,12 @@ def _first_difference(a, b, call) -> str:
     return f"element {i}: {a.ravel()[i]!r} vs {b.ravel()[i]!r} (inputs there: {inputs})"
 
 
-def fuzz(seeds, workdir: Path, log=None, family: str = "flat") -> list[Outcome]:
+def fuzz(seeds, workdir: Path, log=None, family: str = "flat", target: str = "ascend910b") -> list[Outcome]:
     outcomes = []
     for seed in seeds:
         prog = generate(seed, family)
         try:
-            o = run_program(prog, workdir)
+            o = run_program(prog, workdir, target=target)
         except Exception:  # noqa: BLE001 - a crash of the runner itself
             o = Outcome(seed, "failed", "runner crashed", traceback.format_exc(), source=prog.source())
         outcomes.append(o)
