@@ -1,0 +1,146 @@
+"""form-vector-functions for row kernels: one RegBase vector function (VF) per row step.
+
+seed 002's ascend950 design. The VF runs the step's rows one by one (``for (uint16_t r ...)``)
+and each row in *passes* over its columns (``for (uint16_t i ...)``, one 256-byte register per
+element step). A reduction accumulates its pass's registers into one register and ends with one
+``Reduce`` (its result stored with ``DIST_FIRST_ELEMENT_B32`` into the per-row slot); what needs
+it (``x - mean``, ``rsqrt(var + eps)``) runs after that pass: the per-row value is reloaded into
+every lane with ``DIST_BRC_B32`` after a ``LocalMemBar<VEC_STORE, VEC_LOAD>``, per-row math runs
+on that register, and the next pass reads it like any register.
+
+This module marks the IR; ``backends/ascendc/kernel/vector/regbase_rows.py`` writes the VF.
+
+* ``pass = k`` on every vector op (``vf = 0`` on all: one VF per step). A row op runs in the
+  pass after the last reduction it depends on; a per-row op in the row-level section before
+  that pass; a reduction in the pass of its operand.
+* ``reg = true`` on a value that lives in a register: a row value read only in its own pass and
+  not stored, every per-row value but a reduction's result (those pass through UB) and the
+  stored ones; ``remat = true`` (and ``reg``) on every column computed in the step and every
+  widening cast of a loaded row: re-made in each pass that reads it (a load of the narrow UB
+  copy and one Cast per element step, where an f32 copy would cost a store, a load and UB).
+* ``vec.brcb`` (MemBase's Brcb blocks) and ``vec.fold`` (MemBase's fold before ReduceSum) go:
+  in a register every lane already holds the per-row value, and the accumulation folds.
+* plan-buffers/plan-rows see a pass as one position (``positions``), so UB values of passes
+  that never overlap may share a buffer; the pitch of a row is a whole element step (``align``).
+
+What the VF cannot do yet keeps the step MemBase (``blocker``).
+"""
+
+from __future__ import annotations
+
+from dsl.dtypes import f32
+from dsl.ir import Func, Op, TensorType
+
+from .rows import COL, PERROW, ROW, layout_of
+from .select_vector_path import vector_ops
+
+REDUCE_KINDS = ("sum", "mean", "max", "min")
+ALIASES = ("vec.brcb", "vec.fold")  # MemBase forms a register does not need
+
+
+def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
+    """Why this row step cannot be one VF yet (None: it can); the generic op checks follow."""
+    kind = layout_of(func).kind
+    passes = assign_passes(func, region)
+    stored = {id(op.operands[0]) for op in region if op.opname == "dma.store"}
+    for op in vector_ops(region):
+        if op.opname == "vec.brc":
+            return "RegBase does not broadcast a per-row value into a row yet ('vec.brc')"
+        if op.opname == "reduce" and op.attrs.get("kind") not in REDUCE_KINDS:
+            return f"RegBase does not reduce '{op.attrs.get('kind')}' yet"
+        if op.opname == "welford.var":
+            return "RegBase does not run Welford statistics yet"
+        k = kind(op.result.type)
+        if k == COL and id(op.result) in stored:
+            return "RegBase does not store a column computed in the step yet"
+        if k == PERROW and op.result.type.dtype != f32 and op.opname not in ALIASES:
+            return f"RegBase stores per-row values as f32 only (a per-row {op.result.type.dtype} value)"
+        if op.opname == "cmp":
+            later = [
+                u
+                for u in region
+                if any(v is op.result for v in u.operands) and passes.get(id(u)) != passes[id(op)]
+            ]
+            if later:
+                return "RegBase keeps a comparison's mask in one pass over the columns"
+    for op in region:
+        if op.opname == "dma.load" and kind(op.result.type) == PERROW and op.result.type.dtype != f32:
+            return f"RegBase loads per-row inputs as f32 only (a per-row {op.result.type.dtype} input)"
+    return None
+
+
+def generic_ops(region: list[Op]) -> list[Op]:
+    """The ops form-vector-functions' generic (flat) checks apply to: not the row forms."""
+    return [op for op in region if op.opname not in ("reduce",) + ALIASES]
+
+
+def assign_passes(func: Func, region: list[Op]) -> dict[int, int]:
+    """id(op) -> the pass over the columns (or the row-level section before it) it runs in."""
+    avail: dict[int, int] = {}  # id(value) -> the first pass that may read it
+    out: dict[int, int] = {}
+    for op in vector_ops(region):
+        p = max((avail.get(id(v), 0) for v in op.operands), default=0)
+        out[id(op)] = p
+        avail[id(op.result)] = p + 1 if op.opname == "reduce" else p
+    return out
+
+
+def form(func: Func, loop: Op) -> None:
+    region = loop.region
+    for op in list(region):  # the MemBase-only forms: their readers read the source register
+        if op.opname in ALIASES:
+            func.replace_all_uses(op.result, op.operands[0])
+    region = [op for op in region if op.opname not in ALIASES]
+    kind = layout_of(func).kind
+    passes = assign_passes(func, region)
+    ops = vector_ops(region)
+    ids = {id(op) for op in ops}
+    stored = {id(op.operands[0]) for op in region if op.opname == "dma.store"}
+    readers: dict[int, list[Op]] = {}
+    for op in ops:
+        for v in op.operands:
+            readers.setdefault(id(v), []).append(op)
+    for op in ops:
+        op.attrs["vf"] = 0
+        op.attrs["pass"] = passes[id(op)]
+        v, k = op.result, kind(op.result.type)
+        if id(v) in stored or op.opname == "reduce":
+            continue  # UB: a copy out reads it, or it is a per-row slot (FIRST_ELEMENT / BRC)
+        later = any(passes[id(u)] > passes[id(op)] for u in readers.get(id(v), []))
+        if k == COL or rematerialized(op):
+            op.attrs["reg"] = op.attrs["remat"] = True  # made again in each pass that reads it
+        elif k == PERROW or not later:
+            op.attrs["reg"] = True
+    order = sorted(ops, key=lambda op: op.attrs["pass"])  # stable: program order within a pass
+    first = next(i for i, op in enumerate(region) if id(op) in ids)
+    head = region[:first]
+    rest = [op for op in region[first:] if id(op) not in ids]
+    head += [op for op in rest if op.opname == "dma.load"]
+    rest = [op for op in rest if op.opname != "dma.load"]
+    loop.region = head + order + rest
+
+
+def rematerialized(op: Op) -> bool:
+    """A widening cast of a loaded row: cheaper made again from the narrow UB copy in each pass
+    (one load of 2 bytes and a Cast) than stored as f32 and reloaded (4 + 4 bytes, and the UB)."""
+    src = op.operands[0] if op.operands else None
+    return (
+        op.opname == "cast"
+        and src is not None
+        and src.owner is not None
+        and src.owner.opname == "dma.load"
+        and src.type.dtype.bytes < op.result.type.dtype.bytes
+    )
+
+
+def vf_lanes(region: list[Op]) -> int:
+    """Elements per element step: 64 with 32-bit values (16-bit data unpacked), else 128."""
+    wide = any(
+        isinstance(op.result.type, TensorType) and op.result.type.dtype.bytes == 4
+        for op in region
+        if op.result is not None
+    )
+    return 64 if wide else 128
+
+
+__all__ = ["blocker", "form", "generic_ops", "assign_passes", "vf_lanes", "ROW", "COL", "PERROW"]
