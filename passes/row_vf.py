@@ -28,7 +28,7 @@ What the VF cannot do yet keeps the step MemBase (``blocker``).
 
 from __future__ import annotations
 
-from dsl.dtypes import f32
+from dsl.dtypes import bf16, f16, f32, i8
 from dsl.ir import Func, Op, TensorType
 
 from .rows import COL, PERROW, ROW, layout_of
@@ -53,8 +53,13 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
         k = kind(op.result.type)
         if k == COL and id(op.result) in stored:
             return "RegBase does not store a column computed in the step yet"
-        if k == PERROW and op.result.type.dtype != f32 and op.opname not in ALIASES:
-            return f"RegBase stores per-row values as f32 only (a per-row {op.result.type.dtype} value)"
+        if (
+            k == PERROW
+            and op.result.type.dtype != f32
+            and op.opname not in ALIASES
+            and not narrowed_out(op, region)
+        ):
+            return f"RegBase keeps per-row values as f32 only (a per-row {op.result.type.dtype} value)"
         if op.opname == "cmp":
             later = [
                 u
@@ -69,9 +74,34 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
     return None
 
 
+def narrowed_out(op: Op, region: list[Op]) -> bool:
+    """A cast only a copy out reads, which the row VF writes itself: a per-row value narrowed to
+    16 bits (``DIST_FIRST_ELEMENT_B16``), the quant chain's f16 -> i8 (``DIST_PACK4_B32``)."""
+    if op.opname != "cast":
+        return False
+    readers = [u for u in region if any(v is op.result for v in u.operands)]
+    if not readers or any(u.opname != "dma.store" for u in readers):
+        return False
+    pair = (op.operands[0].type.dtype, op.result.type.dtype)
+    return pair in ((f32, f16), (f32, bf16), (f16, i8))
+
+
+def quant_cast(op: Op) -> bool:
+    """f32 -> f16 rounding to odd: the first step of the RINT -> f16 -> i8 quant chain."""
+    return op.opname == "cast" and op.attrs.get("round") == "odd"
+
+
 def generic_ops(region: list[Op]) -> list[Op]:
-    """The ops form-vector-functions' generic (flat) checks apply to: not the row forms."""
-    return [op for op in region if op.opname not in ("reduce",) + ALIASES]
+    """The ops form-vector-functions' generic (flat) checks apply to: not the row forms, not the
+    narrowing casts the row VF stores itself (and their copies out)."""
+    own = {id(op.result) for op in region if narrowed_out(op, region) and op.result.type.dtype.bytes == 1}
+    return [
+        op
+        for op in region
+        if op.opname not in ("reduce",) + ALIASES
+        and id(op.result) not in own
+        and not (op.opname == "dma.store" and id(op.operands[0]) in own)
+    ]
 
 
 def assign_passes(func: Func, region: list[Op]) -> dict[int, int]:

@@ -36,7 +36,7 @@ step's full-register load stays inside its row.
 
 from __future__ import annotations
 
-from dsl.dtypes import f32
+from dsl.dtypes import bool_, f16, f32, i8
 from dsl.errors import CompileError
 from dsl.ir import Op, ScalarType, TensorType
 
@@ -66,18 +66,25 @@ def row_vec_op(ctx, op: Op) -> VecOp:
         if v.owner is not None and v.owner.attrs.get("reg"):
             return Operand(ctx.view(v), v.type.dtype, Form.REGISTER, value=v)
         text = ctx.use(v)
-        return Operand(text, v.type.dtype, _form(ctx, v), ctx.view_types.get(text), value=v, ub=ctx.view(v))
+        return Operand(text, v.type.dtype, _form(ctx, v), ctx.view_types.get(text), _buf(v), v, ub(v))
+
+    def ub(v) -> str:  # the view whose address the VF takes: a stored value's, the copy out's
+        outs = ctx.stored.get(id(v))
+        return ctx.stored_view(v, outs[0]) if outs else ctx.view(v)
 
     dst = ctx.view(op.result)
     if op.attrs.get("reg"):
         out = Operand(dst, op.result.type.dtype, Form.REGISTER, value=op.result)
     else:
-        outs = ctx.stored.get(id(op.result))
-        ub = ctx.stored_view(op.result, outs[0]) if outs else dst
+        t = op.result.type.dtype
         out = Operand(
-            dst, op.result.type.dtype, _form(ctx, op.result), ctx.view_types.get(dst), value=op.result, ub=ub
+            dst, t, _form(ctx, op.result), ctx.view_types.get(dst), _buf(op.result), op.result, ub(op.result)
         )
     return VecOp(op, out, [operand(x) for x in op.operands], None)
+
+
+def _buf(v) -> str | None:
+    return v.owner.attrs.get("buf") if v.owner is not None else None
 
 
 def _form(ctx, v) -> Form:
@@ -117,8 +124,10 @@ class RowVfWriter(VfWriter):
         self.ctx, self.suffix, self.vops = ctx, suffix, vops
         values = [x for v in vops for x in (v.dst, *v.srcs) if x.form is not Form.SCALAR]
         widths = {x.dtype.bytes for x in values if x.form is not Form.REGISTER or x.dtype.bytes != 1}
-        if 1 in widths:
-            raise CompileError("RegBase does not load or store 8-bit data yet", vops[0].op.loc)
+        if 1 in widths and 4 not in widths:
+            raise CompileError(
+                "RegBase stores 8-bit data only from 32-bit lanes (DIST_PACK4_B32)", vops[0].op.loc
+            )
         self.lanes = 64 if 4 in widths else 128
         self.unpacked = 4 in widths and 2 in widths
         self.regs, self.ptrs, self.args, self.scalars = {}, {}, [], {}
@@ -163,7 +172,7 @@ class RowVfWriter(VfWriter):
 
     def reg(self, x: Operand) -> str:
         name = x.text + (self.suffix or ("Reg" if x.text in ROW_LOCALS else ""))
-        self.regs.setdefault(name, "mask" if x.dtype.bytes == 1 else self.ctype(x))
+        self.regs.setdefault(name, "mask" if x.dtype == bool_ else self.ctype(x))
         return name
 
     def scope_text(self) -> str:
@@ -198,7 +207,7 @@ class RowVfWriter(VfWriter):
         if r in self.row_regs:
             return
         self.row_regs.add(r)
-        if x.ub in self.stored_rows and p not in self.membar:
+        if x.buffer in self.stored_rows and p not in self.membar:
             self.membar.add(p)
             self.section[p].insert(0, MEMBAR)
         c = self.ptrs.get(self.ptr(x))
@@ -236,8 +245,10 @@ class RowVfWriter(VfWriter):
 
     def store_row(self, x: Operand, p: int) -> None:
         r, at = self.reg(x), self.at(x)
-        if self.unpacked and x.dtype.bytes == 2:
-            c = self.ptrs[self.ptr(x)]
+        c = self.ptrs[self.ptr(x)]
+        if x.dtype.bytes == 1:  # the low byte of each 32-bit lane (after f16 -> i8 of unpacked data)
+            self.steps[p].append(f"Reg::StoreAlign<{c}, Reg::StoreDist::DIST_PACK4_B32>({at}, {r}, mask);")
+        elif self.unpacked and x.dtype.bytes == 2:
             self.steps[p].append(f"Reg::StoreAlign<{c}, Reg::StoreDist::DIST_PACK_B32>({at}, {r}, mask);")
         else:
             self.steps[p].append(f"Reg::StoreAlign({at}, {r}, mask);")
@@ -254,13 +265,13 @@ class RowVfWriter(VfWriter):
             self.store_first(v.dst, self.section[p])
 
     def store_first(self, x: Operand, out: list[str]) -> None:
-        if x.dtype != f32:
-            raise CompileError("RegBase stores per-row values as f32 only", None)
+        """A row's per-row value: element 0 of the register (a 16-bit one: the low half of lane 0)."""
+        p = self.ptr(x)
+        dist = {4: "DIST_FIRST_ELEMENT_B32", 2: "DIST_FIRST_ELEMENT_B16"}[x.dtype.bytes]
         out.append(
-            f"Reg::StoreAlign<float, Reg::StoreDist::DIST_FIRST_ELEMENT_B32>({self.ptr(x)} + r * PER_ROW, "
-            f"{self.reg(x)}, mask);"
+            f"Reg::StoreAlign<{self.ptrs[p]}, Reg::StoreDist::{dist}>({p} + r * PER_ROW, {self.reg(x)}, mask);"
         )
-        self.stored_rows.add(x.ub)
+        self.stored_rows.add(x.buffer)
 
     def reduce(self, v: VecOp, p: int) -> None:
         """Accumulate pass p's registers lane by lane (MERGING keeps a tail step's other lanes), one
@@ -282,6 +293,22 @@ class RowVfWriter(VfWriter):
             self.scalars.setdefault("invCols_", ("invCols", "float"))
             self.end[p].append(f"Reg::Muls({d}, {d}, invCols, mask);")
         self.store_first(v.dst, self.end[p])
+
+    def emit(self, v: VecOp) -> None:
+        """The quant chain's casts (seed 002: RINT -> f16 -> int8, the modes fixed in CastTrait);
+        every other op as the flat VF writes it."""
+        op = v.op
+        pair = (v.srcs[0].dtype, v.dst.dtype) if op.opname == "cast" else None
+        trait = {(f32, f16): "kCastOdd", (f16, i8): "kCastRintSat"}.get(pair) if pair else None
+        if trait == "kCastOdd" and op.attrs.get("round") != "odd":
+            trait = None
+        if trait is None:
+            return super().emit(v)
+        self.traits.add(trait)
+        d, s = v.dst, v.srcs[0]
+        self.loop.append(
+            f"Reg::Cast<{self.ctype(d)}, {self.ctype(s)}, {trait}>({self.reg(d)}, {self.reg(s)}, mask);"
+        )
 
     # -- the text --
 
