@@ -67,7 +67,13 @@ def live_ranges(body) -> dict[int, tuple[int, int]]:
     end = len(body)
     stored = stored_values(body)
     ranges: dict[int, tuple[int, int]] = {}
-    for i, op in zip(positions(body), body):
+    at = positions(body)
+    pass_at = {(op.attrs["vf"], op.attrs.get("pass", 0)): i for i, op in zip(at, body) if "vf" in op.attrs}
+    for i, op in zip(at, body):
+        if (
+            "until" in op.attrs
+        ):  # a row VF makes this value again up to pass `until`: it reads its sources there
+            i = max(i, pass_at.get((op.attrs["vf"], op.attrs["until"]), i))
         for v in op.operands:
             if id(v) in ranges:
                 ranges[id(v)] = (ranges[id(v)][0], max(ranges[id(v)][1], i))

@@ -15,9 +15,11 @@ This module marks the IR; ``backends/ascendc/kernel/vector/regbase_rows.py`` wri
   that pass; a reduction in the pass of its operand.
 * ``reg = true`` on a value that lives in a register: a row value read only in its own pass and
   not stored, every per-row value but a reduction's result (those pass through UB) and the
-  stored ones; ``remat = true`` (and ``reg``) on every column computed in the step and every
-  widening cast of a loaded row: re-made in each pass that reads it (a load of the narrow UB
-  copy and one Cast per element step, where an f32 copy would cost a store, a load and UB).
+  stored ones; ``remat = true`` (and ``reg``) on every column computed in the step and on a row
+  value a later pass reads that one cheap instruction makes from what every pass can read (a
+  widening cast of a loaded row, ``x - mean``): re-made in each pass that reads it, where a UB
+  copy would cost a store and a load per element (and UB). ``until = k``: the last pass that
+  makes it again, so plan-rows keeps its sources' buffers live that long.
 * ``vec.brcb`` (MemBase's Brcb blocks) and ``vec.fold`` (MemBase's fold before ReduceSum) go:
   in a register every lane already holds the per-row value, and the accumulation folds.
 * plan-buffers/plan-rows see a pass as one position (``positions``), so UB values of passes
@@ -137,10 +139,18 @@ def form(func: Func, loop: Op) -> None:
         if id(v) in stored or op.opname == "reduce":
             continue  # UB: a copy out reads it, or it is a per-row slot (FIRST_ELEMENT / BRC)
         later = any(passes[id(u)] > passes[id(op)] for u in readers.get(id(v), []))
-        if k == COL or rematerialized(op):
+        if k == COL or (later and rematerialized(op, kind)):
             op.attrs["reg"] = op.attrs["remat"] = True  # made again in each pass that reads it
         elif k == PERROW or not later:
             op.attrs["reg"] = True
+    for op in reversed(ops):  # a re-made value reads its sources again up to its last reader's pass
+        if op.attrs.get("remat"):
+            last = max(
+                (u.attrs.get("until", u.attrs["pass"]) for u in readers.get(id(op.result), [])),
+                default=op.attrs["pass"],
+            )
+            if last > op.attrs["pass"]:
+                op.attrs["until"] = last
     order = sorted(ops, key=lambda op: op.attrs["pass"])  # stable: program order within a pass
     first = next(i for i, op in enumerate(region) if id(op) in ids)
     head = region[:first]
@@ -150,17 +160,23 @@ def form(func: Func, loop: Op) -> None:
     loop.region = head + order + rest
 
 
-def rematerialized(op: Op) -> bool:
-    """A widening cast of a loaded row: cheaper made again from the narrow UB copy in each pass
-    (one load of 2 bytes and a Cast) than stored as f32 and reloaded (4 + 4 bytes, and the UB)."""
-    src = op.operands[0] if op.operands else None
-    return (
-        op.opname == "cast"
-        and src is not None
-        and src.owner is not None
-        and src.owner.opname == "dma.load"
-        and src.type.dtype.bytes < op.result.type.dtype.bytes
-    )
+CHEAP = ("add", "sub", "mul", "max", "min", "vec.adds", "vec.muls", "vec.maxs", "vec.mins", "cast")
+
+
+def rematerialized(op: Op, kind) -> bool:
+    """A row value a later pass reads that is cheaper made again there than stored and reloaded:
+    one cheap instruction per element step (a widening cast of a loaded row, ``x - mean``) whose
+    sources every pass can read (UB rows and columns, per-row values, scalars, other re-made
+    values), where the store and the reload would cost two UB moves per element."""
+    if op.opname not in CHEAP or kind(op.result.type) != ROW:
+        return False
+    for v in op.operands:
+        if not isinstance(v.type, TensorType) or v.owner is None:
+            continue
+        a = v.owner.attrs
+        if a.get("reg") and not a.get("remat") and kind(v.type) != PERROW:
+            return False  # a register of its own pass only
+    return True
 
 
 def vf_lanes(region: list[Op]) -> int:
