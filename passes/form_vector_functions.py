@@ -30,6 +30,7 @@ from dsl.dtypes import bf16, bool_, f16, f32, i32
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, TensorType
 
+from . import row_vf
 from .manager import FunctionPass, register
 from .select_vector_path import vector_ops
 
@@ -76,9 +77,13 @@ def vf_ops(region: list[Op]) -> list[Op]:
 
 def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
     """Why this tile loop cannot be one VF yet (None: it can)."""
-    if func.attributes.get("broadcast") or func.attributes.get("layout") == "rows":
-        family = "broadcasting" if func.attributes.get("broadcast") else "row"
-        return f"RegBase vector functions are not emitted for {family} kernels yet"
+    if func.attributes.get("broadcast"):
+        return "RegBase vector functions are not emitted for broadcasting kernels yet"
+    if func.attributes.get("layout") == "rows":  # seed 002's row VF (row_vf.py), then the op checks
+        why = row_vf.blocker(func, loop, region)
+        if why is not None:
+            return why
+        region = row_vf.generic_ops(region)
     ops = vector_ops(region)
     for op in ops:
         if op.opname not in REG_OPS:
@@ -174,4 +179,7 @@ class FormVectorFunctionsPass(FunctionPass):
             loop.attrs["vector_path"] = "membase"
             loop.attrs["vector_why"] = f"MemBase: {why}"
             return
-        form(func, loop)
+        if func.attributes.get("layout") == "rows":
+            row_vf.form(func, loop)
+        else:
+            form(func, loop)

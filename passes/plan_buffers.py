@@ -57,7 +57,8 @@ def positions(body) -> list[int]:
     first: dict[int, int] = {}
     out = []
     for i, op in enumerate(body):
-        out.append(first.setdefault(op.attrs["vf"], i) if "vf" in op.attrs else i)
+        key = (op.attrs["vf"], op.attrs.get("pass", 0)) if "vf" in op.attrs else None  # a row VF's passes
+        out.append(first.setdefault(key, i) if key is not None else i)
     return out
 
 
@@ -66,7 +67,13 @@ def live_ranges(body) -> dict[int, tuple[int, int]]:
     end = len(body)
     stored = stored_values(body)
     ranges: dict[int, tuple[int, int]] = {}
-    for i, op in zip(positions(body), body):
+    at = positions(body)
+    pass_at = {(op.attrs["vf"], op.attrs.get("pass", 0)): i for i, op in zip(at, body) if "vf" in op.attrs}
+    for i, op in zip(at, body):
+        if (
+            "until" in op.attrs
+        ):  # a row VF makes this value again up to pass `until`: it reads its sources there
+            i = max(i, pass_at.get((op.attrs["vf"], op.attrs["until"]), i))
         for v in op.operands:
             if id(v) in ranges:
                 ranges[id(v)] = (ranges[id(v)][0], max(ranges[id(v)][1], i))
@@ -81,7 +88,11 @@ def vf_in_place(body, a: int, b_op) -> bool:
     if "vf" not in b_op.attrs:
         return False
     readers = [
-        op for op in body if op.attrs.get("vf") == b_op.attrs["vf"] and any(id(v) == a for v in op.operands)
+        op
+        for op in body
+        if op.attrs.get("vf") == b_op.attrs["vf"]
+        and op.attrs.get("pass", 0) == b_op.attrs.get("pass", 0)  # a row VF: the same pass over the row
+        and any(id(v) == a for v in op.operands)
     ]
     width = {id(v): v.type.dtype.bytes for op in readers for v in op.operands if id(v) == a}
     return bool(readers) and b_op.result.type.dtype.bytes <= width[a]

@@ -35,6 +35,7 @@ from typing import ClassVar
 from dsl.errors import CompileError
 from dsl.ir import Func, Module, TensorType
 
+from . import row_vf
 from .manager import Pass, register
 from .plan_buffers import Buffer, interference
 from .rows import COL, PERROW, ROW, is_row_func, layout_of
@@ -139,6 +140,9 @@ def plan(func: Func) -> None:
     ]
     perrow_widths = [v.type.dtype.bytes for b in buffers if b.kind == PERROW for v in b.values]
     align = BLOCK // min(row_widths, default=4)
+    regbase = any("vf" in op.attrs for op in loop.region)
+    if regbase:  # a row VF's element steps read whole registers: a pitch of whole steps (seed 002)
+        align = max(align, row_vf.vf_lanes(loop.region))
     per_row = BLOCK // min(perrow_widths, default=4)
     compares = any(op.opname in ("cmp", "where") for op in func.walk())  # resident columns too
     narrowest = min([v.type.dtype.bytes for b in buffers for v in b.values] or [4])
@@ -149,7 +153,7 @@ def plan(func: Func) -> None:
         "align": align,
         "perrow": per_row,
         "count_align": REPEAT // narrowest if compares else 1,
-        "scratch": any(op.opname == "reduce" for op in loop.region),
+        "scratch": not regbase and any(op.opname == "reduce" for op in loop.region),  # MemBase ReduceSum's
     }
 
 

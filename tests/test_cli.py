@@ -177,7 +177,7 @@ def test_explain_prints_the_row_ledger(tmp_path, capsys):
         ([], "MemBase: the target has no RegBase"),
         (
             ["--target", "ascend950"],
-            "MemBase: RegBase vector functions are not emitted for row kernels yet",
+            "RegBase: 11 ops, 5 intermediates kept in registers",
         ),
         (["--target", "ascend950", "--vector-path", "membase"], "MemBase: asked for (vector_path='membase')"),
     ],

@@ -233,7 +233,36 @@ def test_regbase_on_950_runs_every_command(tmp_path, capsys, command):
         assert "matches the reference" in out
 
 
-def test_regbase_asked_for_a_row_kernel_is_an_error(tmp_path, capsys):
+def test_regbase_asked_for_a_row_kernel_it_cannot_write_is_an_error(tmp_path, capsys):
+    src = tmp_path / "row_scale.py"
+    src.write_text(textwrap.dedent("""\
+            import dsl
+            from dsl import Tensor, f16
+
+            @dsl.op(dtypes=(f16,))
+            def row_scale(x: Tensor[..., "C"], s: Tensor[..., 1]):
+                return x * s
+            """))
+    code, out, err = run(
+        [
+            "compile",
+            str(src),
+            "-o",
+            str(tmp_path / "out"),
+            "--target",
+            "ascend950",
+            "--vector-path",
+            "regbase",
+        ],
+        capsys,
+    )
+    assert (code, out) == (1, "")
+    assert "vector_path='regbase' was asked for, but RegBase loads per-row inputs as f32 only" in err
+    assert "row_scale.py:5:1: error: @row_scale" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_regbase_asked_for_a_row_kernel_writes_its_vector_function(tmp_path, capsys):
     code, out, err = run(
         [
             "compile",
@@ -246,13 +275,9 @@ def test_regbase_asked_for_a_row_kernel_is_an_error(tmp_path, capsys):
         + ["--vector-path", "regbase"],
         capsys,
     )
-    assert (code, out) == (1, "")
-    assert (
-        "vector_path='regbase' was asked for, but RegBase vector functions are not emitted for row kernels yet"
-        in err
-    )
-    assert "rms_norm.py:" in err
-    assert not (tmp_path / "out").exists()
+    assert code == 0, err
+    text = (tmp_path / "out" / "rms_norm" / "op_kernel" / "rms_norm.cpp").read_text()
+    assert "asc_vf_call<RmsNormVF" in text and "DIST_FIRST_ELEMENT_B32" in text
 
 
 def test_cann_defaults_to_the_oldest_release_of_the_target(tmp_path, capsys):

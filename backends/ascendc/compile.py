@@ -101,6 +101,7 @@ def lower(
     variants: list[Variant] = []
     granule, min_per_core, tiles, row_plans = {}, {}, {}, {}
     twins: list[Func] = []  # row functions whose column-chunked form the kernel carries too
+    membase_rows: dict = {}  # (dtype, key) -> the MemBase plan of a RegBase row function (its twin's source)
     rows = row_layout(op.func(op.dtypes[0])) is not None
     for dt in op.dtypes:
         func = op.func(dt)
@@ -122,6 +123,11 @@ def lower(
             dump_dir.mkdir(parents=True, exist_ok=True)
             (dump_dir / f"{name}.{dt.name}.ir").write_text(print_module(module))
         modules[dt] = module
+        if rows and any(f.loop().attrs.get("vector_path") == "regbase" for f in module.funcs if f.loop()):
+            # A RegBase row step's column-chunked twin stays MemBase: it is derived from the MemBase plan.
+            mem = Module([op.func(dt)])
+            PassManager(row_pipeline(select_vector_path_spelling(tgt, "membase"))).run(mem)
+            membase_rows.update({(dt, f.attributes["tiling_key"]): f for f in mem.funcs})
         for f in module.funcs:
             key = f.attributes["tiling_key"]
             if key >= MAX_STATIC_KEYS:
@@ -179,7 +185,7 @@ def lower(
                 f"{MAX_STATIC_KEYS // 2} (each has a column-chunked twin)"
             )
         for v in variants:
-            twin = chunked_twin(v.func)
+            twin = chunked_twin(membase_rows.get((v.dtype, v.key), v.func))
             v.twin_passes = twin_passes(twin)  # the full-load kernel writes the twin's guards too
             twin.attributes["tiling_key"] = v.key + offset
             chunk_variants.append(Variant(v.key + offset, twin, v.dtype, {**v.bind, COLUMN_CHUNKS: True}))

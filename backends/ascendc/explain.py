@@ -101,6 +101,11 @@ def explain_lines(func: Func, key: int, usable: int) -> list[str]:
     why = loop.attrs.get("vector_why") if loop is not None else None
     if why:
         lines.append(f"  vector path: {why}")
+    if why and why.startswith("RegBase") and func.attributes.get("layout") == "rows":
+        lines.append(
+            "  column chunks stay MemBase: Welford per column in registers is not emitted yet (the chunked twin's"
+            " steps are MemBase calls)"
+        )
     return lines
 
 

@@ -22,7 +22,10 @@ SCALAR_FORMS = ("vec.adds", "vec.muls", "vec.maxs", "vec.mins")
 
 def read_pipe(op: Op, k: int) -> str:
     """The pipe that reads operand ``k`` of ``op``: in a row function the scalar unit reads a
-    per-row value once per row (``GetValue``) for ``vec.adds %row, %m`` and ``vec.brc %m``."""
+    per-row value once per row (``GetValue``) for ``vec.adds %row, %m`` and ``vec.brc %m``; a
+    vector function (``vf``) loads it into a register (V)."""
+    if "vf" in op.attrs:
+        return pipe_of(op)
     if op.opname in SCALAR_FORMS and k == 1 and isinstance(op.operands[1].type, TensorType):
         return "S"
     if op.opname == "vec.brc" and op.attrs.get("of") == "perrow":

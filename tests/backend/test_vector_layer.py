@@ -10,6 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
+import dsl
+from dsl import Tensor
 from dsl.dtypes import f16, f32, i8
 from dsl.errors import CompileError
 from backends.ascendc.kernel import variant as variant_module
@@ -154,18 +156,28 @@ def test_regbase_renders_a_flat_tile_as_one_vector_function():
 
 
 def test_regbase_asked_for_where_it_cannot_render_is_a_located_error():
-    """vector_path='regbase' on a row kernel (RegBase rows are not emitted yet): a CompileError
-    naming the reason at the operator's line, never MemBase code in disguise."""
+    """vector_path='regbase' on a row kernel RegBase cannot write yet (a 16-bit per-row input): a
+    CompileError naming the reason at the operator's line, never MemBase code in disguise."""
     from backends.ascendc.compile import lower
 
-    op = _example("rms_norm")
+    @dsl.op(dtypes=(f16,))
+    def row_scale(x: Tensor[..., "C"], s: Tensor[..., 1]):
+        return x * s
+
     with pytest.raises(CompileError) as err:
-        lower(op, "ascend950", vector_path="regbase", warn_builtin=False)
+        lower(row_scale, "ascend950", vector_path="regbase", warn_builtin=False)
     assert err.value.msg == (
-        "@rms_norm: vector_path='regbase' was asked for, but RegBase vector functions are not "
-        "emitted for row kernels yet"
+        "@row_scale: vector_path='regbase' was asked for, but RegBase loads per-row inputs as f32 only "
+        "(a per-row f16 input)"
     )
-    assert err.value.loc is not None and err.value.loc.filename.endswith("rms_norm.py")
+    assert err.value.loc is not None and err.value.loc.filename.endswith("test_vector_layer.py")
+    assert "asc_vf_call" in next(  # a row kernel RegBase writes: rms_norm
+        t
+        for n, t in lower(
+            _example("rms_norm"), "ascend950", vector_path="regbase", warn_builtin=False
+        ).files.items()
+        if n.startswith("op_kernel/")
+    )
 
 
 def test_membase_orders_vector_ops_by_a_barrier_only_where_the_target_needs_one():

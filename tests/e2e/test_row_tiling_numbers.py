@@ -67,9 +67,12 @@ def test_seed_worked_example_rows_per_step():
         )
     # The columns stay resident in T (as the seed's) and are widened per step into a dead f32 row
     # buffer; the i8 output takes the dead x2 input's slot: 10 B/column fixed, 16 B/column per row
-    # (bf16 x1, x2 x two slots, two f32 rows) -> 3 rows per step on the 950's UB (the seed: 2), 2 on
-    # the 910B's (before the buffer reuse: 2 and 1).
-    assert got == {"ascend950": (2, 3), "ascend910b": (2, 2)}
+    # (bf16 x1, x2 x two slots, two f32 rows) -> 2 rows per step on the 910B's UB (before the buffer
+    # reuse: 1). The 950's RegBase step (one VF) keeps the widened columns and x - mean in registers:
+    # one f32 row (x), 12 B/column per row -> 4 rows per step (MemBase there: 3; the seed: 2).
+    assert got == {"ascend950": (2, 4), "ascend910b": (2, 2)}
+    rp = lower(op, "ascend950", vector_path="membase").plan.row_plans[(bf16, 0)]
+    assert row_step(rp, 4096, split(8192, 64)[0], get_target("ascend950").ub_usable_bytes) == (2, 3)
 
 
 CASES = [  # example, dtype, (rows, cols), cores, target

@@ -35,6 +35,7 @@ from ..writer import CodeWriter
 from .api import VECTOR_SCALAR, ctype
 from .merge import Block, Stmt, blocks, merge
 from .vector import Extent, Form, Operand, VecOp, vector_codes
+from .vector.regbase_rows import RowRegBase, row_vec_op
 
 # A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
 COLUMN_EXTENT = Extent("cols_", "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))")
@@ -118,7 +119,8 @@ class RowVariantRenderer(VariantRenderer):
         from .naming import NameTable
 
         self.names = NameTable()
-        self.vcs = vector or vector_codes(cann=facts.cann)
+        self.vcs = dict(vector or vector_codes(cann=facts.cann))
+        self.vcs["regbase"] = RowRegBase(self.vcs["regbase"])  # a row step's VF (seed 002)
         self.vc = self.vcs["membase"]
 
     def kind(self, v) -> str:
@@ -205,8 +207,8 @@ class RowVariantRenderer(VariantRenderer):
         per row (``once``: the first chunk of that pass); flags and barriers run every chunk. A
         full-load variant writes its twin's guards too (``Variant.twin_passes``), true when
         COLUMN_CHUNKS is false, so the statements both run are written once in ProcessStep."""
-        if op.opname.startswith("sync."):
-            return None
+        if op.opname.startswith("sync.") or ("vf" in op.attrs and not self.chunked):
+            return None  # a RegBase step is one VF: the twin (MemBase) shares none of its statements
         if self.chunked:
             attrs, phases = op.attrs, self.code.phases
         else:
@@ -304,6 +306,8 @@ class RowVariantRenderer(VariantRenderer):
 
     def vec_op(self, op: Op, extent: Extent | None = None) -> VecOp:
         """A step op: per-row (``extent.rows``) when a row meets a column or a per-row scalar."""
+        if "vf" in op.attrs:
+            return row_vec_op(self, op)
         name = op.opname
         args = op.operands
         dst = self.view(op.result)

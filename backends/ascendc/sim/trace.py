@@ -34,6 +34,9 @@ REG_DIST = {
     16: "DIST_NORM",
     17: "DIST_FIRST_ELEMENT_B32",
     18: "DIST_PACK_B32",
+    19: "DIST_FIRST_ELEMENT_B16",
+    20: "DIST_FIRST_ELEMENT_B8",
+    21: "DIST_PACK4_B32",
 }
 NONE16, NONE32, NONE8 = 0xFFFF, 0xFFFFFFFF, 0xFF
 # enum DType of include/dslc_sim/runtime.h

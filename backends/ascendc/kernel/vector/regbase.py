@@ -48,6 +48,8 @@ CAST_TRAITS = {  # name -> CastTrait {layout, saturation, merge mode, rounding} 
     "kCastWiden": "Reg::RegLayout::ZERO, Reg::SatMode::UNKNOWN, Reg::MaskMergeMode::ZEROING, RoundMode::UNKNOWN",
     "kCastRint": "Reg::RegLayout::ZERO, Reg::SatMode::NO_SAT, Reg::MaskMergeMode::ZEROING, RoundMode::CAST_RINT",
     "kCastTruncSat": "Reg::RegLayout::ZERO, Reg::SatMode::SAT, Reg::MaskMergeMode::ZEROING, RoundMode::CAST_TRUNC",
+    "kCastOdd": "Reg::RegLayout::ZERO, Reg::SatMode::NO_SAT, Reg::MaskMergeMode::ZEROING, RoundMode::CAST_ODD",
+    "kCastRintSat": "Reg::RegLayout::ZERO, Reg::SatMode::SAT, Reg::MaskMergeMode::ZEROING, RoundMode::CAST_RINT",
 }
 CAST_TRAIT_OF = {
     (f16, f32): "kCastWiden",  # exact

@@ -321,6 +321,8 @@ __simd_callee__ inline void Select(U& dstReg, U& srcReg0, U& srcReg1, MaskReg& m
 // a pairwise tree over the VL lanes (inactive lanes count as 0), as the MemBase reductions here do;
 // the hardware's order is not documented. MAX/MIN also give an index (lane 1 here, undefined: its
 // encoding is not modelled). Pairs of Reduce.md tables 3-4; i16 -> i32 and u16 -> u32 SUM widen.
+// Reg::ReduceType is AscendC::ReduceType (kernel_reg_compute_utils.h:304 `using ReduceType = AscendC::ReduceType;`).
+using ReduceType = AscendC::ReduceType;
 template <ReduceType type = ReduceType::SUM, typename T = DefaultType, typename U = DefaultType,
           MaskMergeMode mode = MaskMergeMode::ZEROING, typename S, typename V>
 __simd_callee__ inline void Reduce(S& dstReg, V srcReg, MaskReg mask, dslc::Loc loc = {}) {

@@ -14,7 +14,9 @@
 //         DIST_UNPACK_B16  VL/2 bytes read as u16, each followed by a zero u16 (b16 element
 //                          i lands in the low half of b32 lane i)                            32
 //   store DIST_NORM(_Bn)   the active elements (mask bit of their first byte) at their place  32
-//         DIST_FIRST_ELEMENT_B32  element 0 only, the mask ignored                           4
+//         DIST_FIRST_ELEMENT_B8/B16/B32  element 0 only (b8/b16/b32), the mask ignored       1 / 2 / 4
+//         DIST_PACK4_B32   the low 8 bits of each active b32 lane, packed: lane i -> b8 i    32
+//                          (table 3: "min(32, VL/4)"; a prefix mask only, as for PACK_B32)
 //         DIST_PACK_B32    the low 16 bits of each active b32 lane, packed: lane i -> b16 i  32
 //                          (the doc: "valid elements stored contiguously"; only a prefix mask
 //                          is modelled, where packing and placing agree)
@@ -101,6 +103,9 @@ template <StoreDist dist> constexpr uint32_t store_dist_code() {
     switch (dist) {
         case StoreDist::DIST_FIRST_ELEMENT_B32: return 17;
         case StoreDist::DIST_PACK_B32: return 18;
+        case StoreDist::DIST_FIRST_ELEMENT_B16: return 19;
+        case StoreDist::DIST_FIRST_ELEMENT_B8: return 20;
+        case StoreDist::DIST_PACK4_B32: return 21;
         default: return 16;  // DIST_NORM(_Bn)
     }
 }
@@ -157,8 +162,11 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
     constexpr bool norm = dist == StoreDist::DIST_NORM || (dist == StoreDist::DIST_NORM_B8 && sizeof(T) == 1) ||
                           (dist == StoreDist::DIST_NORM_B16 && sizeof(T) == 2) ||
                           (dist == StoreDist::DIST_NORM_B32 && sizeof(T) == 4);
-    static_assert(norm || dist == StoreDist::DIST_FIRST_ELEMENT_B32 || dist == StoreDist::DIST_PACK_B32,
-                  "StoreAlign: the emulator models DIST_NORM(_Bn), DIST_FIRST_ELEMENT_B32 and DIST_PACK_B32");
+    constexpr bool first = dist == StoreDist::DIST_FIRST_ELEMENT_B8 || dist == StoreDist::DIST_FIRST_ELEMENT_B16 ||
+                           dist == StoreDist::DIST_FIRST_ELEMENT_B32;
+    static_assert(norm || first || dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK4_B32,
+                  "StoreAlign: the emulator models DIST_NORM(_Bn), DIST_FIRST_ELEMENT_B8/B16/B32, DIST_PACK_B32 and "
+                  "DIST_PACK4_B32");
     check_reg(src, "StoreAlign", loc);
     check_reg(mask, "StoreAlign", loc);
     dslc::trace_dtype(dslc::DTypeOf<E>::value);
@@ -184,12 +192,31 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
             check_store(src, i, id, a + i * sizeof(T), loc);
             write(a + i * static_cast<uint32_t>(sizeof(T)), src.bytes + i * sizeof(T), sizeof(T));
         }
-    } else if constexpr (dist == StoreDist::DIST_FIRST_ELEMENT_B32) {
-        static_assert(sizeof(T) == 4, "StoreAlign<DIST_FIRST_ELEMENT_B32>: the element must be 32 bits wide");
-        uint32_t a = ub_addr_of(dstp, 4, 4, "StoreAlign", "DIST_FIRST_ELEMENT_B32", loc);
+    } else if constexpr (first) {
+        constexpr uint32_t w = dist == StoreDist::DIST_FIRST_ELEMENT_B8 ? 1 : (dist == StoreDist::DIST_FIRST_ELEMENT_B16 ? 2 : 4);
+        static_assert(sizeof(T) == w, "StoreAlign<DIST_FIRST_ELEMENT_Bn>: the element must be n bits wide");
+        const char* name = w == 1 ? "DIST_FIRST_ELEMENT_B8" : (w == 2 ? "DIST_FIRST_ELEMENT_B16" : "DIST_FIRST_ELEMENT_B32");
+        uint32_t a = ub_addr_of(dstp, w, w, "StoreAlign", name, loc);
         dslc::trace_operand(id, a, true);
         check_store(src, 0, id, a, loc);
-        write(a, src.bytes, 4);
+        write(a, src.bytes, w);
+    } else if constexpr (dist == StoreDist::DIST_PACK4_B32) {
+        static_assert(sizeof(T) == 1, "StoreAlign<DIST_PACK4_B32>: the element must be 8 bits wide (the low bytes "
+                                      "of b32 lanes, e.g. after a 16 -> 8 bit Cast of unpacked data)");
+        uint32_t n = 0;
+        while (n < VL / 4 && mask.on(4 * n, 1) && !mask.unknown(4 * n, 1)) n++;
+        for (uint32_t i = n; i < VL / 4; i++)
+            if (mask.on(4 * i, 1) || mask.unknown(4 * i, 1))
+                dslc::fault(dslc::F_UNSUPPORTED, loc,
+                            "Reg::StoreAlign<DIST_PACK4_B32>: the mask is not a prefix of b32 lanes (lane %u active "
+                            "after inactive lane %u); only prefix masks are modelled",
+                            i, n);
+        uint32_t a = ub_addr_of(dstp, n, 32, "StoreAlign", "DIST_PACK4_B32", loc);
+        dslc::trace_operand(id, a, true);
+        for (uint32_t i = 0; i < n; i++) {
+            check_store(src, 4 * i, id, a + i, loc);
+            write(a + i, src.bytes + 4 * i, 1);
+        }
     } else {
         static_assert(sizeof(T) == 2, "StoreAlign<DIST_PACK_B32>: the element must be 16 bits wide (the low halves "
                                       "of b32 lanes, e.g. after a 32 -> 16 bit Cast)");
