@@ -369,7 +369,7 @@ def random_call(args, default_shape: str):
     from .loader import load_operators, pick_operator
 
     op = pick_operator(load_operators(args.file), args.op, args.file)
-    refuse_matmul(op)  # before any input is drawn or line printed
+    refuse_matmul(op, getattr(args, "target", None) or "ascend910b")  # before any input is drawn
     attrs = dict(args.attr or [])
     dtype = dtype_from_name(args.dtype) if args.dtype is not None else op.dtypes[0]
     if dtype not in op.dtypes:

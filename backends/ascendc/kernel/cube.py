@@ -1,0 +1,583 @@
+"""The matmul schedule's kernel (910B): one ``__mix__(1, 2)`` kernel, a cube part and its epilogue.
+
+The function comes from split-cube-vector and the row passes: ``cube`` (the cube tiling) and a
+row function over the tile's rows (the epilogue). Per AI Core (block) the AIC walks its output
+tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
+
+* AIC: per K step of ``kL1 = stepK * baseK``: GM -> L1 (``Nd2NzParams``, ND -> NZ) into one of
+  two L1 slots (``MTE1_MTE2`` pre-issued per slot); per ``baseK`` slice L1 -> L0A/L0B
+  (``LoadData2DParams``: A NZ -> ZZ a fractal row at a time; B [K, N] NZ -> ZN transposing each
+  fractal, or w [N, K] whose NZ already is B's ZN in one copy) into one of two L0 slots
+  (``M_MTE1`` pre-issued), ``Mmad`` accumulating in one of two L0C slots (``FIX_M`` pre-issued);
+  then ``Fixpipe`` f32/i32 L0C -> the block's workspace slot (count % 2) and
+  ``CrossCoreSetFlag<2, PIPE_FIX>`` to the AIVs; before the Fixpipe of its third tile on it waits
+  the AIVs' release of that workspace slot (``CrossCoreWaitFlag``); drained after the loop.
+* AIV: per tile, ``CrossCoreWaitFlag``, then its half of the tile's rows (``halfM = ceil(curM /
+  2)``; AIV1 may get none and still answers) in chunks of ``CHUNK_ROWS`` rows read from the
+  workspace slot; the epilogue's vector ops through the vector-code layer (MemBase); the columns
+  ([N] inputs) are the tile's slice, reloaded per tile; ``CrossCoreSetFlag<2, PIPE_MTE3>`` after
+  its last copy out (issued on MTE3: it fires when the stores, and the reads they follow, are done).
+
+The intra-core flags of the epilogue are the ones insert-sync placed in the row function; the
+column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and drained).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dsl.dtypes import DType, f32, i32
+from dsl.errors import CompileError, UnsupportedError
+from dsl.ir import Func, ScalarType, TensorType
+
+from ..writer import CodeWriter
+from .api import ctype, typed_literal
+from .merge import Stmt
+from .naming import camel, gm_param
+from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
+from .vector.base import where
+
+AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
+AIV_TO_AIC = 5
+WS_SLOTS = 2  # workspace tiles per AI Core: the AIC writes one while the AIVs read the other
+ROW, COL = "row", "col"
+VIEW_SUFFIX = {
+    "T": "T",
+    "float": "F32",
+    "half": "F16",
+    "bfloat16_t": "Bf16",
+    "int32_t": "I32",
+    "int8_t": "I8",
+    "uint8_t": "U8",
+}
+
+
+@dataclass
+class Epilogue:
+    """The AIV side of one dtype's function, as C++ text (``T`` for the op's element type)."""
+
+    buffers: dict  # bN -> {bytes, slots, kind}
+    pre: list[str] = field(default_factory=list)  # before the tile loop: pre-issued flags
+    cols: list[str] = field(default_factory=list)  # per tile: the column loads (+ column math)
+    body: list[str] = field(default_factory=list)  # per chunk of rows
+    post: list[str] = field(default_factory=list)  # after the tile loop: drains
+    inputs: dict = field(default_factory=dict)  # GM inputs the epilogue reads: name -> (ctype, kind)
+    outputs: dict = field(default_factory=dict)  # name -> ctype
+    views: dict = field(default_factory=dict)  # (buf, ctype) -> local view name
+    col_views: set = field(default_factory=set)
+    count_align: int = 1
+    positions: dict = field(default_factory=dict)  # bN -> VECIN (copied in) / VECOUT (copied out)
+
+
+class _Ctx:
+    """What MemBase asks the schedule back: scalars as literals (the epilogue takes constants)."""
+
+    chunked = False
+    twinned = False
+
+    def __init__(self, T: DType):
+        self.T = T
+        self.needs = Needs()
+
+    def typed_for(self, expr: str, dt: DType, view: str) -> str:
+        return expr
+
+    def scalar_for(self, v, dt: DType, view: str) -> str:
+        owner = v.owner
+        if owner is not None and owner.opname == "const":
+            return typed_literal(owner.attrs["value"], dt)
+        raise UnsupportedError(
+            f"the matmul epilogue takes constants as scalars; '{v.name}' (a Scalar input or attribute) "
+            "is not supported there yet",
+            owner.loc if owner is not None else None,
+        )
+
+
+class EpilogueRenderer:
+    def __init__(self, func: Func, T: DType, target):
+        self.func, self.T = func, T
+        self.vc = MemBase(target)
+        self.ctx = _Ctx(T)
+        self.acc = func.attributes["cube"]["acc"]
+        self.kinds: dict[int, str] = {}
+        rows = func.attributes["rows"]
+        self.e = Epilogue(dict(func.attributes["buffers"]), count_align=rows["count_align"])
+        if rows.get("scratch"):
+            raise UnsupportedError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
+
+    def ct(self, dt: DType) -> str:
+        return "T" if dt == self.T else ctype(dt)
+
+    def kind(self, v) -> str | None:
+        if isinstance(v.type, ScalarType):
+            return "scalar"
+        dims = v.type.shape.dims
+        return COL if len(dims) == 1 else ROW
+
+    def view(self, v) -> str:
+        op = v.owner
+        buf = op.attrs.get("buf")
+        if buf is None:
+            raise CompileError(f"value %{v.name} has no UB buffer", op.loc)
+        ct = self.ct(v.type.dtype)
+        key = (buf, ct)
+        if key not in self.e.views:
+            self.e.views[key] = f"{buf}{VIEW_SUFFIX.get(ct, 'U')}"
+        name = self.e.views[key]
+        if self.e.buffers[buf]["kind"] == "col":
+            self.e.col_views.add(key)
+        return name
+
+    def operand(self, v, per_row: bool) -> Operand:
+        if isinstance(v.type, ScalarType):
+            return Operand("", v.type.dtype, Form.SCALAR, value=v)
+        k = self.kind(v)
+        form = Form.COLUMN if k == COL else Form.ROW if per_row else Form.TILE
+        return Operand(self.view(v), v.type.dtype, form, self.ct(v.type.dtype), v.owner.attrs.get("buf"))
+
+    def vec(self, op, in_cols: bool) -> list[str]:
+        kinds = [self.kind(a) for a in op.operands]
+        rk = self.kind(op.result)
+        per_row = rk == ROW and COL in kinds
+        if in_cols or rk == COL:
+            extent = Extent("curN", "curN", family="rows")
+        elif per_row:
+            extent = Extent("curN", "curN", rows="rows", pitch="PITCH", family="rows")
+        else:
+            extent = Extent("n", "nAligned", family="rows")
+        form = Form.COLUMN if rk == COL else Form.ROW if per_row else Form.TILE
+        dst = Operand(self.view(op.result), op.result.type.dtype, form, self.ct(op.result.type.dtype))
+        vop = VecOp(op, dst, [self.operand(a, per_row) for a in op.operands], extent)
+        st = self.vc.op(vop, self.ctx)
+        if self.ctx.needs != Needs():
+            raise UnsupportedError(
+                f"'{op.opname}' needs a row-kernel helper, which the matmul epilogue does not have yet",
+                op.loc,
+            )
+        return [self.note(st)]
+
+    @staticmethod
+    def note(st: Stmt) -> str:
+        tail = [x for x in (st.note, st.dsl) if x]
+        return st.code + (f"  // {'; '.join(tail)}" if tail else "")
+
+    @staticmethod
+    def sync(op) -> str:
+        ev, i = op.attrs["event"], op.attrs["id"]
+        idx = "slot" if i == "slot" else str(i)
+        fn = "SetFlag" if op.opname == "sync.set" else "WaitFlag"
+        return f"{fn}<HardEvent::{ev}>({idx});"
+
+    def gm_read(self, op) -> str:
+        src = op.operands[0]
+        ct = self.ct(src.type.dtype)
+        view = self.view(op.result)
+        self.e.positions[op.attrs["buf"]] = "VECIN"
+        k = self.kind(op.result)
+        pad = f"DataCopyPadExtParams<{ct}>{{false, 0, 0, 0}}"
+        if k == COL:
+            self.e.inputs[src.name] = (ct, COL)
+            return (
+                f"DataCopyPad({view}, {camel(src.name)}Gm_[nOff], "
+                f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {where(op)}"
+            )
+        gap = f"RowGap<{ct}>(curN)"
+        if src.name == self.acc:
+            return (
+                f"DataCopyPad({view}, wsGm_[wsAt + (row0 + r0) * curN], "
+                f"DataCopyExtParams{{uint16_t(rows), curN * uint32_t(sizeof({ct})), 0, {gap}, 0}}, {pad});"
+                f"  // the tile's rows from the workspace; {where(op)}"
+            )
+        self.e.inputs[src.name] = (ct, ROW)
+        return (
+            f"DataCopyPad({view}, {camel(src.name)}Gm_[gmAt], DataCopyExtParams{{uint16_t(rows), "
+            f"curN * uint32_t(sizeof({ct})), (n_ - curN) * uint32_t(sizeof({ct})), {gap}, 0}}, {pad});"
+            f"  // {where(op)}"
+        )
+
+    def gm_write(self, op) -> str:
+        v = op.operands[0]
+        ct = self.ct(v.type.dtype)
+        name = op.attrs["output"]
+        self.e.outputs[name] = ct
+        self.e.positions.setdefault(v.owner.attrs["buf"], "VECOUT")
+        return (
+            f"DataCopyPad({camel(name)}Gm_[gmAt], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
+            f"curN * uint32_t(sizeof({ct})), RowGap<{ct}>(curN), (n_ - curN) * uint32_t(sizeof({ct})), 0}});"
+            f"  // {where(op)}"
+        )
+
+    def render(self) -> Epilogue:
+        func, e = self.func, self.e
+        loop = func.loop()
+        if loop is None:
+            raise CompileError("the matmul epilogue has no tile loop", func.loc)
+        if loop.attrs.get("vector_path", "membase") != "membase":
+            raise UnsupportedError("the matmul epilogue is MemBase only (910B)", func.loc)
+        at = func.body.index(loop)
+        for op in func.body[:at]:
+            if op.opname == "const":
+                continue
+            if op.opname.startswith("sync."):
+                e.pre.append(self.sync(op))
+            elif op.opname == "dma.load":
+                e.cols.append(self.gm_read(op))
+            elif isinstance(op.result.type, TensorType):
+                e.cols += self.vec(op, True)
+            else:
+                raise UnsupportedError(
+                    f"'{op.opname}' on scalars is not supported in a matmul epilogue yet", op.loc
+                )
+        for op in loop.region:
+            if op.opname.startswith("sync."):
+                if op.opname == "sync.barrier":
+                    e.body += [self.note(s) for s in self.vc.barrier(where(op))]
+                else:
+                    e.body.append(self.sync(op))
+            elif op.opname == "dma.load":
+                if self.kind(op.result) != ROW:
+                    raise UnsupportedError(
+                        f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N] nor [N]: "
+                        "per-row inputs of a matmul epilogue are not supported yet",
+                        op.loc,
+                    )
+                e.body.append(self.gm_read(op))
+            elif op.opname == "dma.store":
+                if self.kind(op.operands[0]) != ROW:
+                    raise UnsupportedError("a matmul epilogue stores [M, N] outputs only", op.loc)
+                e.body.append(self.gm_write(op))
+            elif op.opname in ("reduce", "vec.brc", "vec.brcb", "vec.fold", "welford.var"):
+                raise UnsupportedError(
+                    f"'{op.opname}' (a reduction along N or a per-row value) is not supported in a matmul "
+                    "epilogue yet",
+                    op.loc,
+                )
+            else:
+                e.body += self.vec(op, False)
+        for op in func.body[at + 1 :]:
+            if op.opname.startswith("sync."):
+                e.post.append(self.sync(op))
+        return e
+
+
+def used_ids(func: Func, event: str) -> set[int]:
+    ids = set()
+    for op in func.walk():
+        if op.opname in ("sync.set", "sync.wait") and op.attrs["event"] == event:
+            i = op.attrs["id"]
+            ids |= {0, 1} if i == "slot" else {int(i)}
+    return ids
+
+
+def cube_kernel(
+    plan, funcs: dict, target, header: str, inputs: list[str], outputs: list[str], td: str
+) -> str:
+    """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
+    the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order."""
+    first = funcs[plan.dtypes[0]]
+    cube = first.attributes["cube"]
+    eps = {}
+    for dt, f in funcs.items():
+        eps[dt] = EpilogueRenderer(f, dt, target).render()
+    e = eps[plan.dtypes[0]]
+    for dt, other in eps.items():
+        if (other.pre, other.cols, other.body, other.post, other.buffers) != (
+            e.pre,
+            e.cols,
+            e.body,
+            e.post,
+            e.buffers,
+        ):
+            raise UnsupportedError(
+                f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
+                first.loc,
+            )
+    rows = first.attributes["rows"]
+    align = rows["align"]
+    pitch = -(-cube["base_n"] // align) * align
+    col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
+    row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
+    if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
+        raise UnsupportedError("per-row buffers in a matmul epilogue are not supported yet", first.loc)
+    half_m = (cube["base_m"] + 1) // 2
+    chunk = min(half_m, (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1))
+    if chunk < 1:
+        raise CompileError(
+            f"the matmul epilogue needs {col_bytes + row_bytes} bytes of UB for one row of {cube['base_n']} "
+            f"columns; the target has {target.ub_usable_bytes}",
+            first.loc,
+        )
+    col_ids = sorted({0, 1, 2, 3, 4, 5} - used_ids(first, "V_MTE2") - used_ids(first, "MTE2_V"))
+    if e.cols and not col_ids:
+        raise CompileError("no event id left for the epilogue's column reload", first.loc)
+    cid = col_ids[0] if col_ids else 0
+    T = ctype(plan.dtypes[0])  # the entry passes DTYPE_<A>
+    acc_ct = "int32_t" if cube["operand"] == "i8" else "float"
+    a, b, bt = cube["a"], cube["b"], cube["transpose_b"]
+    cls = f"Kernel{plan.op_type}"
+    w = CodeWriter()
+    for line in header.splitlines():
+        w.line(comment=line)
+    w.line(comment="")
+    for line in (__doc__ or "").split("\n\n")[0].splitlines():
+        w.line(comment=line.strip())
+    w.line('#include "kernel_operator.h"')
+    w.line("using namespace AscendC;")
+    w.line()
+    w.line(f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace")
+    w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
+    w.line("constexpr uint32_t CUBE = 16;", "fractal edge")
+    w.line(f"constexpr uint32_t BASE_M = {cube['base_m']};", "split-cube-vector: L0C tile (2 slots)")
+    w.line(f"constexpr uint32_t BASE_N = {cube['base_n']};")
+    w.line(f"constexpr uint32_t BASE_K = {cube['base_k']};", "L0A/L0B slice (2 slots each)")
+    w.line(f"constexpr uint32_t STEP_K = {cube['step_k']};", "base_k slices per L1 load (2 slots)")
+    w.line(f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)")
+    w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
+    for buf, info in sorted(e.buffers.items()):
+        n = "PITCH" if info["kind"] == "col" else "CHUNK_ROWS * PITCH"
+        w.line(
+            f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
+        )
+    w.line()
+    w.line("__aicore__ inline uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }")
+    w.line("__aicore__ inline uint32_t Ceil16(uint32_t x) { return (x + CUBE - 1) / CUBE * CUBE; }")
+    w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
+    w.line("template <typename U>")
+    with w.block("__aicore__ inline uint32_t RowGap(uint32_t n)"):
+        w.line("return (PITCH * sizeof(U) - (n * sizeof(U) + 31) / 32 * 32) / 32;")
+    w.line()
+    args = [f"GM_ADDR {gm_param(n)}" for n in inputs + outputs]
+    w.line("template <typename T>")
+    with w.block(f"class {cls}", "};"):
+        w.level -= 1
+        w.line("public:")
+        w.level += 1
+        with w.block(
+            f"__aicore__ inline void Init({', '.join(args)}, GM_ADDR workspace, const {td}& tiling)"
+        ):
+            w.line("m_ = tiling.m, n_ = tiling.n, k_ = tiling.k;")
+            w.line("baseM_ = tiling.baseM, baseN_ = tiling.baseN, tilesN_ = tiling.tilesN;")
+            w.line("tiles_ = tiling.tilesM * tiling.tilesN;")
+            w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ T*){gm_param(a)}, uint64_t(m_) * k_);")
+            w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ T*){gm_param(b)}, uint64_t(k_) * n_);")
+            for name, (ct, kind) in e.inputs.items():
+                size = "n_" if kind == COL else "uint64_t(m_) * n_"
+                w.line(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, {size});")
+            for name, ct in e.outputs.items():
+                w.line(
+                    f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, uint64_t(m_) * n_);"
+                )
+            w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
+            w.line(
+                f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
+                f"uint64_t(block_) * {WS_SLOTS} * BASE_M * BASE_N, {WS_SLOTS} * BASE_M * BASE_N);",
+                f"{WS_SLOTS} f32 tiles per AI Core",
+            )
+        w.line()
+        w.line(comment="Output tile t: row block t / tilesN; serpentine: odd row blocks walk N backwards.")
+        with w.block(
+            "__aicore__ inline void TileAt(uint32_t t, uint32_t& mOff, uint32_t& nOff, uint32_t& curM, "
+            "uint32_t& curN) const"
+        ):
+            w.line("const uint32_t mb = t / tilesN_;")
+            w.line("uint32_t nb = t % tilesN_;")
+            w.line("if (mb % 2 == 1) nb = tilesN_ - 1 - nb;")
+            w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
+            w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
+        w.line()
+        _aic(w, cube, T, acc_ct, a, b, bt, td)
+        w.line()
+        _aiv(w, e, acc_ct, cid)
+        w.level -= 1
+        w.line("private:")
+        w.level += 1
+        w.line("TPipe pipe_;")
+        for buf in sorted(e.buffers):
+            w.line(f"TBuf<TPosition::{e.positions.get(buf, 'VECCALC')}> {buf}_;")
+        w.line(f"GlobalTensor<T> {camel(a)}Gm_, {camel(b)}Gm_;")
+        for name, (ct, _) in e.inputs.items():
+            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
+        for name, ct in e.outputs.items():
+            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
+        w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
+        w.line(
+            "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
+        )
+    w.line()
+    names = ", ".join(gm_param(n) for n in inputs + outputs)
+    with w.block(
+        f'extern "C" __global__ __mix__(1, 2) void {plan.op_name}({", ".join(args)}, GM_ADDR workspace, GM_ADDR tiling)'
+    ):
+        w.line("GET_TILING_DATA(tilingData, tiling);")
+        w.line(f"{cls}<DTYPE_{a.upper()}> op;")
+        w.line(f"op.Init({names}, workspace, tilingData);")
+        with w.block("if ASCEND_IS_AIC"):
+            w.line("op.ProcessAic();")
+        with w.block("if ASCEND_IS_AIV"):
+            w.line("op.ProcessAiv();")
+    return w.text()
+
+
+def _aic(w: CodeWriter, cube: dict, T: str, acc: str, a: str, b: str, bt: bool, td: str) -> None:
+    A, B = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
+    with w.block("__aicore__ inline void ProcessAic()"):
+        w.line("LocalMemAllocator<Hardware::L1> l1;")
+        w.line("LocalMemAllocator<Hardware::L0A> l0a;")
+        w.line("LocalMemAllocator<Hardware::L0B> l0b;")
+        w.line("LocalMemAllocator<Hardware::L0C> l0c;")
+        w.line("LocalTensor<T> aL1[2], bL1[2], aL0[2], bL0[2];")
+        w.line(f"LocalTensor<{acc}> cL0[2];")
+        with w.block("for (int s = 0; s < 2; s++)"):
+            w.line("aL1[s] = l1.Alloc<T>(BASE_M * STEP_K * BASE_K);")
+            w.line("bL1[s] = l1.Alloc<T>(STEP_K * BASE_K * BASE_N);")
+        with w.block("for (int s = 0; s < 2; s++)"):
+            w.line("aL0[s] = l0a.Alloc<T>(BASE_M * BASE_K);")
+            w.line("bL0[s] = l0b.Alloc<T>(BASE_K * BASE_N);")
+            w.line(f"cL0[s] = l0c.Alloc<{acc}>(BASE_M * BASE_N);")
+        with w.block("for (int s = 0; s < 2; s++)", "}"):
+            w.line("SetFlag<HardEvent::MTE1_MTE2>(s);", "pre-issued: L1 slot s is free")
+            w.line("SetFlag<HardEvent::M_MTE1>(s);", "L0A/L0B slot s is free")
+            w.line("SetFlag<HardEvent::FIX_M>(s);", "L0C slot s is free")
+        w.line("const uint32_t kL1 = STEP_K * BASE_K;")
+        w.line("uint32_t l1Step = 0, l0Step = 0, count = 0;")
+        with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
+            w.line("uint32_t mOff, nOff, curM, curN;")
+            w.line("TileAt(t, mOff, nOff, curM, curN);")
+            w.line("const uint32_t mb = Ceil16(curM) / CUBE, nb = Ceil16(curN) / CUBE, c = count % 2;")
+            w.line("WaitFlag<HardEvent::FIX_M>(c);", "L0C slot c drained by its last Fixpipe")
+            with w.block("for (uint32_t k1 = 0; k1 < k_; k1 += kL1, l1Step++)"):
+                pad = "" if bt else ", kL1Pad = Ceil16(curKL1)"
+                w.line(f"const uint32_t curKL1 = Min(kL1, k_ - k1){pad}, s = l1Step % 2;")
+                w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
+                w.line(
+                    f"DataCopy(aL1[s], {A}[uint64_t(mOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curM), "
+                    "uint16_t(curKL1), 0, uint16_t(k_), uint16_t(Ceil16(curM)), 1, 0});",
+                    f"{a} [curM, curKL1] ND -> NZ",
+                )
+                if bt:
+                    w.line(
+                        f"DataCopy(bL1[s], {B}[uint64_t(nOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curN), "
+                        "uint16_t(curKL1), 0, uint16_t(k_), uint16_t(Ceil16(curN)), 1, 0});",
+                        f"{b} [curN, curKL1] ND -> NZ (B's ZN)",
+                    )
+                else:
+                    w.line(
+                        f"DataCopy(bL1[s], {B}[uint64_t(k1) * n_ + nOff], Nd2NzParams{{1, uint16_t(curKL1), "
+                        "uint16_t(curN), 0, uint16_t(n_), uint16_t(kL1Pad), 1, 0});",
+                        f"{b} [curKL1, curN] ND -> NZ",
+                    )
+                w.line("SetFlag<HardEvent::MTE2_MTE1>(s);")
+                w.line("WaitFlag<HardEvent::MTE2_MTE1>(s);")
+                with w.block("for (uint32_t k0 = 0; k0 < curKL1; k0 += BASE_K, l0Step++)"):
+                    w.line(
+                        "const uint32_t curK = Min(BASE_K, curKL1 - k0), kb = Ceil16(curK) / CUBE, "
+                        "kb0 = k0 / CUBE, p = l0Step % 2;"
+                    )
+                    w.line("WaitFlag<HardEvent::M_MTE1>(p);")
+                    w.line(
+                        "for (uint32_t i = 0; i < mb; i++) LoadData(aL0[p][i * kb * CUBE * CUBE], "
+                        "aL1[s][(kb0 * Ceil16(curM) + i * CUBE) * CUBE], LoadData2DParams{0, uint8_t(kb), "
+                        "uint16_t(mb), 0, 0, false, 0});",
+                        "NZ -> ZZ, a row of fractals at a time",
+                    )
+                    if bt:
+                        w.line(
+                            "LoadData(bL0[p], bL1[s][kb0 * Ceil16(curN) * CUBE], "
+                            "LoadData2DParams{0, uint8_t(kb * nb), 1, 0, 0, false, 0});",
+                            "w's NZ is B's ZN: one run of fractals",
+                        )
+                    else:
+                        w.line(
+                            "for (uint32_t i = 0; i < kb; i++) LoadData(bL0[p][i * nb * CUBE * CUBE], "
+                            "bL1[s][(kb0 + i) * CUBE * CUBE], LoadData2DParams{0, uint8_t(nb), "
+                            "uint16_t(kL1Pad / CUBE), 0, 0, true, 0});",
+                            "NZ -> ZN, each fractal transposed",
+                        )
+                    w.line("SetFlag<HardEvent::MTE1_M>(p);")
+                    w.line("WaitFlag<HardEvent::MTE1_M>(p);")
+                    w.line(
+                        "Mmad(cL0[c], aL0[p], bL0[p], MmadParams{uint16_t(curM), uint16_t(curN), uint16_t(curK), "
+                        "0, false, k1 + k0 == 0});",
+                        "the first slice starts C at 0",
+                    )
+                    w.line("SetFlag<HardEvent::M_MTE1>(p);")
+                w.line("SetFlag<HardEvent::MTE1_MTE2>(s);")
+            w.line("SetFlag<HardEvent::M_FIX>(c);")
+            w.line("WaitFlag<HardEvent::M_FIX>(c);")
+            w.line(
+                f"if (count >= {WS_SLOTS}) CrossCoreWaitFlag(AIV_TO_AIC);",
+                "the AIVs have read workspace slot c (two tiles ago)",
+            )
+            w.line(
+                "Fixpipe(wsGm_[c * BASE_M * BASE_N], cL0[c], FixpipeParamsV220{uint16_t(curN), uint16_t(curM), "
+                "uint16_t(Ceil16(curM)), curN, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
+                "f32 NZ -> ND rows of curN",
+            )
+            w.line("SetFlag<HardEvent::FIX_M>(c);")
+            w.line("CrossCoreSetFlag<2, PIPE_FIX>(AIC_TO_AIV);", "to both AIVs: tile in workspace slot c")
+        with w.block("for (int s = 0; s < 2; s++)"):
+            w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
+            w.line("WaitFlag<HardEvent::M_MTE1>(s);")
+            w.line("WaitFlag<HardEvent::FIX_M>(s);")
+        w.line(
+            f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++) CrossCoreWaitFlag(AIV_TO_AIC);",
+            "drain: the AIVs' answers to the last tiles",
+        )
+
+
+def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
+    with w.block("__aicore__ inline void ProcessAiv()"):
+        for buf, info in sorted(e.buffers.items()):
+            w.line(f"pipe_.InitBuffer({buf}_, {buf.upper()}_SLOT * {info['slots']});")
+        for (buf, ct), name in e.views.items():
+            if (buf, ct) in e.col_views:
+                w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>();")
+        for line in e.pre:
+            w.line(line)
+        if e.cols:
+            w.line(f"SetFlag<HardEvent::V_MTE2>({cid});", "pre-issued: the column buffers are free")
+        w.line("const uint32_t sub = GetSubBlockIdx();")
+        w.line("uint32_t step = 0, count = 0;")
+        with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
+            w.line("uint32_t mOff, nOff, curM, curN;")
+            w.line("TileAt(t, mOff, nOff, curM, curN);")
+            w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
+            w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
+            w.line("const uint32_t wsAt = (count % 2) * BASE_M * BASE_N;")
+            w.line("CrossCoreWaitFlag(AIC_TO_AIV);", "the tile is in workspace slot count % 2")
+            with w.block("if (myRows > 0)"):
+                if e.cols:
+                    w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the last tile's columns are read")
+                    for line in e.cols:
+                        if line.startswith("DataCopyPad"):
+                            w.line(line)
+                    w.line(f"SetFlag<HardEvent::MTE2_V>({cid});")
+                    w.line(f"WaitFlag<HardEvent::MTE2_V>({cid});")
+                    for line in e.cols:
+                        if not line.startswith("DataCopyPad"):
+                            w.line(line)
+                with w.block("for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step++)"):
+                    w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step % 2;")
+                    w.line("const uint32_t n = rows * PITCH;")
+                    if any("nAligned" in line for line in e.body):
+                        ca = e.count_align
+                        w.line(
+                            f"const uint32_t nAligned = (n + {ca - 1}) / {ca} * {ca};",
+                            "Compare/Select: whole repeats",
+                        )
+                    w.line("const uint64_t gmAt = uint64_t(mOff + row0 + r0) * n_ + nOff;")
+                    for (buf, ct), name in e.views.items():
+                        if (buf, ct) in e.col_views:
+                            continue
+                        slotted = e.buffers[buf]["slots"] > 1
+                        off = f"[slot * ({buf.upper()}_SLOT / sizeof({ct}))]" if slotted else ""
+                        w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>(){off};")
+                    for line in e.body:
+                        w.line(line)
+                if e.cols:
+                    w.line(f"SetFlag<HardEvent::V_MTE2>({cid});")
+            w.line("CrossCoreSetFlag<2, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: the slot is free")
+        for line in e.post:
+            w.line(line)
+        if e.cols:
+            w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});")
