@@ -24,6 +24,7 @@ column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and dra
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from dsl.dtypes import DType, f32, i32
@@ -558,7 +559,8 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
                             w.line(line)
                 with w.block("for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step++)"):
                     w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step % 2;")
-                    w.line("const uint32_t n = rows * PITCH;")
+                    if any(re.search(r"\bn\b|nAligned", line) for line in e.body):
+                        w.line("const uint32_t n = rows * PITCH;")
                     if any("nAligned" in line for line in e.body):
                         ca = e.count_align
                         w.line(
