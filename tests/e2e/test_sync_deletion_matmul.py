@@ -1,0 +1,56 @@
+"""Deleting any single SetFlag/WaitFlag or CrossCoreSetFlag/CrossCoreWaitFlag from the generated
+910B matmul kernel (linear_gelu: AIC pipes MTE2/MTE1/M/FIX, the AIVs' MTE2/V/MTE3 and the column
+reload, the AIC <-> AIV workspace hand-over) is reported by the emulator (issue 22)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+
+import dsl
+from dsl.precision import compare, func_matmul_bound, output_tolerances
+
+from test_matmul import _inputs, linear_gelu
+
+FLAG = re.compile(r"\b(SetFlag|WaitFlag|CrossCoreSetFlag|CrossCoreWaitFlag)<|\bCrossCore(Set|Wait)Flag\(")
+
+
+def _statement(lines: list[str], i: int) -> list[int]:
+    """Line i and, when it is the body of a one-line ``for``/``if`` head above it, that head."""
+    prev = lines[i - 1].strip()
+    if re.match(r"(for|if) \(.*\)$", prev):
+        return [i - 1, i]
+    return [i]
+
+
+def test_every_flag_of_linear_gelu_is_needed(tmp_path):
+    T = linear_gelu.dtypes[0]
+    # 2 x 3 tiles on one AI Core (serpentine, both workspace and L0C slots), K = 600: two L1 steps
+    # and five base_k slices (both L1 and L0 slots); rows 140: the last tile row has 12 rows.
+    arrays = _inputs(linear_gelu, 140, 600, 300, T, seed=1)
+    project = linear_gelu.compile(out_dir=tmp_path / "base")
+    kernel = project / "op_kernel" / "linear_gelu.cpp"
+    lines = kernel.read_text().splitlines()
+    ref = linear_gelu.reference(*arrays)
+    bound = func_matmul_bound(linear_gelu.func(T), dict(zip(linear_gelu.inputs, arrays)))
+    got = linear_gelu.simulate(*arrays, cores=1, project=project)
+    assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
+    flags = [i for i, line in enumerate(lines) if FLAG.search(line) and not line.strip().startswith("//")]
+    assert len(flags) >= 25, len(flags)
+    assert sum("CrossCore" in lines[i] for i in flags) == 5
+    missed = []
+    for i in flags:
+        drop = _statement(lines, i)
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        edited = [line for k, line in enumerate(lines) if k not in drop]
+        (case / "op_kernel" / "linear_gelu.cpp").write_text("\n".join(edited) + "\n")
+        try:
+            linear_gelu.simulate(*arrays, cores=1, project=case)
+            missed.append(lines[i].strip())
+        except dsl.SimulationError:
+            pass
+        shutil.rmtree(case)
+    assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
