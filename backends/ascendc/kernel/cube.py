@@ -325,6 +325,13 @@ def cube_kernel(
     w.line('#include "kernel_operator.h"')
     w.line("using namespace AscendC;")
     w.line()
+    w.line(
+        f"#ifndef DTYPE_{a.upper()}",
+        "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
+    )
+    w.line(f"#define DTYPE_{a.upper()} {T}")
+    w.line("#endif")
+    w.line()
     w.line(f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace")
     w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
     w.line("constexpr uint32_t CUBE = 16;", "fractal edge")
