@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dsl.errors import CompileError
 from dsl.ir import Module, TensorType
-from passes import PassManager, parse_pipeline
-from passes.pipelines import row_pipeline
+from passes import PassManager
+from passes.pipelines import matmul_pipeline
 
 from .host import host_source, runtime_attrs, tiling_header, w_escape
 from .kernel.cube import WS_SLOTS, cube_kernel
@@ -34,11 +34,10 @@ def find_matmul(func):
     return next((o for o in func.walk() if o.opname == "matmul"), None)
 
 
-def matmul_pipeline(tgt, vector: str) -> list:
-    """specialize and canonicalize, split-cube-vector with the target's cube memories, then the
-    row pipeline's passes after its specialize (the epilogue)."""
+def pipeline(tgt, vector: str) -> list:
+    """``passes.pipelines.matmul_pipeline`` with split-cube-vector given the target's cube memories."""
     opts = f"l1={tgt.l1_bytes},l0a={tgt.l0a_bytes},l0b={tgt.l0b_bytes},l0c={tgt.l0c_bytes}"
-    return parse_pipeline(f"specialize,canonicalize,split-cube-vector{{{opts}}}") + row_pipeline(vector)[1:]
+    return matmul_pipeline(f"split-cube-vector{{{opts}}}", vector)
 
 
 def refuse_target(op, tgt) -> None:
@@ -200,7 +199,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     modules, finals = {}, {}
     for dt in op.dtypes:
         module = Module([op.func(dt)])
-        PassManager(matmul_pipeline(tgt, vector), print_after_all=dump, after_each=check).run(module)
+        PassManager(pipeline(tgt, vector), print_after_all=dump, after_each=check).run(module)
         modules[dt] = module
         finals[dt] = module.funcs[0]
     plan: HostPlan = plan_args["plan"]
