@@ -62,10 +62,10 @@ def check_supported(op) -> None:
             mm.loc,
         )
     for p in func.params:
-        if not isinstance(p.value.type, TensorType) or p.optional:
+        if p.optional:
             raise CompileError(
-                f"input '{p.value.name}' of operator {op.name}: Scalar and optional inputs of a matmul "
-                "operator are not supported yet",
+                f"input '{p.value.name}' of operator {op.name}: optional inputs of a matmul operator are not "
+                "supported yet",
                 mm.loc,
             )
     if any(dt.name == "i8" for dt in (v.type.dtype for v in mm.operands)):
@@ -110,9 +110,16 @@ def tiling_func(plan, cube: dict, epi_inputs: dict) -> callable:
                 if name in (a, b):
                     continue
                 kind = epi_inputs.get(name, ("", "row"))[1]
+                if not isinstance(func0.params[i].value.type, TensorType):
+                    kind = "scalar"
                 w.line(f"const gert::StorageShape* in{i} = context->GetInputShape({i});")
                 w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, in{i});")
-                if kind == "col":
+                if kind == "scalar":
+                    w.line(
+                        f'OP_CHECK_IF(in{i}->GetStorageShape().GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input '
+                        f'{w_escape(name)} must have shape [1]"), return ge::GRAPH_FAILED);'
+                    )
+                elif kind == "col":
                     cond = f"in{i}->GetStorageShape().GetDimNum() != 1 || in{i}->GetStorageShape().GetDim(0) != n"
                     msg = f"input {w_escape(name)} must be [N] (N = %lld)"
                     w.line(

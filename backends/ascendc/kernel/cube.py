@@ -32,9 +32,11 @@ from dsl.errors import CompileError, UnsupportedError
 from dsl.ir import Func, ScalarType, TensorType
 
 from ..writer import CodeWriter
-from .api import ctype, typed_literal
+from .api import SCALAR_BINARY, ctype, typed_literal
 from .merge import Stmt
 from .naming import camel, gm_param
+from .template import load_scalar_helper, to_f32_helper
+from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
 from .vector.base import where
 
@@ -68,6 +70,9 @@ class Epilogue:
     col_views: set = field(default_factory=set)
     count_align: int = 1
     positions: dict = field(default_factory=dict)  # bN -> VECIN (copied in) / VECOUT (copied out)
+    scalars: list = field(default_factory=list)  # (member, ctype, expression, dsl line): Init computes them
+    scalar_inputs: dict = field(default_factory=dict)  # Scalar input -> ctype (LoadScalar)
+    widen: bool = False  # ToF32
 
 
 class _Ctx:
@@ -79,6 +84,7 @@ class _Ctx:
     def __init__(self, T: DType):
         self.T = T
         self.needs = Needs()
+        self.members: dict[int, str] = {}  # id(scalar value) -> member (Init computes it)
 
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         return expr
@@ -87,10 +93,10 @@ class _Ctx:
         owner = v.owner
         if owner is not None and owner.opname == "const":
             return typed_literal(owner.attrs["value"], dt)
-        raise UnsupportedError(
-            f"the matmul epilogue takes constants as scalars; '{v.name}' (a Scalar input or attribute) "
-            "is not supported there yet",
-            owner.loc if owner is not None else None,
+        if id(v) in self.members:
+            return self.members[id(v)]
+        raise CompileError(
+            f"scalar %{v.name} is not available in the matmul epilogue", owner.loc if owner else None
         )
 
 
@@ -208,6 +214,38 @@ class EpilogueRenderer:
             f"  // {where(op)}"
         )
 
+    def scalar(self, op) -> None:
+        """A scalar computed once per core (Init): a Scalar input's value, its f32 widening, an
+        attribute from the tiling data, or arithmetic on those."""
+        t, name = op.result.type, op.opname
+        members = self.ctx.members
+
+        def arg(v) -> str:
+            if v.owner is not None and v.owner.opname == "const":
+                return typed_literal(v.owner.attrs["value"], v.type.dtype)
+            return members[id(v)]
+
+        if name == "scalar.load":
+            p = op.operands[0]
+            self.e.scalar_inputs[p.name] = self.ct(p.type.dtype)
+            expr = f"LoadScalar<{self.ct(p.type.dtype)}>({gm_param(p.name)})"
+        elif name == "cast" and t.dtype == f32 and op.operands[0].type.dtype.name in ("f16", "bf16"):
+            expr = f"ToF32({arg(op.operands[0])})"
+            self.e.widen = True
+        elif name == "cast" and {t.dtype, op.operands[0].type.dtype} <= {f32, i32}:
+            expr = f"static_cast<{ctype(t.dtype)}>({arg(op.operands[0])})"
+        elif name == "attr":
+            expr = f"static_cast<{ctype(t.dtype)}>(tiling.{field_name(op.attrs['name'])})"
+        elif name in SCALAR_BINARY:
+            expr = f"{arg(op.operands[0])} {SCALAR_BINARY[name]} {arg(op.operands[1])}"
+        elif name == "neg":
+            expr = f"-{arg(op.operands[0])}"
+        else:
+            raise UnsupportedError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
+        member = f"s{camel(op.result.name)}_"
+        members[id(op.result)] = member
+        self.e.scalars.append((member, self.ct(t.dtype), expr, where(op)))
+
     def render(self) -> Epilogue:
         func, e = self.func, self.e
         loop = func.loop()
@@ -226,9 +264,7 @@ class EpilogueRenderer:
             elif isinstance(op.result.type, TensorType):
                 e.cols += self.vec(op, True)
             else:
-                raise UnsupportedError(
-                    f"'{op.opname}' on scalars is not supported in a matmul epilogue yet", op.loc
-                )
+                self.scalar(op)
         for op in loop.region:
             if op.opname.startswith("sync."):
                 if op.opname == "sync.barrier":
@@ -349,6 +385,10 @@ def cube_kernel(
     w.line()
     w.line("__aicore__ inline uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }")
     w.line("__aicore__ inline uint32_t Ceil16(uint32_t x) { return (x + CUBE - 1) / CUBE * CUBE; }")
+    if e.scalar_inputs:
+        load_scalar_helper(w)
+    if e.widen:
+        to_f32_helper(w, plan.cann)
     w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
     w.line("template <typename U>")
     with w.block("__aicore__ inline uint32_t RowGap(uint32_t n)"):
@@ -375,6 +415,8 @@ def cube_kernel(
                 w.line(
                     f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, uint64_t(m_) * n_);"
                 )
+            for member, ct, expr, loc in e.scalars:
+                w.line(f"{member} = {expr};", loc)
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
             w.line(
                 f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
@@ -408,6 +450,8 @@ def cube_kernel(
         for name, ct in e.outputs.items():
             w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
         w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
+        for member, ct, _, _ in e.scalars:
+            w.line(f"{ct} {member};")
         w.line(
             "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
         )
