@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from dsl.dtypes import DType, f32, i32
-from dsl.errors import CompileError, UnsupportedError
+from dsl.errors import CompileError
 from dsl.ir import Func, ScalarType, TensorType
 
 from ..writer import CodeWriter
@@ -109,8 +109,6 @@ class EpilogueRenderer:
         self.kinds: dict[int, str] = {}
         rows = func.attributes["rows"]
         self.e = Epilogue(dict(func.attributes["buffers"]), count_align=rows["count_align"])
-        if rows.get("scratch"):
-            raise UnsupportedError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
 
     def ct(self, dt: DType) -> str:
         return "T" if dt == self.T else ctype(dt)
@@ -157,7 +155,7 @@ class EpilogueRenderer:
         vop = VecOp(op, dst, [self.operand(a, per_row) for a in op.operands], extent)
         st = self.vc.op(vop, self.ctx)
         if self.ctx.needs != Needs():
-            raise UnsupportedError(
+            raise CompileError(
                 f"'{op.opname}' needs a row-kernel helper, which the matmul epilogue does not have yet",
                 op.loc,
             )
@@ -241,7 +239,7 @@ class EpilogueRenderer:
         elif name == "neg":
             expr = f"-{arg(op.operands[0])}"
         else:
-            raise UnsupportedError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
+            raise CompileError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
         member = f"s{camel(op.result.name)}_"
         members[id(op.result)] = member
         self.e.scalars.append((member, self.ct(t.dtype), expr, where(op)))
@@ -252,7 +250,7 @@ class EpilogueRenderer:
         if loop is None:
             raise CompileError("the matmul epilogue has no tile loop", func.loc)
         if loop.attrs.get("vector_path", "membase") != "membase":
-            raise UnsupportedError("the matmul epilogue is MemBase only (910B)", func.loc)
+            raise CompileError("the matmul epilogue is MemBase only (910B)", func.loc)
         at = func.body.index(loop)
         for op in func.body[:at]:
             if op.opname == "const":
@@ -273,7 +271,7 @@ class EpilogueRenderer:
                     e.body.append(self.sync(op))
             elif op.opname == "dma.load":
                 if self.kind(op.result) != ROW:
-                    raise UnsupportedError(
+                    raise CompileError(
                         f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N] nor [N]: "
                         "per-row inputs of a matmul epilogue are not supported yet",
                         op.loc,
@@ -281,12 +279,12 @@ class EpilogueRenderer:
                 e.body.append(self.gm_read(op))
             elif op.opname == "dma.store":
                 if self.kind(op.operands[0]) != ROW:
-                    raise UnsupportedError("a matmul epilogue stores [M, N] outputs only", op.loc)
+                    raise CompileError("a matmul epilogue stores [M, N] outputs only", op.loc)
                 e.body.append(self.gm_write(op))
             elif op.opname in ("reduce", "vec.brc", "vec.brcb", "vec.fold", "welford.var"):
-                raise UnsupportedError(
-                    f"'{op.opname}' (a reduction along N or a per-row value) is not supported in a matmul "
-                    "epilogue yet",
+                raise CompileError(
+                    f"'{op.opname}': reductions along N and per-row ([M, 1]) values are not supported in a "
+                    "matmul epilogue yet",
                     op.loc,
                 )
             else:
@@ -294,6 +292,8 @@ class EpilogueRenderer:
         for op in func.body[at + 1 :]:
             if op.opname.startswith("sync."):
                 e.post.append(self.sync(op))
+        if func.attributes["rows"].get("scratch"):
+            raise CompileError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
         return e
 
 
@@ -325,7 +325,7 @@ def cube_kernel(
             e.post,
             e.buffers,
         ):
-            raise UnsupportedError(
+            raise CompileError(
                 f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
                 first.loc,
             )
@@ -335,7 +335,7 @@ def cube_kernel(
     col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
     row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
     if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
-        raise UnsupportedError("per-row buffers in a matmul epilogue are not supported yet", first.loc)
+        raise CompileError("per-row buffers in a matmul epilogue are not supported yet", first.loc)
     half_m = (cube["base_m"] + 1) // 2
     chunk = min(half_m, (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1))
     if chunk < 1:
