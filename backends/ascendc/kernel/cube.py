@@ -283,8 +283,8 @@ class EpilogueRenderer:
                 e.body.append(self.gm_write(op))
             elif op.opname in ("reduce", "vec.brc", "vec.brcb", "vec.fold", "welford.var"):
                 raise CompileError(
-                    f"'{op.opname}': reductions along N and per-row ([M, 1]) values are not supported in a "
-                    "matmul epilogue yet",
+                    "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported "
+                    "in a matmul epilogue yet",
                     op.loc,
                 )
             else:
