@@ -58,7 +58,8 @@ def cube_tiling(operand_bytes: int, l1: int, l0a: int, l0b: int, l0c: int) -> di
         raise CompileError(f"L0C of {l0c} bytes holds no {SLOTS} x {base_m} x 16 f32 tiles")
     k_a = l0a // (SLOTS * base_m * operand_bytes)
     k_b = l0b // (SLOTS * base_n * operand_bytes)
-    base_k = min(MAX_BASE_K, k_a, k_b) // FRACTAL * FRACTAL
+    c0 = max(FRACTAL, 32 // operand_bytes)  # K per fractal row: 32 bytes (16 f16/bf16, 32 i8)
+    base_k = min(MAX_BASE_K, k_a, k_b) // c0 * c0
     if base_k < FRACTAL:
         raise CompileError(f"L0A/L0B of {l0a}/{l0b} bytes hold no double-buffered 16-deep slice")
     step_k = MAX_STEP_K

@@ -281,7 +281,12 @@ def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, warn_builtin) -> C
     sink = dumps.append if (dump or dump_dir) else None
     checks = {}
     modules, kernel, host, tiling = lower_matmul(
-        op, tgt, {"plan": plan, "header": header}, select_vector_path_spelling(tgt, "membase"), sink, None
+        op,
+        tgt,
+        {"plan": plan, "header": header, "carrier": t_carrier(plan)},
+        select_vector_path_spelling(tgt, "membase"),
+        sink,
+        None,
     )
     plan.variants = [Variant(0, m.funcs[0], dt, {}) for dt, m in modules.items()]  # one kernel path per dtype
     if dump is not None:

@@ -68,8 +68,12 @@ def check_supported(op) -> None:
                 "supported yet",
                 mm.loc,
             )
-    if any(dt.name == "i8" for dt in (v.type.dtype for v in mm.operands)):
-        raise CompileError("matmul of i8 operands is not implemented yet in the backend", mm.loc)
+    if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b"):
+        raise CompileError(
+            "matmul of i8 operands with b as [K, N] is not implemented yet in the backend: its L1 -> L0B load "
+            "transposes int8 fractals, which the emulator does not model; write x @ w.T with w as [N, K]",
+            mm.loc,
+        )
 
 
 def tiling_func(plan, cube: dict, epi_inputs: dict) -> callable:
@@ -216,7 +220,16 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     from .kernel.cube import EpilogueRenderer
 
     epi = EpilogueRenderer(finals[op.dtypes[0]], op.dtypes[0], tgt).render()
-    kernel = cube_kernel(plan, finals, tgt, plan_args["header"], inputs, outputs, f"{plan.op_type}TilingData")
+    kernel = cube_kernel(
+        plan,
+        finals,
+        tgt,
+        plan_args["header"],
+        inputs,
+        outputs,
+        f"{plan.op_type}TilingData",
+        plan_args["carrier"],
+    )
     host = host_source(
         plan,
         plan_args["header"],

@@ -101,3 +101,22 @@ def test_long_matrix():
     ref = linear_gelu.reference(*arrays)
     bound = func_matmul_bound(linear_gelu.func(T), dict(zip(linear_gelu.inputs, arrays)))
     assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
+
+
+quant_linear = load("quant_linear")
+
+
+@pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
+@pytest.mark.parametrize("dt", ["bf16", "f16"])
+def test_quant_linear_is_bit_exact(m, k, n, cores, dt):
+    # i8 x i8 -> i32 (exact), then one f32 multiply and one rounding: bit-exact against reference
+    T = next(d for d in quant_linear.dtypes if d.name == dt)
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    w = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    scale = rng.uniform(1e-3, 1e-2, n).astype(np.float32)
+    got = quant_linear.simulate(x, w, scale, dtype=T, cores=cores)
+    ref = quant_linear.reference(x, w, scale, dtype=T)
+    np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
+    exact = (x.astype(np.int64) @ w.astype(np.int64).T).astype(np.float32) * scale
+    np.testing.assert_array_equal(ref.astype(np.float32), exact.astype(T.np).astype(np.float32))

@@ -1,5 +1,5 @@
-"""Deleting any single SetFlag/WaitFlag or CrossCoreSetFlag/CrossCoreWaitFlag from the generated
-910B matmul kernel (linear_gelu: AIC pipes MTE2/MTE1/M/FIX, the AIVs' MTE2/V/MTE3 and the column
+"""Deleting any single SetFlag/WaitFlag or CrossCoreSetFlag/CrossCoreWaitFlag from a generated
+910B matmul kernel (linear_gelu, matmul_add: AIC pipes MTE2/MTE1/M/FIX, the AIVs' MTE2/V/MTE3 and the column
 reload, the AIC <-> AIV workspace hand-over) is reported by the emulator (issue 22)."""
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ import numpy as np
 import dsl
 from dsl.precision import compare, func_matmul_bound, output_tolerances
 
-from test_matmul import _inputs, linear_gelu
+import pytest
+
+from test_matmul import _inputs, linear_gelu, matmul_add
 
 FLAG = re.compile(r"\b(SetFlag|WaitFlag|CrossCoreSetFlag|CrossCoreWaitFlag)<|\bCrossCore(Set|Wait)Flag\(")
 
@@ -25,18 +27,19 @@ def _statement(lines: list[str], i: int) -> list[int]:
     return [i]
 
 
-def test_every_flag_of_linear_gelu_is_needed(tmp_path):
-    T = linear_gelu.dtypes[0]
+@pytest.mark.parametrize("op", [linear_gelu, matmul_add], ids=["linear_gelu", "matmul_add"])
+def test_every_flag_of_a_matmul_kernel_is_needed(tmp_path, op):
+    T = op.dtypes[0]
     # 2 x 3 tiles on one AI Core (serpentine, both workspace and L0C slots), K = 600: two L1 steps
     # and five base_k slices (both L1 and L0 slots); rows 140: the last tile row has 12 rows.
-    arrays = _inputs(linear_gelu, 140, 600, 300, T, seed=1)
-    project = linear_gelu.compile(out_dir=tmp_path / "base")
-    kernel = project / "op_kernel" / "linear_gelu.cpp"
+    arrays = _inputs(op, 140, 600, 300, T, seed=1)
+    project = op.compile(out_dir=tmp_path / "base")
+    kernel = project / "op_kernel" / f"{op.name}.cpp"
     lines = kernel.read_text().splitlines()
-    ref = linear_gelu.reference(*arrays)
-    bound = func_matmul_bound(linear_gelu.func(T), dict(zip(linear_gelu.inputs, arrays)))
-    got = linear_gelu.simulate(*arrays, cores=1, project=project)
-    assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
+    ref = op.reference(*arrays)
+    bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
+    got = op.simulate(*arrays, cores=1, project=project)
+    assert compare(got, ref, output_tolerances(op, T)["y"], bound=bound).ok
     flags = [i for i, line in enumerate(lines) if FLAG.search(line) and not line.strip().startswith("//")]
     assert len(flags) >= 25, len(flags)
     assert sum("CrossCore" in lines[i] for i in flags) == 5
@@ -46,9 +49,9 @@ def test_every_flag_of_linear_gelu_is_needed(tmp_path):
         case = tmp_path / f"del{i}"
         shutil.copytree(project, case)
         edited = [line for k, line in enumerate(lines) if k not in drop]
-        (case / "op_kernel" / "linear_gelu.cpp").write_text("\n".join(edited) + "\n")
+        (case / "op_kernel" / f"{op.name}.cpp").write_text("\n".join(edited) + "\n")
         try:
-            linear_gelu.simulate(*arrays, cores=1, project=case)
+            op.simulate(*arrays, cores=1, project=case)
             missed.append(lines[i].strip())
         except dsl.SimulationError:
             pass

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from dsl.dtypes import DType, f32, i32
+from dsl.dtypes import DType, dtype_from_name, f32, i32
 from dsl.errors import CompileError
 from dsl.ir import Func, ScalarType, TensorType
 
@@ -307,7 +307,14 @@ def used_ids(func: Func, event: str) -> set[int]:
 
 
 def cube_kernel(
-    plan, funcs: dict, target, header: str, inputs: list[str], outputs: list[str], td: str
+    plan,
+    funcs: dict,
+    target,
+    header: str,
+    inputs: list[str],
+    outputs: list[str],
+    td: str,
+    carrier: str | None,
 ) -> str:
     """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
     the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order."""
@@ -348,7 +355,9 @@ def cube_kernel(
     if e.cols and not col_ids:
         raise CompileError("no event id left for the epilogue's column reload", first.loc)
     cid = col_ids[0] if col_ids else 0
-    T = ctype(plan.dtypes[0])  # the entry passes DTYPE_<A>
+    T = ctype(plan.dtypes[0])  # the entry passes DTYPE_<carrier>
+    pinned = all(f.attributes["cube"]["operand"] != dt.name for dt, f in funcs.items())
+    A = ctype(dtype_from_name(cube["operand"])) if pinned else "T"  # the operands' C++ type
     acc_ct = "int32_t" if cube["operand"] == "i8" else "float"
     a, b, bt = cube["a"], cube["b"], cube["transpose_b"]
     cls = f"Kernel{plan.op_type}"
@@ -361,13 +370,14 @@ def cube_kernel(
     w.line('#include "kernel_operator.h"')
     w.line("using namespace AscendC;")
     w.line()
-    w.line(
-        f"#ifndef DTYPE_{a.upper()}",
-        "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
-    )
-    w.line(f"#define DTYPE_{a.upper()} {T}")
-    w.line("#endif")
-    w.line()
+    if carrier is not None:
+        w.line(
+            f"#ifndef DTYPE_{carrier.upper()}",
+            "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
+        )
+        w.line(f"#define DTYPE_{carrier.upper()} {T}")
+        w.line("#endif")
+        w.line()
     w.line(f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace")
     w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
     w.line("constexpr uint32_t CUBE = 16;", "fractal edge")
@@ -406,8 +416,8 @@ def cube_kernel(
             w.line("m_ = tiling.m, n_ = tiling.n, k_ = tiling.k;")
             w.line("baseM_ = tiling.baseM, baseN_ = tiling.baseN, tilesN_ = tiling.tilesN;")
             w.line("tiles_ = tiling.tilesM * tiling.tilesN;")
-            w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ T*){gm_param(a)}, uint64_t(m_) * k_);")
-            w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ T*){gm_param(b)}, uint64_t(k_) * n_);")
+            w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(a)}, uint64_t(m_) * k_);")
+            w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(b)}, uint64_t(k_) * n_);")
             for name, (ct, kind) in e.inputs.items():
                 size = "n_" if kind == COL else "uint64_t(m_) * n_"
                 w.line(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, {size});")
@@ -435,7 +445,7 @@ def cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
-        _aic(w, cube, T, acc_ct, a, b, bt, td)
+        _aic(w, cube, A, acc_ct, a, b, bt, td)
         w.line()
         _aiv(w, e, acc_ct, cid)
         w.level -= 1
@@ -444,7 +454,7 @@ def cube_kernel(
         w.line("TPipe pipe_;")
         for buf in sorted(e.buffers):
             w.line(f"TBuf<TPosition::{e.positions.get(buf, 'VECCALC')}> {buf}_;")
-        w.line(f"GlobalTensor<T> {camel(a)}Gm_, {camel(b)}Gm_;")
+        w.line(f"GlobalTensor<{A}> {camel(a)}Gm_, {camel(b)}Gm_;")
         for name, (ct, _) in e.inputs.items():
             w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
         for name, ct in e.outputs.items():
@@ -461,7 +471,7 @@ def cube_kernel(
         f'extern "C" __global__ __mix__(1, 2) void {plan.op_name}({", ".join(args)}, GM_ADDR workspace, GM_ADDR tiling)'
     ):
         w.line("GET_TILING_DATA(tilingData, tiling);")
-        w.line(f"{cls}<DTYPE_{a.upper()}> op;")
+        w.line(f"{cls}<{f'DTYPE_{carrier.upper()}' if carrier else T}> op;")
         w.line(f"op.Init({names}, workspace, tilingData);")
         with w.block("if ASCEND_IS_AIC"):
             w.line("op.ProcessAic();")
@@ -470,27 +480,28 @@ def cube_kernel(
     return w.text()
 
 
-def _aic(w: CodeWriter, cube: dict, T: str, acc: str, a: str, b: str, bt: bool, td: str) -> None:
-    A, B = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
+def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, td: str) -> None:
+    GA, GB = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
     with w.block("__aicore__ inline void ProcessAic()"):
         w.line("LocalMemAllocator<Hardware::L1> l1;")
         w.line("LocalMemAllocator<Hardware::L0A> l0a;")
         w.line("LocalMemAllocator<Hardware::L0B> l0b;")
         w.line("LocalMemAllocator<Hardware::L0C> l0c;")
-        w.line("LocalTensor<T> aL1[2], bL1[2], aL0[2], bL0[2];")
+        w.line(f"LocalTensor<{A}> aL1[2], bL1[2], aL0[2], bL0[2];")
         w.line(f"LocalTensor<{acc}> cL0[2];")
         with w.block("for (int s = 0; s < 2; s++)"):
-            w.line("aL1[s] = l1.Alloc<T>(BASE_M * STEP_K * BASE_K);")
-            w.line("bL1[s] = l1.Alloc<T>(STEP_K * BASE_K * BASE_N);")
+            w.line(f"aL1[s] = l1.Alloc<{A}>(BASE_M * STEP_K * BASE_K);")
+            w.line(f"bL1[s] = l1.Alloc<{A}>(STEP_K * BASE_K * BASE_N);")
         with w.block("for (int s = 0; s < 2; s++)"):
-            w.line("aL0[s] = l0a.Alloc<T>(BASE_M * BASE_K);")
-            w.line("bL0[s] = l0b.Alloc<T>(BASE_K * BASE_N);")
+            w.line(f"aL0[s] = l0a.Alloc<{A}>(BASE_M * BASE_K);")
+            w.line(f"bL0[s] = l0b.Alloc<{A}>(BASE_K * BASE_N);")
             w.line(f"cL0[s] = l0c.Alloc<{acc}>(BASE_M * BASE_N);")
         with w.block("for (int s = 0; s < 2; s++)", "}"):
             w.line("SetFlag<HardEvent::MTE1_MTE2>(s);", "pre-issued: L1 slot s is free")
             w.line("SetFlag<HardEvent::M_MTE1>(s);", "L0A/L0B slot s is free")
             w.line("SetFlag<HardEvent::FIX_M>(s);", "L0C slot s is free")
         w.line("const uint32_t kL1 = STEP_K * BASE_K;")
+        w.line(f"constexpr uint32_t C0 = 32 / sizeof({A});", "elements of a fractal row (K per 32 B)")
         w.line("uint32_t l1Step = 0, l0Step = 0, count = 0;")
         with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
             w.line("uint32_t mOff, nOff, curM, curN;")
@@ -502,19 +513,19 @@ def _aic(w: CodeWriter, cube: dict, T: str, acc: str, a: str, b: str, bt: bool, 
                 w.line(f"const uint32_t curKL1 = Min(kL1, k_ - k1){pad}, s = l1Step % 2;")
                 w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
                 w.line(
-                    f"DataCopy(aL1[s], {A}[uint64_t(mOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curM), "
+                    f"DataCopy(aL1[s], {GA}[uint64_t(mOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curM), "
                     "uint16_t(curKL1), 0, uint16_t(k_), uint16_t(Ceil16(curM)), 1, 0});",
                     f"{a} [curM, curKL1] ND -> NZ",
                 )
                 if bt:
                     w.line(
-                        f"DataCopy(bL1[s], {B}[uint64_t(nOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curN), "
+                        f"DataCopy(bL1[s], {GB}[uint64_t(nOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curN), "
                         "uint16_t(curKL1), 0, uint16_t(k_), uint16_t(Ceil16(curN)), 1, 0});",
                         f"{b} [curN, curKL1] ND -> NZ (B's ZN)",
                     )
                 else:
                     w.line(
-                        f"DataCopy(bL1[s], {B}[uint64_t(k1) * n_ + nOff], Nd2NzParams{{1, uint16_t(curKL1), "
+                        f"DataCopy(bL1[s], {GB}[uint64_t(k1) * n_ + nOff], Nd2NzParams{{1, uint16_t(curKL1), "
                         "uint16_t(curN), 0, uint16_t(n_), uint16_t(kL1Pad), 1, 0});",
                         f"{b} [curKL1, curN] ND -> NZ",
                     )
@@ -522,19 +533,19 @@ def _aic(w: CodeWriter, cube: dict, T: str, acc: str, a: str, b: str, bt: bool, 
                 w.line("WaitFlag<HardEvent::MTE2_MTE1>(s);")
                 with w.block("for (uint32_t k0 = 0; k0 < curKL1; k0 += BASE_K, l0Step++)"):
                     w.line(
-                        "const uint32_t curK = Min(BASE_K, curKL1 - k0), kb = Ceil16(curK) / CUBE, "
-                        "kb0 = k0 / CUBE, p = l0Step % 2;"
+                        "const uint32_t curK = Min(BASE_K, curKL1 - k0), kb = (curK + C0 - 1) / C0, "
+                        "kb0 = k0 / C0, p = l0Step % 2;"
                     )
                     w.line("WaitFlag<HardEvent::M_MTE1>(p);")
                     w.line(
-                        "for (uint32_t i = 0; i < mb; i++) LoadData(aL0[p][i * kb * CUBE * CUBE], "
-                        "aL1[s][(kb0 * Ceil16(curM) + i * CUBE) * CUBE], LoadData2DParams{0, uint8_t(kb), "
+                        "for (uint32_t i = 0; i < mb; i++) LoadData(aL0[p][i * kb * CUBE * C0], "
+                        "aL1[s][(kb0 * Ceil16(curM) + i * CUBE) * C0], LoadData2DParams{0, uint8_t(kb), "
                         "uint16_t(mb), 0, 0, false, 0});",
                         "NZ -> ZZ, a row of fractals at a time",
                     )
                     if bt:
                         w.line(
-                            "LoadData(bL0[p], bL1[s][kb0 * Ceil16(curN) * CUBE], "
+                            "LoadData(bL0[p], bL1[s][kb0 * Ceil16(curN) * C0], "
                             "LoadData2DParams{0, uint8_t(kb * nb), 1, 0, 0, false, 0});",
                             "w's NZ is B's ZN: one run of fractals",
                         )
