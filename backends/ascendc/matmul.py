@@ -15,7 +15,7 @@ from passes import PassManager
 from passes.pipelines import matmul_pipeline
 
 from .host import host_source, runtime_attrs, tiling_header, w_escape
-from .kernel.cube import WS_SLOTS, cube_kernel
+from .kernel.cube import WS_SLOTS, cube_kernel, direct_output
 from .kernel.naming import camel
 from .writer import CodeWriter
 
@@ -76,7 +76,7 @@ def check_supported(op) -> None:
         )
 
 
-def tiling_func(plan, cube: dict, epi_inputs: dict) -> callable:
+def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> callable:
     def emit(w: CodeWriter) -> None:
         func0 = plan.func0
         names = [p.value.name for p in func0.params]
@@ -161,11 +161,17 @@ def tiling_func(plan, cube: dict, epi_inputs: dict) -> callable:
             w.line("context->SetTilingKey(0);")
             w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
-            w.line(
-                f"workspace[0] = plat.GetLibApiWorkSpaceSize() + usedCores * {WS_SLOTS} * {cube['base_m']} * "
-                f"{cube['base_n']} * sizeof(float);",
-                f"the system reserve, then {WS_SLOTS} f32 tiles per AI Core (GetUserWorkspace)",
-            )
+            if direct:
+                w.line(
+                    "workspace[0] = plat.GetLibApiWorkSpaceSize();",
+                    "no user workspace: the AI Cores write the product straight from L0C",
+                )
+            else:
+                w.line(
+                    f"workspace[0] = plat.GetLibApiWorkSpaceSize() + usedCores * {WS_SLOTS} * {cube['base_m']} * "
+                    f"{cube['base_n']} * sizeof(float);",
+                    f"the system reserve, then {WS_SLOTS} f32 tiles per AI Core (GetUserWorkspace)",
+                )
             w.line(
                 "tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), "
                 "context->GetRawTilingData()->GetCapacity());"
@@ -234,7 +240,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
         plan,
         plan_args["header"],
         tables=lambda w: w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
-        tiling_func=tiling_func(plan, cube, epi.inputs),
+        tiling_func=tiling_func(plan, cube, epi.inputs, direct_output(finals[op.dtypes[0]])),
         infer=infer(plan, cube),
     )
     tiling = tiling_header(plan, plan_args["header"], MATMUL_FIELDS)

@@ -1,5 +1,8 @@
 """The matmul schedule's kernel (910B): one ``__mix__(1, 2)`` kernel, a cube part and its epilogue.
 
+(An identity epilogue, ``return x @ w`` in f32/i32, takes no vector core: ``__mix__(1, 0)``, the
+AIC's Fixpipe writes the output rows from L0C, no workspace; ``direct_output``.)
+
 The function comes from split-cube-vector and the row passes: ``cube`` (the cube tiling) and a
 row function over the tile's rows (the epilogue). Per AI Core (block) the AIC walks its output
 tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
@@ -297,6 +300,19 @@ class EpilogueRenderer:
         return e
 
 
+def direct_output(func: Func) -> str | None:
+    """The output an identity epilogue stores (``return x @ w`` in f32/i32): the AIC's Fixpipe
+    writes it straight from L0C, no workspace and no vector core (``__mix__(1, 0)``); else None."""
+    loop = func.loop()
+    work = [op for op in loop.region if not op.opname.startswith("sync.")]
+    acc = func.attributes["cube"]["acc"]
+    if len(work) != 2 or work[0].opname != "dma.load" or work[1].opname != "dma.store":
+        return None
+    if work[0].operands[0].name != acc or work[1].operands[0] is not work[0].result:
+        return None
+    return work[1].attrs["output"]
+
+
 def used_ids(func: Func, event: str) -> set[int]:
     ids = set()
     for op in func.walk():
@@ -361,12 +377,15 @@ def cube_kernel(
     acc_ct = "int32_t" if cube["operand"] == "i8" else "float"
     a, b, bt = cube["a"], cube["b"], cube["transpose_b"]
     cls = f"Kernel{plan.op_type}"
+    direct = direct_output(first)
     w = CodeWriter()
     for line in header.splitlines():
         w.line(comment=line)
     w.line(comment="")
     for line in (__doc__ or "").split("\n\n")[0].splitlines():
         w.line(comment=line.strip())
+    if direct:
+        w.line(comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0).")
     w.line('#include "kernel_operator.h"')
     w.line("using namespace AscendC;")
     w.line()
@@ -378,16 +397,22 @@ def cube_kernel(
         w.line(f"#define DTYPE_{carrier.upper()} {T}")
         w.line("#endif")
         w.line()
-    w.line(f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace")
-    w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
+    if not direct:
+        w.line(
+            f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace"
+        )
+        w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
     w.line("constexpr uint32_t CUBE = 16;", "fractal edge")
     w.line(f"constexpr uint32_t BASE_M = {cube['base_m']};", "split-cube-vector: L0C tile (2 slots)")
     w.line(f"constexpr uint32_t BASE_N = {cube['base_n']};")
     w.line(f"constexpr uint32_t BASE_K = {cube['base_k']};", "L0A/L0B slice (2 slots each)")
     w.line(f"constexpr uint32_t STEP_K = {cube['step_k']};", "base_k slices per L1 load (2 slots)")
-    w.line(f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)")
-    w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
-    for buf, info in sorted(e.buffers.items()):
+    if not direct:
+        w.line(
+            f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)"
+        )
+        w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
+    for buf, info in sorted(e.buffers.items()) if not direct else ():
         n = "PITCH" if info["kind"] == "col" else "CHUNK_ROWS * PITCH"
         w.line(
             f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
@@ -399,10 +424,11 @@ def cube_kernel(
         load_scalar_helper(w)
     if e.widen:
         to_f32_helper(w, plan.cann)
-    w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
-    w.line("template <typename U>")
-    with w.block("__aicore__ inline uint32_t RowGap(uint32_t n)"):
-        w.line("return (PITCH * sizeof(U) - (n * sizeof(U) + 31) / 32 * 32) / 32;")
+    if not direct:
+        w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
+        w.line("template <typename U>")
+        with w.block("__aicore__ inline uint32_t RowGap(uint32_t n)"):
+            w.line("return (PITCH * sizeof(U) - (n * sizeof(U) + 31) / 32 * 32) / 32;")
     w.line()
     args = [f"GM_ADDR {gm_param(n)}" for n in inputs + outputs]
     w.line("template <typename T>")
@@ -428,11 +454,14 @@ def cube_kernel(
             for member, ct, expr, loc in e.scalars:
                 w.line(f"{member} = {expr};", loc)
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
-            w.line(
-                f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
-                f"uint64_t(block_) * {WS_SLOTS} * BASE_M * BASE_N, {WS_SLOTS} * BASE_M * BASE_N);",
-                f"{WS_SLOTS} f32 tiles per AI Core",
-            )
+            if direct:
+                w.line("(void)workspace;", "no user workspace: the AIC writes the output from L0C")
+            else:
+                w.line(
+                    f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
+                    f"uint64_t(block_) * {WS_SLOTS} * BASE_M * BASE_N, {WS_SLOTS} * BASE_M * BASE_N);",
+                    f"{WS_SLOTS} f32 tiles per AI Core",
+                )
         w.line()
         w.line(comment="Output tile t: row block t / tilesN; serpentine: odd row blocks walk N backwards.")
         with w.block(
@@ -445,21 +474,26 @@ def cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
-        _aic(w, cube, A, acc_ct, a, b, bt, td)
-        w.line()
-        _aiv(w, e, acc_ct, cid)
+        _aic(w, cube, A, acc_ct, a, b, bt, td, direct)
+        if not direct:
+            w.line()
+            _aiv(w, e, acc_ct, cid)
         w.level -= 1
         w.line("private:")
         w.level += 1
-        w.line("TPipe pipe_;")
-        for buf in sorted(e.buffers):
-            w.line(f"TBuf<TPosition::{e.positions.get(buf, 'VECCALC')}> {buf}_;")
+        if direct:
+            e.outputs[direct] = acc_ct
+        else:
+            w.line("TPipe pipe_;")
+            for buf in sorted(e.buffers):
+                w.line(f"TBuf<TPosition::{e.positions.get(buf, 'VECCALC')}> {buf}_;")
         w.line(f"GlobalTensor<{A}> {camel(a)}Gm_, {camel(b)}Gm_;")
         for name, (ct, _) in e.inputs.items():
             w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
         for name, ct in e.outputs.items():
             w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
-        w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
+        if not direct:
+            w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
         for member, ct, _, _ in e.scalars:
             w.line(f"{ct} {member};")
         w.line(
@@ -468,19 +502,21 @@ def cube_kernel(
     w.line()
     names = ", ".join(gm_param(n) for n in inputs + outputs)
     with w.block(
-        f'extern "C" __global__ __mix__(1, 2) void {plan.op_name}({", ".join(args)}, GM_ADDR workspace, GM_ADDR tiling)'
+        f'extern "C" __global__ __mix__(1, {0 if direct else 2}) void {plan.op_name}({", ".join(args)}, '
+        "GM_ADDR workspace, GM_ADDR tiling)"
     ):
         w.line("GET_TILING_DATA(tilingData, tiling);")
         w.line(f"{cls}<{f'DTYPE_{carrier.upper()}' if carrier else T}> op;")
         w.line(f"op.Init({names}, workspace, tilingData);")
         with w.block("if ASCEND_IS_AIC"):
             w.line("op.ProcessAic();")
-        with w.block("if ASCEND_IS_AIV"):
-            w.line("op.ProcessAiv();")
+        if not direct:
+            with w.block("if ASCEND_IS_AIV"):
+                w.line("op.ProcessAiv();")
     return w.text()
 
 
-def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, td: str) -> None:
+def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, td: str, direct) -> None:
     GA, GB = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
     with w.block("__aicore__ inline void ProcessAic()"):
         w.line("LocalMemAllocator<Hardware::L1> l1;")
@@ -567,25 +603,34 @@ def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, 
                 w.line("SetFlag<HardEvent::MTE1_MTE2>(s);")
             w.line("SetFlag<HardEvent::M_FIX>(c);")
             w.line("WaitFlag<HardEvent::M_FIX>(c);")
-            w.line(
-                f"if (count >= {WS_SLOTS}) CrossCoreWaitFlag(AIV_TO_AIC);",
-                "the AIVs have read workspace slot c (two tiles ago)",
-            )
-            w.line(
-                "Fixpipe(wsGm_[c * BASE_M * BASE_N], cL0[c], FixpipeParamsV220{uint16_t(curN), uint16_t(curM), "
-                "uint16_t(Ceil16(curM)), curN, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
-                "f32 NZ -> ND rows of curN",
-            )
-            w.line("SetFlag<HardEvent::FIX_M>(c);")
-            w.line("CrossCoreSetFlag<2, PIPE_FIX>(AIC_TO_AIV);", "to both AIVs: tile in workspace slot c")
+            if direct:
+                w.line(
+                    f"Fixpipe({camel(direct)}Gm_[uint64_t(mOff) * n_ + nOff], cL0[c], FixpipeParamsV220{{uint16_t(curN), "
+                    "uint16_t(curM), uint16_t(Ceil16(curM)), n_, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
+                    f"NZ -> ND straight into {direct} (row pitch N)",
+                )
+                w.line("SetFlag<HardEvent::FIX_M>(c);")
+            else:
+                w.line(
+                    f"if (count >= {WS_SLOTS}) CrossCoreWaitFlag(AIV_TO_AIC);",
+                    "the AIVs have read workspace slot c (two tiles ago)",
+                )
+                w.line(
+                    "Fixpipe(wsGm_[c * BASE_M * BASE_N], cL0[c], FixpipeParamsV220{uint16_t(curN), uint16_t(curM), "
+                    "uint16_t(Ceil16(curM)), curN, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
+                    "f32 NZ -> ND rows of curN",
+                )
+                w.line("SetFlag<HardEvent::FIX_M>(c);")
+                w.line("CrossCoreSetFlag<2, PIPE_FIX>(AIC_TO_AIV);", "to both AIVs: tile in workspace slot c")
         with w.block("for (int s = 0; s < 2; s++)"):
             w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
             w.line("WaitFlag<HardEvent::M_MTE1>(s);")
             w.line("WaitFlag<HardEvent::FIX_M>(s);")
-        w.line(
-            f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++) CrossCoreWaitFlag(AIV_TO_AIC);",
-            "drain: the AIVs' answers to the last tiles",
-        )
+        if not direct:
+            w.line(
+                f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++) CrossCoreWaitFlag(AIV_TO_AIC);",
+                "drain: the AIVs' answers to the last tiles",
+            )
 
 
 def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
