@@ -41,7 +41,7 @@ def test_every_flag_of_a_matmul_kernel_is_needed(tmp_path, op):
     got = op.simulate(*arrays, cores=1, project=project)
     assert compare(got, ref, output_tolerances(op, T)["y"], bound=bound).ok
     flags = [i for i, line in enumerate(lines) if FLAG.search(line) and not line.strip().startswith("//")]
-    mixed = "__mix__(1, 2)" in kernel.read_text()  # matmul: AIC only (its Fixpipe writes y)
+    mixed = "__mix__(1, 2) void" in kernel.read_text()  # matmul: AIC only (its Fixpipe writes y)
     assert mixed == (op is not matmul)
     assert len(flags) >= (25 if mixed else 15), len(flags)
     assert sum("CrossCore" in lines[i] for i in flags) == (5 if mixed else 0)
