@@ -1,7 +1,7 @@
-"""The backend compiles ``@`` for ascend910b only (issue 22): on ascend950 compile, run, profile and
-simulate of an operator with a matmul stop with a CompileError at its DSL line naming what is
-missing, exit 1, no traceback, and write or print nothing for it; ``dslc ir`` and
-``op.reference`` work, and on ascend910b ``dslc compile`` writes the project."""
+"""The backend compiles ``@`` (issue 22) except i8 operands on ascend950: there compile, run, profile
+and simulate of such an operator stop with a CompileError at its DSL line naming what is missing,
+exit 1, no traceback, and write or print nothing for it; ``dslc ir`` and ``op.reference`` work,
+and on ascend910b ``dslc compile`` writes the project."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ from dsl.cli import main
 
 SOURCE = """\
 import dsl
-from dsl import Tensor, f16, bf16, f32
+from dsl import Tensor, f16, bf16, f32, i8
 
 
 @dsl.op(dtypes=(f16, bf16))
-def linear(x: Tensor["M", "K"], w: Tensor["N", "K"], bias: Tensor[f32, "N"]):
-    y = x @ w.T + bias
-    return dsl.cast(y, x.dtype)
+def linear(x: Tensor[i8, "M", "K"], w: Tensor[i8, "N", "K"], bias: Tensor[f32, "N"]):
+    y = dsl.cast(x @ w.T, f32) + bias
+    return dsl.cast(y, dsl.T)
 
 
 @dsl.op(dtypes=(f32,))
@@ -32,9 +32,8 @@ def twice(x: Tensor):
     return x * 2
 """
 MESSAGE = (
-    "error: matmul of operator linear is not implemented yet for ascend950: its kernel needs Fixpipe "
-    "L0C -> UB split over the two AIVs (DUAL_DST_SPLIT_M), mode-4 cross-core flags and LoadData2DParamsV2, "
-    "which the backend does not emit yet (ascend910b works)"
+    "error: matmul of i8 operands (operator linear) is not implemented yet for ascend950: its L1 -> L0A/L0B "
+    "load (LoadData2DParamsV2) of int8 fractals is not emulated (ascend910b works)"
 )
 
 
@@ -52,8 +51,8 @@ def run(argv, capsys):
 
 
 def _refusal(err: str, path: Path) -> None:
-    assert err.startswith(f"dslc: {path}:7:9: {MESSAGE}\n"), err
-    assert "        y = x @ w.T + bias\n            ^\n" in err
+    assert err.startswith(f"dslc: {path}:7:18: {MESSAGE}\n"), err
+    assert "        y = dsl.cast(x @ w.T, f32) + bias\n                     ^\n" in err
     assert "Traceback" not in err
 
 
@@ -103,7 +102,7 @@ def test_run_and_profile_refuse_before_drawing_inputs(source, capsys, cmd):
 def test_ir_prints_the_matmul(source, capsys):
     code, out, err = run(["ir", source, "--op", "linear", "--dtype", "bf16"], capsys)
     assert (code, err) == (0, "")
-    assert "%0 = matmul %x, %w {transpose_b = true} : tensor<M, N, f32>" in out
+    assert "%0 = matmul %x, %w {transpose_b = true} : tensor<M, N, i32>" in out
 
 
 def _load(path: Path):
@@ -116,8 +115,8 @@ def _load(path: Path):
 
 def test_python_api_refuses_with_the_line(source, tmp_path):
     mod = _load(source)
-    x = np.ones((4, 8), np.float16)
-    w = np.ones((3, 8), np.float16)
+    x = np.ones((4, 8), np.int8)
+    w = np.ones((3, 8), np.int8)
     b = np.zeros(3, np.float32)
     assert mod.linear.reference(x, w, b).tolist() == [[8.0] * 3] * 4
     calls = [
@@ -129,7 +128,7 @@ def test_python_api_refuses_with_the_line(source, tmp_path):
     for call in calls:
         with pytest.raises(CompileError) as info:
             call()
-        assert info.value.loc.line == 7 and info.value.loc.col == 9
+        assert info.value.loc.line == 7 and info.value.loc.col == 18
         assert info.value.msg == MESSAGE.removeprefix("error: ")
     assert not (tmp_path / "api").exists()
 

@@ -15,7 +15,7 @@ from passes import PassManager
 from passes.pipelines import matmul_pipeline
 
 from .host import host_source, runtime_attrs, tiling_header, w_escape
-from .kernel.cube import WS_SLOTS, cube_kernel, direct_output
+from .kernel.cube import WS_SLOTS, cube_kernel, direct_output, epilogue_plan
 from .kernel.naming import camel
 from .writer import CodeWriter
 
@@ -41,13 +41,14 @@ def pipeline(tgt, vector: str) -> list:
 
 
 def refuse_target(op, tgt) -> None:
+    """What a target cannot take: i8 operands on ascend950 (its L1 -> L0 load, LoadData2DParamsV2,
+    is emulated for 16-bit types only)."""
     mm = find_matmul(op.func(op.dtypes[0]))
-    if mm is None or tgt.name == "ascend910b":
+    if mm is None or tgt.name == "ascend910b" or mm.operands[0].type.dtype.name != "i8":
         return
     raise CompileError(
-        f"matmul of operator {op.name} is not implemented yet for {tgt.name}: its kernel needs Fixpipe "
-        "L0C -> UB split over the two AIVs (DUAL_DST_SPLIT_M), mode-4 cross-core flags and LoadData2DParamsV2, "
-        "which the backend does not emit yet (ascend910b works)",
+        f"matmul of i8 operands (operator {op.name}) is not implemented yet for {tgt.name}: its L1 -> L0A/L0B "
+        "load (LoadData2DParamsV2) of int8 fractals is not emulated (ascend910b works)",
         mm.loc,
     )
 
@@ -142,7 +143,8 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
             w.line()
             w.line(comment="The tile grid: base tiles shrunk to the problem (whole 16-row/column fractals).")
             w.line(
-                f"const uint32_t baseM = m < {cube['base_m']} ? (static_cast<uint32_t>(m) + 15) / 16 * 16 : {cube['base_m']};"
+                f"const uint32_t baseM = m < {cube['base_m_final']} ? (static_cast<uint32_t>(m) + 15) / 16 * 16 : "
+                f"{cube['base_m_final']};"
             )
             w.line(
                 f"const uint32_t baseN = n < {cube['base_n']} ? (static_cast<uint32_t>(n) + 15) / 16 * 16 : {cube['base_n']};"
@@ -161,14 +163,16 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
             w.line("context->SetTilingKey(0);")
             w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
-            if direct:
-                w.line(
-                    "workspace[0] = plat.GetLibApiWorkSpaceSize();",
-                    "no user workspace: the AI Cores write the product straight from L0C",
+            if direct or plan.target == "ascend950":
+                why = (
+                    "the AI Cores write the product straight from L0C"
+                    if direct
+                    else "L0C -> UB, no GM hand-over"
                 )
+                w.line("workspace[0] = plat.GetLibApiWorkSpaceSize();", f"no user workspace: {why}")
             else:
                 w.line(
-                    f"workspace[0] = plat.GetLibApiWorkSpaceSize() + usedCores * {WS_SLOTS} * {cube['base_m']} * "
+                    f"workspace[0] = plat.GetLibApiWorkSpaceSize() + usedCores * {WS_SLOTS} * {cube['base_m_final']} * "
                     f"{cube['base_n']} * sizeof(float);",
                     f"the system reserve, then {WS_SLOTS} f32 tiles per AI Core (GetUserWorkspace)",
                 )
@@ -226,6 +230,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     from .kernel.cube import EpilogueRenderer
 
     epi = EpilogueRenderer(finals[op.dtypes[0]], op.dtypes[0], tgt).render()
+    cube = {**cube, "base_m_final": epilogue_plan(finals[op.dtypes[0]], epi, tgt)["base_m"]}
     kernel = cube_kernel(
         plan,
         finals,

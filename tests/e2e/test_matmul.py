@@ -2,7 +2,7 @@
 AIV epilogue) run on the emulator equals ``reference`` under DESIGN section 2's matmul tolerance,
 and ``reference`` equals an independent numpy formula; shapes cover aligned 256^3, M = 1, odd M,
 N not a multiple of 16, K over one L1 step (STEP_K * BASE_K = 512), more tiles than cores, on 1
-and 8 cores (1 and 4 AI Cores)."""
+and 8 cores (1 and 4 AI Cores), on ascend910b (GM workspace) and ascend950 (L0C -> UB split over M)."""
 
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ def load(name: str):
 matmul = load("matmul")
 linear_gelu = load("linear_gelu")
 matmul_add = load("matmul_add")
+quant_linear = load("quant_linear")
 OPS = {"matmul": matmul, "linear_gelu": linear_gelu, "matmul_add": matmul_add}
 
 SHAPES = [  # M, K, N, cores
@@ -62,15 +63,16 @@ def _numpy(op, arrays):
     return 0.5 * h * (1 + np.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)))
 
 
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
 @pytest.mark.parametrize("name", list(OPS))
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
 @pytest.mark.parametrize("dt", ["f16", "bf16"])
-def test_simulate_equals_reference(name, m, k, n, cores, dt):
+def test_simulate_equals_reference(name, m, k, n, cores, dt, target):
     op = OPS[name]
     T = next(d for d in op.dtypes if d.name == dt)
     arrays = _inputs(op, m, k, n, T)
     ref = op.reference(*arrays)
-    got = op.simulate(*arrays, cores=cores)
+    got = op.simulate(*arrays, cores=cores, target=target)
     tol = output_tolerances(op, T)["y"]
     names = op.inputs
     bound = func_matmul_bound(op.func(T), dict(zip(names, arrays)))
@@ -84,13 +86,13 @@ def test_simulate_equals_reference(name, m, k, n, cores, dt):
     )
 
 
-def test_950_is_refused_at_the_matmul_line():
-    x = np.zeros((16, 16), np.float16)
+def test_950_refuses_i8_at_the_matmul_line():
+    x = np.zeros((16, 16), np.int8)
     with pytest.raises(CompileError) as e:
-        matmul.simulate(x, x, target="ascend950")
+        quant_linear.simulate(x, x, np.ones(16, np.float32), target="ascend950")
     msg = str(e.value)
-    assert "not implemented yet for ascend950" in msg and "DUAL_DST_SPLIT_M" in msg
-    assert e.value.loc.line == 16  # `return x @ w` in examples/matmul.py
+    assert "not implemented yet for ascend950" in msg and "LoadData2DParamsV2" in msg
+    assert e.value.loc.line == 17  # `return dsl.cast(dsl.cast(x @ w.T, f32) * scale, dsl.T)`
 
 
 @pytest.mark.slow
@@ -101,9 +103,6 @@ def test_long_matrix():
     ref = linear_gelu.reference(*arrays)
     bound = func_matmul_bound(linear_gelu.func(T), dict(zip(linear_gelu.inputs, arrays)))
     assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
-
-
-quant_linear = load("quant_linear")
 
 
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])

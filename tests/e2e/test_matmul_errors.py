@@ -1,6 +1,7 @@
 """What the 910B matmul backend does not take yet is a located error (message + DSL line), raised
 before anything is written: an operand the epilogue uses too, static attributes, optional
-inputs, per-row [M, 1] inputs, reductions along N, i8 operands; ascend950 as a whole."""
+inputs, per-row [M, 1] inputs, reductions along N, i8 operands with b as [K, N]; on ascend950
+any i8 operands."""
 
 from __future__ import annotations
 
@@ -95,10 +96,10 @@ def test_refusal_names_the_line(mod, tmp_path, name, line, message):
     assert not (tmp_path / "out").exists()
 
 
-def test_950_refusal_names_what_is_missing(mod, tmp_path):
+def test_950_refuses_i8(mod, tmp_path):
     with pytest.raises(CompileError) as e:
-        mod.per_token.compile(out_dir=tmp_path / "out", target="ascend950")
-    assert e.value.loc.line == 24
-    assert "not implemented yet for ascend950" in e.value.msg
-    for missing in ("DUAL_DST_SPLIT_M", "mode-4 cross-core flags", "LoadData2DParamsV2"):
-        assert missing in e.value.msg
+        mod.quant.compile(out_dir=tmp_path / "out", target="ascend950")
+    assert e.value.loc.line == 36
+    assert "matmul of i8 operands (operator quant) is not implemented yet for ascend950" in e.value.msg
+    assert "LoadData2DParamsV2" in e.value.msg
+    assert not (tmp_path / "out").exists()

@@ -27,6 +27,7 @@ column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and dra
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -75,6 +76,7 @@ class Epilogue:
     positions: dict = field(default_factory=dict)  # bN -> VECIN (copied in) / VECOUT (copied out)
     scalars: list = field(default_factory=list)  # (member, ctype, expression, dsl line): Init computes them
     scalar_inputs: dict = field(default_factory=dict)  # Scalar input -> ctype (LoadScalar)
+    acc_buf: str | None = None  # the buffer the product's rows arrive in
     widen: bool = False  # ToF32
 
 
@@ -106,6 +108,7 @@ class _Ctx:
 class EpilogueRenderer:
     def __init__(self, func: Func, T: DType, target):
         self.func, self.T = func, T
+        self.ub_mode = target.name == "ascend950"  # the AIC's Fixpipe writes the tile into the AIVs' UB
         self.vc = MemBase(target)
         self.ctx = _Ctx(T)
         self.acc = func.attributes["cube"]["acc"]
@@ -169,6 +172,17 @@ class EpilogueRenderer:
         tail = [x for x in (st.note, st.dsl) if x]
         return st.code + (f"  // {'; '.join(tail)}" if tail else "")
 
+    def acc_only(self, op) -> bool:
+        """UB mode: a flag that orders only the (gone) copy-in of the product: the cross-core
+        flags order the Fixpipe into that buffer instead."""
+        bufs = set(op.attrs.get("bufs", []))
+        return (
+            self.ub_mode
+            and op.opname != "sync.barrier"
+            and op.attrs["event"] in ("MTE3_MTE2", "MTE2_V", "V_MTE2")
+            and bufs <= {self.e.acc_buf}
+        )
+
     @staticmethod
     def sync(op) -> str:
         ev, i = op.attrs["event"], op.attrs["id"]
@@ -190,6 +204,8 @@ class EpilogueRenderer:
                 f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {where(op)}"
             )
         gap = f"RowGap<{ct}>(curN)"
+        if src.name == self.acc and self.ub_mode:
+            return None  # the Fixpipe put the AIV's rows at the buffer's slot, from row 0
         if src.name == self.acc:
             return (
                 f"DataCopyPad({view}, wsGm_[wsAt + (row0 + r0) * curN], "
@@ -255,11 +271,15 @@ class EpilogueRenderer:
         if loop.attrs.get("vector_path", "membase") != "membase":
             raise CompileError("the matmul epilogue is MemBase only (910B)", func.loc)
         at = func.body.index(loop)
+        for op in loop.region:
+            if op.opname == "dma.load" and op.operands[0].name == self.acc:
+                e.acc_buf = op.attrs["buf"]
         for op in func.body[:at]:
             if op.opname == "const":
                 continue
             if op.opname.startswith("sync."):
-                e.pre.append(self.sync(op))
+                if not self.acc_only(op):
+                    e.pre.append(self.sync(op))
             elif op.opname == "dma.load":
                 e.cols.append(self.gm_read(op))
             elif isinstance(op.result.type, TensorType):
@@ -270,7 +290,7 @@ class EpilogueRenderer:
             if op.opname.startswith("sync."):
                 if op.opname == "sync.barrier":
                     e.body += [self.note(s) for s in self.vc.barrier(where(op))]
-                else:
+                elif not self.acc_only(op):
                     e.body.append(self.sync(op))
             elif op.opname == "dma.load":
                 if self.kind(op.result) != ROW:
@@ -279,7 +299,9 @@ class EpilogueRenderer:
                         "per-row inputs of a matmul epilogue are not supported yet",
                         op.loc,
                     )
-                e.body.append(self.gm_read(op))
+                line = self.gm_read(op)
+                if line is not None:
+                    e.body.append(line)
             elif op.opname == "dma.store":
                 if self.kind(op.operands[0]) != ROW:
                     raise CompileError("a matmul epilogue stores [M, N] outputs only", op.loc)
@@ -293,11 +315,44 @@ class EpilogueRenderer:
             else:
                 e.body += self.vec(op, False)
         for op in func.body[at + 1 :]:
-            if op.opname.startswith("sync."):
+            if op.opname.startswith("sync.") and not self.acc_only(op):
                 e.post.append(self.sync(op))
         if func.attributes["rows"].get("scratch"):
             raise CompileError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
         return e
+
+
+def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
+    """The AIV's UB plan from the row passes' buffers (bytes per element x slots, per row of
+    PITCH = base_n rounded to the narrowest row value's 32 bytes): rows per step ``chunk`` from
+    the UB left after the columns. 910B reads the workspace in chunks of its own; on 950 the
+    Fixpipe writes a whole half tile (base_m / 2 rows), so base_m shrinks (16-row steps) until
+    that half fits."""
+    cube = func.attributes["cube"]
+    align = func.attributes["rows"]["align"]
+    pitch = -(-cube["base_n"] // align) * align
+    if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
+        raise CompileError("per-row buffers in a matmul epilogue are not supported yet", func.loc)
+    col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
+    row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
+    fit = (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1)
+    base_m = cube["base_m"]
+    if target.name == "ascend950":
+        base_m = min(base_m, 2 * fit // 16 * 16)
+        if base_m < 16:
+            raise CompileError(
+                f"the matmul epilogue needs {col_bytes + 8 * row_bytes} bytes of UB for 8 rows of "
+                f"{cube['base_n']} columns (half a 16-row tile); the target has {target.ub_usable_bytes}",
+                func.loc,
+            )
+    chunk = min((base_m + 1) // 2, fit)
+    if chunk < 1:
+        raise CompileError(
+            f"the matmul epilogue needs {col_bytes + row_bytes} bytes of UB for one row of {cube['base_n']} "
+            f"columns; the target has {target.ub_usable_bytes}",
+            func.loc,
+        )
+    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m}
 
 
 def direct_output(func: Func) -> str | None:
@@ -352,21 +407,9 @@ def cube_kernel(
                 f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
                 first.loc,
             )
-    rows = first.attributes["rows"]
-    align = rows["align"]
-    pitch = -(-cube["base_n"] // align) * align
-    col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
-    row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
-    if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
-        raise CompileError("per-row buffers in a matmul epilogue are not supported yet", first.loc)
-    half_m = (cube["base_m"] + 1) // 2
-    chunk = min(half_m, (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1))
-    if chunk < 1:
-        raise CompileError(
-            f"the matmul epilogue needs {col_bytes + row_bytes} bytes of UB for one row of {cube['base_n']} "
-            f"columns; the target has {target.ub_usable_bytes}",
-            first.loc,
-        )
+    ep = epilogue_plan(first, e, target)
+    pitch, chunk, align, base_m = ep["pitch"], ep["chunk"], ep["align"], ep["base_m"]
+    ub_mode = target.name == "ascend950"
     col_ids = sorted({0, 1, 2, 3, 4, 5} - used_ids(first, "V_MTE2") - used_ids(first, "MTE2_V"))
     if e.cols and not col_ids:
         raise CompileError("no event id left for the epilogue's column reload", first.loc)
@@ -403,10 +446,12 @@ def cube_kernel(
         )
         w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
     w.line("constexpr uint32_t CUBE = 16;", "fractal edge")
-    w.line(f"constexpr uint32_t BASE_M = {cube['base_m']};", "split-cube-vector: L0C tile (2 slots)")
+    w.line(f"constexpr uint32_t BASE_M = {base_m};", "split-cube-vector: L0C tile (2 slots)")
     w.line(f"constexpr uint32_t BASE_N = {cube['base_n']};")
     w.line(f"constexpr uint32_t BASE_K = {cube['base_k']};", "L0A/L0B slice (2 slots each)")
     w.line(f"constexpr uint32_t STEP_K = {cube['step_k']};", "base_k slices per L1 load (2 slots)")
+    if ub_mode and not direct:
+        w.line("constexpr FixpipeConfig CFG_UB = {CO2Layout::ROW_MAJOR, true};", "Fixpipe into UB")
     if not direct:
         w.line(
             f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)"
@@ -417,6 +462,8 @@ def cube_kernel(
         w.line(
             f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
         )
+    if ub_mode and not direct:
+        w.line(f"constexpr uint32_t ACC_SLOT = {e.acc_buf.upper()}_SLOT;", "the Fixpipe's UB slot (bytes)")
     w.line()
     w.line("__aicore__ inline uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }")
     w.line("__aicore__ inline uint32_t Ceil16(uint32_t x) { return (x + CUBE - 1) / CUBE * CUBE; }")
@@ -454,8 +501,9 @@ def cube_kernel(
             for member, ct, expr, loc in e.scalars:
                 w.line(f"{member} = {expr};", loc)
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
-            if direct:
-                w.line("(void)workspace;", "no user workspace: the AIC writes the output from L0C")
+            if direct or ub_mode:
+                why = "the AIC writes the output from L0C" if direct else "the product goes L0C -> UB"
+                w.line("(void)workspace;", f"no user workspace: {why}")
             else:
                 w.line(
                     f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
@@ -474,10 +522,10 @@ def cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
-        _aic(w, cube, A, acc_ct, a, b, bt, td, direct)
+        _aic(w, cube, A, acc_ct, a, b, bt, td, direct, ub_mode and not direct, ub_mode)
         if not direct:
             w.line()
-            _aiv(w, e, acc_ct, cid)
+            _aiv(w, e, acc_ct, cid, ub_mode)
         w.level -= 1
         w.line("private:")
         w.level += 1
@@ -492,7 +540,7 @@ def cube_kernel(
             w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
         for name, ct in e.outputs.items():
             w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
-        if not direct:
+        if not direct and not ub_mode:
             w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
         for member, ct, _, _ in e.scalars:
             w.line(f"{ct} {member};")
@@ -516,13 +564,19 @@ def cube_kernel(
     return w.text()
 
 
-def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, td: str, direct) -> None:
+def _aic(
+    w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, td: str, direct, ub=False, v2=False
+) -> None:
+    """``ub`` (950): Fixpipe L0C -> the AIVs' UB split over M, mode-4 cross-core flags; ``v2``
+    (arch 3510): L1 -> L0A/L0B with LoadData2DParamsV2 (L0A is NZ there)."""
     GA, GB = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
     with w.block("__aicore__ inline void ProcessAic()"):
         w.line("LocalMemAllocator<Hardware::L1> l1;")
         w.line("LocalMemAllocator<Hardware::L0A> l0a;")
         w.line("LocalMemAllocator<Hardware::L0B> l0b;")
         w.line("LocalMemAllocator<Hardware::L0C> l0c;")
+        if ub:
+            w.line("LocalMemAllocator<Hardware::UB> ub;", "a view of the AIVs' UBs, from offset 0")
         w.line(f"LocalTensor<{A}> aL1[2], bL1[2], aL0[2], bL0[2];")
         w.line(f"LocalTensor<{acc}> cL0[2];")
         with w.block("for (int s = 0; s < 2; s++)"):
@@ -532,6 +586,11 @@ def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, 
             w.line(f"aL0[s] = l0a.Alloc<{A}>(BASE_M * BASE_K);")
             w.line(f"bL0[s] = l0b.Alloc<{A}>(BASE_K * BASE_N);")
             w.line(f"cL0[s] = l0c.Alloc<{acc}>(BASE_M * BASE_N);")
+        if ub:
+            w.line(
+                f"const LocalTensor<{acc}> accUb = ub.Alloc<{acc}>(ACC_SLOT * 2 / sizeof({acc}));",
+                "the AIVs' first buffer (two slots): where their epilogue reads the rows",
+            )
         with w.block("for (int s = 0; s < 2; s++)", "}"):
             w.line("SetFlag<HardEvent::MTE1_MTE2>(s);", "pre-issued: L1 slot s is free")
             w.line("SetFlag<HardEvent::M_MTE1>(s);", "L0A/L0B slot s is free")
@@ -573,13 +632,34 @@ def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, 
                         "kb0 = k0 / C0, p = l0Step % 2;"
                     )
                     w.line("WaitFlag<HardEvent::M_MTE1>(p);")
-                    w.line(
-                        "for (uint32_t i = 0; i < mb; i++) LoadData(aL0[p][i * kb * CUBE * C0], "
-                        "aL1[s][(kb0 * Ceil16(curM) + i * CUBE) * C0], LoadData2DParams{0, uint8_t(kb), "
-                        "uint16_t(mb), 0, 0, false, 0});",
-                        "NZ -> ZZ, a row of fractals at a time",
-                    )
-                    if bt:
+                    if v2:
+                        w.line(
+                            "LoadData(aL0[p], aL1[s], LoadData2DParamsV2{0, uint16_t(kb0), uint16_t(mb), "
+                            "uint16_t(kb), int32_t(mb), uint16_t(mb), false, 0});",
+                            "NZ -> NZ (3510 L0A): the slice's fractal columns",
+                        )
+                        if bt:
+                            w.line(
+                                "LoadData(bL0[p], bL1[s], LoadData2DParamsV2{0, uint16_t(kb0), uint16_t(nb), "
+                                "uint16_t(kb), int32_t(nb), uint16_t(nb), false, 0});",
+                                "w's NZ fractals are B's ZN ones: placed, not transposed",
+                            )
+                        else:
+                            w.line(
+                                "LoadData(bL0[p], bL1[s], LoadData2DParamsV2{uint16_t(kb0), 0, uint16_t(kb), "
+                                "uint16_t(nb), int32_t(kL1Pad / CUBE), uint16_t(nb), true, 0});",
+                                "NZ -> ZN, each fractal transposed",
+                            )
+                    else:
+                        w.line(
+                            "for (uint32_t i = 0; i < mb; i++) LoadData(aL0[p][i * kb * CUBE * C0], "
+                            "aL1[s][(kb0 * Ceil16(curM) + i * CUBE) * C0], LoadData2DParams{0, uint8_t(kb), "
+                            "uint16_t(mb), 0, 0, false, 0});",
+                            "NZ -> ZZ, a row of fractals at a time",
+                        )
+                    if v2:
+                        pass
+                    elif bt:
                         w.line(
                             "LoadData(bL0[p], bL1[s][kb0 * Ceil16(curN) * C0], "
                             "LoadData2DParams{0, uint8_t(kb * nb), 1, 0, 0, false, 0});",
@@ -610,6 +690,23 @@ def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, 
                     f"NZ -> ND straight into {direct} (row pitch N)",
                 )
                 w.line("SetFlag<HardEvent::FIX_M>(c);")
+            elif ub:
+                with w.block(f"if (count >= {WS_SLOTS})", "}"):
+                    w.line("CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC);", "AIV0 is done with UB slot c")
+                    w.line("CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC + 16);", "AIV1 too (its ids + 16)")
+                w.line(
+                    "FixpipeParamsArch3510<CO2Layout::ROW_MAJOR> fix(uint16_t(curN), uint16_t((curM + 1) & ~1u), "
+                    "uint16_t(Ceil16(curM)), PITCH);",
+                    "M padded to even for the split",
+                )
+                w.line("fix.dualDstCtl = 1;", "DUAL_DST_SPLIT_M: rows [0, M/2) to AIV0, the rest to AIV1")
+                w.line(
+                    f"Fixpipe<{acc}, {acc}, CFG_UB>(accUb[c * (ACC_SLOT / sizeof({acc}))], cL0[c], fix);",
+                    "f32 rows of PITCH into UB slot c of both AIVs",
+                )
+                w.line("SetFlag<HardEvent::FIX_M>(c);")
+                w.line("CrossCoreSetFlag<4, PIPE_FIX>(AIC_TO_AIV);", "to AIV0: its rows are in UB slot c")
+                w.line("CrossCoreSetFlag<4, PIPE_FIX>(AIC_TO_AIV + 16);", "to AIV1")
             else:
                 w.line(
                     f"if (count >= {WS_SLOTS}) CrossCoreWaitFlag(AIV_TO_AIC);",
@@ -626,17 +723,25 @@ def _aic(w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, 
             w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
             w.line("WaitFlag<HardEvent::M_MTE1>(s);")
             w.line("WaitFlag<HardEvent::FIX_M>(s);")
-        if not direct:
+        if ub:
+            with w.block(f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++)", "}"):
+                w.line(
+                    "CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC);",
+                    "drain: the AIVs' answers to the last tiles",
+                )
+                w.line("CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC + 16);")
+        elif not direct:
             w.line(
                 f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++) CrossCoreWaitFlag(AIV_TO_AIC);",
                 "drain: the AIVs' answers to the last tiles",
             )
 
 
-def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
+def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> None:
     with w.block("__aicore__ inline void ProcessAiv()"):
-        for buf, info in sorted(e.buffers.items()):
-            w.line(f"pipe_.InitBuffer({buf}_, {buf.upper()}_SLOT * {info['slots']});")
+        order = sorted(e.buffers, key=lambda b: (b != e.acc_buf, b)) if ub else sorted(e.buffers)
+        for buf in order:  # on 950 the product's buffer first: UB offset 0, where the Fixpipe writes
+            w.line(f"pipe_.InitBuffer({buf}_, {buf.upper()}_SLOT * {e.buffers[buf]['slots']});")
         for (buf, ct), name in e.views.items():
             if (buf, ct) in e.col_views:
                 w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>();")
@@ -645,14 +750,17 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
         if e.cols:
             w.line(f"SetFlag<HardEvent::V_MTE2>({cid});", "pre-issued: the column buffers are free")
         w.line("const uint32_t sub = GetSubBlockIdx();")
-        w.line("uint32_t step = 0, count = 0;")
+        w.line("uint32_t count = 0;" if ub else "uint32_t step = 0, count = 0;")
         with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
             w.line("uint32_t mOff, nOff, curM, curN;")
             w.line("TileAt(t, mOff, nOff, curM, curN);")
             w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
             w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
-            w.line("const uint32_t wsAt = (count % 2) * BASE_M * BASE_N;")
-            w.line("CrossCoreWaitFlag(AIC_TO_AIV);", "the tile is in workspace slot count % 2")
+            if ub:
+                w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from row 0")
+            else:
+                w.line("const uint32_t wsAt = (count % 2) * BASE_M * BASE_N;")
+                w.line("CrossCoreWaitFlag(AIC_TO_AIV);", "the tile is in workspace slot count % 2")
             with w.block("if (myRows > 0)"):
                 if e.cols:
                     w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the last tile's columns are read")
@@ -664,8 +772,12 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
                     for line in e.cols:
                         if not line.startswith("DataCopyPad"):
                             w.line(line)
-                with w.block("for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step++)"):
-                    w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step % 2;")
+                step = "for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step++)"
+                with contextlib.nullcontext() if ub else w.block(step):
+                    if ub:
+                        w.line("const uint32_t rows = myRows, slot = count % 2;", "the half tile in one step")
+                    else:
+                        w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step % 2;")
                     if any(re.search(r"\bn\b|nAligned", line) for line in e.body):
                         w.line("const uint32_t n = rows * PITCH;")
                     if any("nAligned" in line for line in e.body):
@@ -674,7 +786,8 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
                             f"const uint32_t nAligned = (n + {ca - 1}) / {ca} * {ca};",
                             "Compare/Select: whole repeats",
                         )
-                    w.line("const uint64_t gmAt = uint64_t(mOff + row0 + r0) * n_ + nOff;")
+                    rows0 = "row0" if ub else "row0 + r0"
+                    w.line(f"const uint64_t gmAt = uint64_t(mOff + {rows0}) * n_ + nOff;")
                     for (buf, ct), name in e.views.items():
                         if (buf, ct) in e.col_views:
                             continue
@@ -685,7 +798,12 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int) -> None:
                         w.line(line)
                 if e.cols:
                     w.line(f"SetFlag<HardEvent::V_MTE2>({cid});")
-            w.line("CrossCoreSetFlag<2, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: the slot is free")
+            if ub:
+                w.line("CrossCoreSetFlag<4, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: UB slot free")
+            else:
+                w.line(
+                    "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: the slot is free"
+                )
         for line in e.post:
             w.line(line)
         if e.cols:
