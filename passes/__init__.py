@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (registers the passes)
     row_forms,
     specialize,
     split_cores,
+    split_cube_vector,
     tile,
 )
 from .manager import PASSES, Pass, PassError, PassManager, parse_pipeline, register

@@ -63,3 +63,33 @@ def row_pipeline(vector: str = "select-vector-path") -> list[Pass]:
             ]
         )
     )
+
+
+def matmul_pipeline(cube: str, vector: str = "select-vector-path") -> list[Pass]:
+    """An operator with ``@``: split-cube-vector (``cube``: its spelling with the target's L1/L0
+    capacities) takes the matmul out; the epilogue left is a row function over rows of N and runs
+    the row pipeline's passes (the cube part is rendered from the ``cube`` attribute)."""
+    return parse_pipeline(
+        ",".join(
+            [
+                "specialize",  # one function per static-attribute combination (tiling keys)
+                "canonicalize",  # fold and share before the split
+                cube,  # the matmul becomes the f32 parameter %acc; the cube tiling on the function
+                "promote-precision",  # f16/bf16 math in f32: the DSL's numeric semantics
+                "expand-math",  # tanh/sigmoid from Exp/Reciprocal/Compare/Select (A2 has no Tanh)
+                "lower-bools",  # & | ~ and bool_ inputs as 0/1 halves and comparisons (masks)
+                "legalize-casts",  # casts A2 lacks become chains it has (f32 -> i8 via i32, f16)
+                "materialize-bools",  # stored comparisons become 0/1 bytes; where keeps masks
+                "canonicalize",  # fold the f32 -> T -> f32 -> T round trip of an output cast to x.dtype
+                "tile",  # the step loop over a tile's rows; loads at the top, stores after their producers
+                "hoist-scalars",  # scalar math once per core; Adds/Muls instead of broadcasts
+                "canonicalize",  # share the hoisted scalars
+                "row-forms",  # columns before the loop (the schedule reloads them per output tile)
+                vector,  # MemBase (910B)
+                "form-vector-functions",  # RegBase VFs (not on 910B)
+                "double-buffer",  # ping-pong slots for what the DMA touches
+                "plan-rows",  # buffers and the UB coefficients (the schedule fixes the row length)
+                "insert-sync",  # last: needs the final buffers and op order
+            ]
+        )
+    )

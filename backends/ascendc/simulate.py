@@ -105,7 +105,7 @@ def simulate(
     tgt = get_target(target)
     check_cann(tgt.name, cann)  # the options are checked before anything is compiled or run
     vector_path_of(tgt, vector_path)
-    refuse_matmul(op)  # also for project=: there is no matmul kernel to run yet
+    refuse_matmul(op, target)  # also for project=: there is no matmul kernel to run there yet
     T, inputs, values = op.bind(arrays, attrs, dtype)
     func = op.variant(T, values, inputs)
     check_attr_values(func, values)

@@ -465,6 +465,28 @@ def free_event_id(stmts: list[Stmt], event: str, slots: int = 2) -> int:
     return free[0]
 
 
+def load_scalar_helper(w) -> None:
+    """``LoadScalar<S>(addr)``: a Scalar input's one element, read by the scalar unit."""
+    w.line(comment="A Scalar input: one element in GM, read once per core by the scalar unit.")
+    w.line("template <typename S>")
+    with w.block("__aicore__ inline S LoadScalar(GM_ADDR addr)"):
+        w.line("GlobalTensor<S> gm;")
+        w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
+        w.line("return gm.GetValue(0);")
+    w.line()
+
+
+def to_f32_helper(w, cann: str) -> None:
+    """``ToF32(value)``: a half/bfloat16_t scalar widened (the release's bf16 -> float spelling)."""
+    w.line(comment="Scalars are computed in f32 (the DSL's numeric semantics).")
+    w.line("template <typename S>")
+    with w.block("__aicore__ inline float ToF32(S value)"):
+        with w.block("if constexpr (IsSameType<S, bfloat16_t>::value)"):
+            w.line(f"return {spelling('bf16_to_float', cann)}(value);")
+        w.line("return static_cast<float>(value);")
+    w.line()
+
+
 class KernelText:
     def __init__(self, plan: KernelPlan, view_types: dict[str, str]):
         self.plan = plan
@@ -667,13 +689,7 @@ class KernelText:
             "LoadScalar<" in e for code in self.plan.codes.values() for e in code.scalars.values()
         )
         if scalars:
-            w.line(comment="A Scalar input: one element in GM, read once per core by the scalar unit.")
-            w.line("template <typename S>")
-            with w.block("__aicore__ inline S LoadScalar(GM_ADDR addr)"):
-                w.line("GlobalTensor<S> gm;")
-                w.line("gm.SetGlobalBuffer((__gm__ S*)addr, 1);")
-                w.line("return gm.GetValue(0);")
-            w.line()
+            load_scalar_helper(w)
         needs = [code.needs for code in self.plan.codes.values()]
         self.vc.helpers(w, needs, "free")
         self.plan.vector["regbase"].helpers(w, needs, "free")
@@ -681,13 +697,7 @@ class KernelText:
             "ToF32(" in e for code in self.plan.codes.values() for e in code.scalars.values()
         )
         if widen:
-            w.line(comment="Scalars are computed in f32 (the DSL's numeric semantics).")
-            w.line("template <typename S>")
-            with w.block("__aicore__ inline float ToF32(S value)"):
-                with w.block("if constexpr (IsSameType<S, bfloat16_t>::value)"):
-                    w.line(f"return {spelling('bf16_to_float', self.plan.cann)}(value);")
-                w.line("return static_cast<float>(value);")
-            w.line()
+            to_f32_helper(w, self.plan.cann)
 
     def constant_lines(self) -> list[str]:
         lines = []

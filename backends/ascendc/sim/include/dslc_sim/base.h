@@ -68,6 +68,13 @@ __aicore__ inline int64_t GetTaskRatio() { return dslc::view_task_ratio(); }
 __aicore__ inline int64_t GetTaskRation() { return dslc::view_task_ratio(); }  // the impl's name (GetTaskRationImpl)
 __aicore__ inline int64_t GetSubBlockIdx() { return dslc::view_sub_block_idx(); }
 __aicore__ inline int64_t GetSubBlockNum() { return dslc::view_sub_block_num(); }
+// The user's part of the workspace, after the system reserve (RESERVED_WORKSPACE, 16 MiB on
+// 910B/950: impl/basic_api/utils/kernel_utils_constants.h; dav_c220 kernel_operator_common_impl.h
+// GetUserWorkspace returns the workspace address + RESERVED_WORKSPACE). The emulator's
+// PlatformAscendC::GetLibApiWorkSpaceSize() reports the same 16 MiB, so a host that sizes the
+// workspace as GetLibApiWorkSpaceSize() + user bytes gets its user bytes here.
+constexpr size_t RESERVED_WORKSPACE = 16u * 1024u * 1024u;
+__aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace + RESERVED_WORKSPACE; }
 __aicore__ inline void InitSocState() {}
 template <typename T> __aicore__ inline T CeilDivision(T a, T b) { return (a + b - 1) / b; }
 __aicore__ inline constexpr uint32_t GetVecLen() { return 256; }

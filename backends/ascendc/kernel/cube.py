@@ -1,0 +1,810 @@
+"""The matmul schedule's kernel (910B): one ``__mix__(1, 2)`` kernel, a cube part and its epilogue.
+
+(An identity epilogue, ``return x @ w`` in f32/i32, takes no vector core: ``__mix__(1, 0)``, the
+AIC's Fixpipe writes the output rows from L0C, no workspace; ``direct_output``.)
+
+The function comes from split-cube-vector and the row passes: ``cube`` (the cube tiling) and a
+row function over the tile's rows (the epilogue). Per AI Core (block) the AIC walks its output
+tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
+
+* AIC: per K step of ``kL1 = stepK * baseK``: GM -> L1 (``Nd2NzParams``, ND -> NZ) into one of
+  two L1 slots (``MTE1_MTE2`` pre-issued per slot); per ``baseK`` slice L1 -> L0A/L0B
+  (``LoadData2DParams``: A NZ -> ZZ a fractal row at a time; B [K, N] NZ -> ZN transposing each
+  fractal, or w [N, K] whose NZ already is B's ZN in one copy) into one of two L0 slots
+  (``M_MTE1`` pre-issued), ``Mmad`` accumulating in one of two L0C slots (``FIX_M`` pre-issued);
+  then ``Fixpipe`` f32/i32 L0C -> the block's workspace slot (count % 2) and
+  ``CrossCoreSetFlag<2, PIPE_FIX>`` to the AIVs; before the Fixpipe of its third tile on it waits
+  the AIVs' release of that workspace slot (``CrossCoreWaitFlag``); drained after the loop.
+* AIV: per tile, ``CrossCoreWaitFlag``, then its half of the tile's rows (``halfM = ceil(curM /
+  2)``; AIV1 may get none and still answers) in chunks of ``CHUNK_ROWS`` rows read from the
+  workspace slot; the epilogue's vector ops through the vector-code layer (MemBase); the columns
+  ([N] inputs) are the tile's slice, reloaded per tile; ``CrossCoreSetFlag<2, PIPE_MTE3>`` after
+  its last copy out (issued on MTE3: it fires when the stores, and the reads they follow, are done).
+
+The intra-core flags of the epilogue are the ones insert-sync placed in the row function; the
+column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and drained).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+
+from dsl.dtypes import DType, dtype_from_name, f32, i32
+from dsl.errors import CompileError
+from dsl.ir import Func, ScalarType, TensorType
+
+from ..writer import CodeWriter
+from .api import SCALAR_BINARY, ctype, typed_literal
+from .merge import Stmt
+from .naming import camel, gm_param
+from .template import load_scalar_helper, to_f32_helper
+from .variant import field_name
+from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
+from .vector.base import where
+
+AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
+AIV_TO_AIC = 5
+WS_SLOTS = 2  # workspace tiles per AI Core: the AIC writes one while the AIVs read the other
+ROW, COL = "row", "col"
+VIEW_SUFFIX = {
+    "T": "T",
+    "float": "F32",
+    "half": "F16",
+    "bfloat16_t": "Bf16",
+    "int32_t": "I32",
+    "int8_t": "I8",
+    "uint8_t": "U8",
+}
+
+
+@dataclass
+class Epilogue:
+    """The AIV side of one dtype's function, as C++ text (``T`` for the op's element type)."""
+
+    buffers: dict  # bN -> {bytes, slots, kind}
+    pre: list[str] = field(default_factory=list)  # before the tile loop: pre-issued flags
+    cols: list[str] = field(default_factory=list)  # per tile: the column loads (+ column math)
+    body: list[str] = field(default_factory=list)  # per chunk of rows
+    post: list[str] = field(default_factory=list)  # after the tile loop: drains
+    inputs: dict = field(default_factory=dict)  # GM inputs the epilogue reads: name -> (ctype, kind)
+    outputs: dict = field(default_factory=dict)  # name -> ctype
+    views: dict = field(default_factory=dict)  # (buf, ctype) -> local view name
+    col_views: set = field(default_factory=set)
+    count_align: int = 1
+    positions: dict = field(default_factory=dict)  # bN -> VECIN (copied in) / VECOUT (copied out)
+    scalars: list = field(default_factory=list)  # (member, ctype, expression, dsl line): Init computes them
+    scalar_inputs: dict = field(default_factory=dict)  # Scalar input -> ctype (LoadScalar)
+    acc_buf: str | None = None  # the buffer the product's rows arrive in
+    widen: bool = False  # ToF32
+
+
+class _Ctx:
+    """What MemBase asks the schedule back: scalars as literals (the epilogue takes constants)."""
+
+    chunked = False
+    twinned = False
+
+    def __init__(self, T: DType):
+        self.T = T
+        self.needs = Needs()
+        self.members: dict[int, str] = {}  # id(scalar value) -> member (Init computes it)
+
+    def typed_for(self, expr: str, dt: DType, view: str) -> str:
+        return expr
+
+    def scalar_for(self, v, dt: DType, view: str) -> str:
+        owner = v.owner
+        if owner is not None and owner.opname == "const":
+            return typed_literal(owner.attrs["value"], dt)
+        if id(v) in self.members:
+            return self.members[id(v)]
+        raise CompileError(
+            f"scalar %{v.name} is not available in the matmul epilogue", owner.loc if owner else None
+        )
+
+
+class EpilogueRenderer:
+    def __init__(self, func: Func, T: DType, target):
+        self.func, self.T = func, T
+        self.ub_mode = target.name == "ascend950"  # the AIC's Fixpipe writes the tile into the AIVs' UB
+        self.vc = MemBase(target)
+        self.ctx = _Ctx(T)
+        self.acc = func.attributes["cube"]["acc"]
+        self.kinds: dict[int, str] = {}
+        rows = func.attributes["rows"]
+        self.e = Epilogue(dict(func.attributes["buffers"]), count_align=rows["count_align"])
+
+    def ct(self, dt: DType) -> str:
+        return "T" if dt == self.T else ctype(dt)
+
+    def kind(self, v) -> str | None:
+        if isinstance(v.type, ScalarType):
+            return "scalar"
+        dims = v.type.shape.dims
+        return COL if len(dims) == 1 else ROW
+
+    def view(self, v) -> str:
+        op = v.owner
+        buf = op.attrs.get("buf")
+        if buf is None:
+            raise CompileError(f"value %{v.name} has no UB buffer", op.loc)
+        ct = self.ct(v.type.dtype)
+        key = (buf, ct)
+        if key not in self.e.views:
+            self.e.views[key] = f"{buf}{VIEW_SUFFIX.get(ct, 'U')}"
+        name = self.e.views[key]
+        if self.e.buffers[buf]["kind"] == "col":
+            self.e.col_views.add(key)
+        return name
+
+    def operand(self, v, per_row: bool) -> Operand:
+        if isinstance(v.type, ScalarType):
+            return Operand("", v.type.dtype, Form.SCALAR, value=v)
+        k = self.kind(v)
+        form = Form.COLUMN if k == COL else Form.ROW if per_row else Form.TILE
+        return Operand(self.view(v), v.type.dtype, form, self.ct(v.type.dtype), v.owner.attrs.get("buf"))
+
+    def vec(self, op, in_cols: bool) -> list[str]:
+        kinds = [self.kind(a) for a in op.operands]
+        rk = self.kind(op.result)
+        per_row = rk == ROW and COL in kinds
+        if in_cols or rk == COL:
+            extent = Extent("curN", "curN", family="rows")
+        elif per_row:
+            extent = Extent("curN", "curN", rows="rows", pitch="PITCH", family="rows")
+        else:
+            extent = Extent("n", "nAligned", family="rows")
+        form = Form.COLUMN if rk == COL else Form.ROW if per_row else Form.TILE
+        dst = Operand(self.view(op.result), op.result.type.dtype, form, self.ct(op.result.type.dtype))
+        vop = VecOp(op, dst, [self.operand(a, per_row) for a in op.operands], extent)
+        st = self.vc.op(vop, self.ctx)
+        if self.ctx.needs != Needs():
+            raise CompileError(
+                f"'{op.opname}' needs a row-kernel helper, which the matmul epilogue does not have yet",
+                op.loc,
+            )
+        return [self.note(st)]
+
+    @staticmethod
+    def note(st: Stmt) -> str:
+        tail = [x for x in (st.note, st.dsl) if x]
+        return st.code + (f"  // {'; '.join(tail)}" if tail else "")
+
+    def acc_only(self, op) -> bool:
+        """UB mode: a flag that orders only the (gone) copy-in of the product: the cross-core
+        flags order the Fixpipe into that buffer instead."""
+        bufs = set(op.attrs.get("bufs", []))
+        return (
+            self.ub_mode
+            and op.opname != "sync.barrier"
+            and op.attrs["event"] in ("MTE3_MTE2", "MTE2_V", "V_MTE2")
+            and bufs <= {self.e.acc_buf}
+        )
+
+    @staticmethod
+    def sync(op) -> str:
+        ev, i = op.attrs["event"], op.attrs["id"]
+        idx = "slot" if i == "slot" else str(i)
+        fn = "SetFlag" if op.opname == "sync.set" else "WaitFlag"
+        return f"{fn}<HardEvent::{ev}>({idx});"
+
+    def gm_read(self, op) -> str:
+        src = op.operands[0]
+        ct = self.ct(src.type.dtype)
+        view = self.view(op.result)
+        self.e.positions[op.attrs["buf"]] = "VECIN"
+        k = self.kind(op.result)
+        pad = f"DataCopyPadExtParams<{ct}>{{false, 0, 0, 0}}"
+        if k == COL:
+            self.e.inputs[src.name] = (ct, COL)
+            return (
+                f"DataCopyPad({view}, {camel(src.name)}Gm_[nOff], "
+                f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {where(op)}"
+            )
+        gap = f"RowGap<{ct}>(curN)"
+        if src.name == self.acc and self.ub_mode:
+            return None  # the Fixpipe put the AIV's rows at the buffer's slot, from row 0
+        if src.name == self.acc:
+            return (
+                f"DataCopyPad({view}, wsGm_[wsAt + (row0 + r0) * curN], "
+                f"DataCopyExtParams{{uint16_t(rows), curN * uint32_t(sizeof({ct})), 0, {gap}, 0}}, {pad});"
+                f"  // the tile's rows from the workspace; {where(op)}"
+            )
+        self.e.inputs[src.name] = (ct, ROW)
+        return (
+            f"DataCopyPad({view}, {camel(src.name)}Gm_[gmAt], DataCopyExtParams{{uint16_t(rows), "
+            f"curN * uint32_t(sizeof({ct})), (n_ - curN) * uint32_t(sizeof({ct})), {gap}, 0}}, {pad});"
+            f"  // {where(op)}"
+        )
+
+    def gm_write(self, op) -> str:
+        v = op.operands[0]
+        ct = self.ct(v.type.dtype)
+        name = op.attrs["output"]
+        self.e.outputs[name] = ct
+        self.e.positions.setdefault(v.owner.attrs["buf"], "VECOUT")
+        return (
+            f"DataCopyPad({camel(name)}Gm_[gmAt], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
+            f"curN * uint32_t(sizeof({ct})), RowGap<{ct}>(curN), (n_ - curN) * uint32_t(sizeof({ct})), 0}});"
+            f"  // {where(op)}"
+        )
+
+    def scalar(self, op) -> None:
+        """A scalar computed once per core (Init): a Scalar input's value, its f32 widening, an
+        attribute from the tiling data, or arithmetic on those."""
+        t, name = op.result.type, op.opname
+        members = self.ctx.members
+
+        def arg(v) -> str:
+            if v.owner is not None and v.owner.opname == "const":
+                return typed_literal(v.owner.attrs["value"], v.type.dtype)
+            return members[id(v)]
+
+        if name == "scalar.load":
+            p = op.operands[0]
+            self.e.scalar_inputs[p.name] = self.ct(p.type.dtype)
+            expr = f"LoadScalar<{self.ct(p.type.dtype)}>({gm_param(p.name)})"
+        elif name == "cast" and t.dtype == f32 and op.operands[0].type.dtype.name in ("f16", "bf16"):
+            expr = f"ToF32({arg(op.operands[0])})"
+            self.e.widen = True
+        elif name == "cast" and {t.dtype, op.operands[0].type.dtype} <= {f32, i32}:
+            expr = f"static_cast<{ctype(t.dtype)}>({arg(op.operands[0])})"
+        elif name == "attr":
+            expr = f"static_cast<{ctype(t.dtype)}>(tiling.{field_name(op.attrs['name'])})"
+        elif name in SCALAR_BINARY:
+            expr = f"{arg(op.operands[0])} {SCALAR_BINARY[name]} {arg(op.operands[1])}"
+        elif name == "neg":
+            expr = f"-{arg(op.operands[0])}"
+        else:
+            raise CompileError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
+        member = f"s{camel(op.result.name)}_"
+        members[id(op.result)] = member
+        self.e.scalars.append((member, self.ct(t.dtype), expr, where(op)))
+
+    def render(self) -> Epilogue:
+        func, e = self.func, self.e
+        loop = func.loop()
+        if loop is None:
+            raise CompileError("the matmul epilogue has no tile loop", func.loc)
+        if loop.attrs.get("vector_path", "membase") != "membase":
+            raise CompileError("the matmul epilogue is MemBase only (910B)", func.loc)
+        at = func.body.index(loop)
+        for op in loop.region:
+            if op.opname == "dma.load" and op.operands[0].name == self.acc:
+                e.acc_buf = op.attrs["buf"]
+        for op in func.body[:at]:
+            if op.opname == "const":
+                continue
+            if op.opname.startswith("sync."):
+                if not self.acc_only(op):
+                    e.pre.append(self.sync(op))
+            elif op.opname == "dma.load":
+                e.cols.append(self.gm_read(op))
+            elif isinstance(op.result.type, TensorType):
+                e.cols += self.vec(op, True)
+            else:
+                self.scalar(op)
+        for op in loop.region:
+            if op.opname.startswith("sync."):
+                if op.opname == "sync.barrier":
+                    e.body += [self.note(s) for s in self.vc.barrier(where(op))]
+                elif not self.acc_only(op):
+                    e.body.append(self.sync(op))
+            elif op.opname == "dma.load":
+                if self.kind(op.result) != ROW:
+                    raise CompileError(
+                        f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N] nor [N]: "
+                        "per-row inputs of a matmul epilogue are not supported yet",
+                        op.loc,
+                    )
+                line = self.gm_read(op)
+                if line is not None:
+                    e.body.append(line)
+            elif op.opname == "dma.store":
+                if self.kind(op.operands[0]) != ROW:
+                    raise CompileError("a matmul epilogue stores [M, N] outputs only", op.loc)
+                e.body.append(self.gm_write(op))
+            elif op.opname in ("reduce", "vec.brc", "vec.brcb", "vec.fold", "welford.var"):
+                raise CompileError(
+                    "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported "
+                    "in a matmul epilogue yet",
+                    op.loc,
+                )
+            else:
+                e.body += self.vec(op, False)
+        for op in func.body[at + 1 :]:
+            if op.opname.startswith("sync.") and not self.acc_only(op):
+                e.post.append(self.sync(op))
+        if func.attributes["rows"].get("scratch"):
+            raise CompileError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
+        return e
+
+
+def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
+    """The AIV's UB plan from the row passes' buffers (bytes per element x slots, per row of
+    PITCH = base_n rounded to the narrowest row value's 32 bytes): rows per step ``chunk`` from
+    the UB left after the columns. 910B reads the workspace in chunks of its own; on 950 the
+    Fixpipe writes a whole half tile (base_m / 2 rows), so base_m shrinks (16-row steps) until
+    that half fits."""
+    cube = func.attributes["cube"]
+    align = func.attributes["rows"]["align"]
+    pitch = -(-cube["base_n"] // align) * align
+    if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
+        raise CompileError("per-row buffers in a matmul epilogue are not supported yet", func.loc)
+    col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
+    row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
+    fit = (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1)
+    base_m = cube["base_m"]
+    if target.name == "ascend950":
+        base_m = min(base_m, 2 * fit // 16 * 16)
+        if base_m < 16:
+            raise CompileError(
+                f"the matmul epilogue needs {col_bytes + 8 * row_bytes} bytes of UB for 8 rows of "
+                f"{cube['base_n']} columns (half a 16-row tile); the target has {target.ub_usable_bytes}",
+                func.loc,
+            )
+    chunk = min((base_m + 1) // 2, fit)
+    if chunk < 1:
+        raise CompileError(
+            f"the matmul epilogue needs {col_bytes + row_bytes} bytes of UB for one row of {cube['base_n']} "
+            f"columns; the target has {target.ub_usable_bytes}",
+            func.loc,
+        )
+    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m}
+
+
+def direct_output(func: Func) -> str | None:
+    """The output an identity epilogue stores (``return x @ w`` in f32/i32): the AIC's Fixpipe
+    writes it straight from L0C, no workspace and no vector core (``__mix__(1, 0)``); else None."""
+    loop = func.loop()
+    work = [op for op in loop.region if not op.opname.startswith("sync.")]
+    acc = func.attributes["cube"]["acc"]
+    if len(work) != 2 or work[0].opname != "dma.load" or work[1].opname != "dma.store":
+        return None
+    if work[0].operands[0].name != acc or work[1].operands[0] is not work[0].result:
+        return None
+    return work[1].attrs["output"]
+
+
+def used_ids(func: Func, event: str) -> set[int]:
+    ids = set()
+    for op in func.walk():
+        if op.opname in ("sync.set", "sync.wait") and op.attrs["event"] == event:
+            i = op.attrs["id"]
+            ids |= {0, 1} if i == "slot" else {int(i)}
+    return ids
+
+
+def cube_kernel(
+    plan,
+    funcs: dict,
+    target,
+    header: str,
+    inputs: list[str],
+    outputs: list[str],
+    td: str,
+    carrier: str | None,
+) -> str:
+    """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
+    the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order."""
+    first = funcs[plan.dtypes[0]]
+    cube = first.attributes["cube"]
+    eps = {}
+    for dt, f in funcs.items():
+        eps[dt] = EpilogueRenderer(f, dt, target).render()
+    e = eps[plan.dtypes[0]]
+    for dt, other in eps.items():
+        if (other.pre, other.cols, other.body, other.post, other.buffers) != (
+            e.pre,
+            e.cols,
+            e.body,
+            e.post,
+            e.buffers,
+        ):
+            raise CompileError(
+                f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
+                first.loc,
+            )
+    ep = epilogue_plan(first, e, target)
+    pitch, chunk, align, base_m = ep["pitch"], ep["chunk"], ep["align"], ep["base_m"]
+    ub_mode = target.name == "ascend950"
+    col_ids = sorted({0, 1, 2, 3, 4, 5} - used_ids(first, "V_MTE2") - used_ids(first, "MTE2_V"))
+    if e.cols and not col_ids:
+        raise CompileError("no event id left for the epilogue's column reload", first.loc)
+    cid = col_ids[0] if col_ids else 0
+    T = ctype(plan.dtypes[0])  # the entry passes DTYPE_<carrier>
+    pinned = all(f.attributes["cube"]["operand"] != dt.name for dt, f in funcs.items())
+    A = ctype(dtype_from_name(cube["operand"])) if pinned else "T"  # the operands' C++ type
+    acc_ct = "int32_t" if cube["operand"] == "i8" else "float"
+    a, b, bt = cube["a"], cube["b"], cube["transpose_b"]
+    cls = f"Kernel{plan.op_type}"
+    direct = direct_output(first)
+    w = CodeWriter()
+    for line in header.splitlines():
+        w.line(comment=line)
+    w.line(comment="")
+    for line in (__doc__ or "").split("\n\n")[0].splitlines():
+        w.line(comment=line.strip())
+    if direct:
+        w.line(comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0).")
+    w.line('#include "kernel_operator.h"')
+    w.line("using namespace AscendC;")
+    w.line()
+    if carrier is not None:
+        w.line(
+            f"#ifndef DTYPE_{carrier.upper()}",
+            "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
+        )
+        w.line(f"#define DTYPE_{carrier.upper()} {T}")
+        w.line("#endif")
+        w.line()
+    if not direct:
+        w.line(
+            f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace"
+        )
+        w.line(f"constexpr uint16_t AIV_TO_AIC = {AIV_TO_AIC};", "cross-core flag: both AIVs have read it")
+    w.line("constexpr uint32_t CUBE = 16;", "fractal edge")
+    w.line(f"constexpr uint32_t BASE_M = {base_m};", "split-cube-vector: L0C tile (2 slots)")
+    w.line(f"constexpr uint32_t BASE_N = {cube['base_n']};")
+    w.line(f"constexpr uint32_t BASE_K = {cube['base_k']};", "L0A/L0B slice (2 slots each)")
+    w.line(f"constexpr uint32_t STEP_K = {cube['step_k']};", "base_k slices per L1 load (2 slots)")
+    if ub_mode and not direct:
+        w.line("constexpr FixpipeConfig CFG_UB = {CO2Layout::ROW_MAJOR, true};", "Fixpipe into UB")
+    if not direct:
+        w.line(
+            f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)"
+        )
+        w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
+    for buf, info in sorted(e.buffers.items()) if not direct else ():
+        n = "PITCH" if info["kind"] == "col" else "CHUNK_ROWS * PITCH"
+        w.line(
+            f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
+        )
+    if ub_mode and not direct:
+        w.line(f"constexpr uint32_t ACC_SLOT = {e.acc_buf.upper()}_SLOT;", "the Fixpipe's UB slot (bytes)")
+    w.line()
+    w.line("__aicore__ inline uint32_t Min(uint32_t a, uint32_t b) { return a < b ? a : b; }")
+    w.line("__aicore__ inline uint32_t Ceil16(uint32_t x) { return (x + CUBE - 1) / CUBE * CUBE; }")
+    if e.scalar_inputs:
+        load_scalar_helper(w)
+    if e.widen:
+        to_f32_helper(w, plan.cann)
+    if not direct:
+        w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
+        w.line("template <typename U>")
+        with w.block("__aicore__ inline uint32_t RowGap(uint32_t n)"):
+            w.line("return (PITCH * sizeof(U) - (n * sizeof(U) + 31) / 32 * 32) / 32;")
+    w.line()
+    args = [f"GM_ADDR {gm_param(n)}" for n in inputs + outputs]
+    w.line("template <typename T>")
+    with w.block(f"class {cls}", "};"):
+        w.level -= 1
+        w.line("public:")
+        w.level += 1
+        with w.block(
+            f"__aicore__ inline void Init({', '.join(args)}, GM_ADDR workspace, const {td}& tiling)"
+        ):
+            w.line("m_ = tiling.m, n_ = tiling.n, k_ = tiling.k;")
+            w.line("baseM_ = tiling.baseM, baseN_ = tiling.baseN, tilesN_ = tiling.tilesN;")
+            w.line("tiles_ = tiling.tilesM * tiling.tilesN;")
+            w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(a)}, uint64_t(m_) * k_);")
+            w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(b)}, uint64_t(k_) * n_);")
+            for name, (ct, kind) in e.inputs.items():
+                size = "n_" if kind == COL else "uint64_t(m_) * n_"
+                w.line(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, {size});")
+            for name, ct in e.outputs.items():
+                w.line(
+                    f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, uint64_t(m_) * n_);"
+                )
+            for member, ct, expr, loc in e.scalars:
+                w.line(f"{member} = {expr};", loc)
+            w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
+            if direct or ub_mode:
+                why = "the AIC writes the output from L0C" if direct else "the product goes L0C -> UB"
+                w.line("(void)workspace;", f"no user workspace: {why}")
+            else:
+                w.line(
+                    f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
+                    f"uint64_t(block_) * {WS_SLOTS} * BASE_M * BASE_N, {WS_SLOTS} * BASE_M * BASE_N);",
+                    f"{WS_SLOTS} f32 tiles per AI Core",
+                )
+        w.line()
+        w.line(comment="Output tile t: row block t / tilesN; serpentine: odd row blocks walk N backwards.")
+        with w.block(
+            "__aicore__ inline void TileAt(uint32_t t, uint32_t& mOff, uint32_t& nOff, uint32_t& curM, "
+            "uint32_t& curN) const"
+        ):
+            w.line("const uint32_t mb = t / tilesN_;")
+            w.line("uint32_t nb = t % tilesN_;")
+            w.line("if (mb % 2 == 1) nb = tilesN_ - 1 - nb;")
+            w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
+            w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
+        w.line()
+        _aic(w, cube, A, acc_ct, a, b, bt, td, direct, ub_mode and not direct, ub_mode)
+        if not direct:
+            w.line()
+            _aiv(w, e, acc_ct, cid, ub_mode)
+        w.level -= 1
+        w.line("private:")
+        w.level += 1
+        if direct:
+            e.outputs[direct] = acc_ct
+        else:
+            w.line("TPipe pipe_;")
+            for buf in sorted(e.buffers):
+                w.line(f"TBuf<TPosition::{e.positions.get(buf, 'VECCALC')}> {buf}_;")
+        w.line(f"GlobalTensor<{A}> {camel(a)}Gm_, {camel(b)}Gm_;")
+        for name, (ct, _) in e.inputs.items():
+            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
+        for name, ct in e.outputs.items():
+            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
+        if not direct and not ub_mode:
+            w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
+        for member, ct, _, _ in e.scalars:
+            w.line(f"{ct} {member};")
+        w.line(
+            "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
+        )
+    w.line()
+    names = ", ".join(gm_param(n) for n in inputs + outputs)
+    with w.block(
+        f'extern "C" __global__ __mix__(1, {0 if direct else 2}) void {plan.op_name}({", ".join(args)}, '
+        "GM_ADDR workspace, GM_ADDR tiling)"
+    ):
+        w.line("GET_TILING_DATA(tilingData, tiling);")
+        w.line(f"{cls}<{f'DTYPE_{carrier.upper()}' if carrier else T}> op;")
+        w.line(f"op.Init({names}, workspace, tilingData);")
+        with w.block("if ASCEND_IS_AIC"):
+            w.line("op.ProcessAic();")
+        if not direct:
+            with w.block("if ASCEND_IS_AIV"):
+                w.line("op.ProcessAiv();")
+    return w.text()
+
+
+def _aic(
+    w: CodeWriter, cube: dict, A: str, acc: str, a: str, b: str, bt: bool, td: str, direct, ub=False, v2=False
+) -> None:
+    """``ub`` (950): Fixpipe L0C -> the AIVs' UB split over M, mode-4 cross-core flags; ``v2``
+    (arch 3510): L1 -> L0A/L0B with LoadData2DParamsV2 (L0A is NZ there)."""
+    GA, GB = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
+    with w.block("__aicore__ inline void ProcessAic()"):
+        w.line("LocalMemAllocator<Hardware::L1> l1;")
+        w.line("LocalMemAllocator<Hardware::L0A> l0a;")
+        w.line("LocalMemAllocator<Hardware::L0B> l0b;")
+        w.line("LocalMemAllocator<Hardware::L0C> l0c;")
+        if ub:
+            w.line("LocalMemAllocator<Hardware::UB> ub;", "a view of the AIVs' UBs, from offset 0")
+        w.line(f"LocalTensor<{A}> aL1[2], bL1[2], aL0[2], bL0[2];")
+        w.line(f"LocalTensor<{acc}> cL0[2];")
+        with w.block("for (int s = 0; s < 2; s++)"):
+            w.line(f"aL1[s] = l1.Alloc<{A}>(BASE_M * STEP_K * BASE_K);")
+            w.line(f"bL1[s] = l1.Alloc<{A}>(STEP_K * BASE_K * BASE_N);")
+        with w.block("for (int s = 0; s < 2; s++)"):
+            w.line(f"aL0[s] = l0a.Alloc<{A}>(BASE_M * BASE_K);")
+            w.line(f"bL0[s] = l0b.Alloc<{A}>(BASE_K * BASE_N);")
+            w.line(f"cL0[s] = l0c.Alloc<{acc}>(BASE_M * BASE_N);")
+        if ub:
+            w.line(
+                f"const LocalTensor<{acc}> accUb = ub.Alloc<{acc}>(ACC_SLOT * 2 / sizeof({acc}));",
+                "the AIVs' first buffer (two slots): where their epilogue reads the rows",
+            )
+        with w.block("for (int s = 0; s < 2; s++)", "}"):
+            w.line("SetFlag<HardEvent::MTE1_MTE2>(s);", "pre-issued: L1 slot s is free")
+            w.line("SetFlag<HardEvent::M_MTE1>(s);", "L0A/L0B slot s is free")
+            w.line("SetFlag<HardEvent::FIX_M>(s);", "L0C slot s is free")
+        w.line("const uint32_t kL1 = STEP_K * BASE_K;")
+        w.line(f"constexpr uint32_t C0 = 32 / sizeof({A});", "elements of a fractal row (K per 32 B)")
+        w.line("uint32_t l1Step = 0, l0Step = 0, count = 0;")
+        with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
+            w.line("uint32_t mOff, nOff, curM, curN;")
+            w.line("TileAt(t, mOff, nOff, curM, curN);")
+            w.line("const uint32_t mb = Ceil16(curM) / CUBE, nb = Ceil16(curN) / CUBE, c = count % 2;")
+            w.line("WaitFlag<HardEvent::FIX_M>(c);", "L0C slot c drained by its last Fixpipe")
+            with w.block("for (uint32_t k1 = 0; k1 < k_; k1 += kL1, l1Step++)"):
+                pad = "" if bt else ", kL1Pad = Ceil16(curKL1)"
+                w.line(f"const uint32_t curKL1 = Min(kL1, k_ - k1){pad}, s = l1Step % 2;")
+                w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
+                w.line(
+                    f"DataCopy(aL1[s], {GA}[uint64_t(mOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curM), "
+                    "uint16_t(curKL1), 0, uint16_t(k_), uint16_t(Ceil16(curM)), 1, 0});",
+                    f"{a} [curM, curKL1] ND -> NZ",
+                )
+                if bt:
+                    w.line(
+                        f"DataCopy(bL1[s], {GB}[uint64_t(nOff) * k_ + k1], Nd2NzParams{{1, uint16_t(curN), "
+                        "uint16_t(curKL1), 0, uint16_t(k_), uint16_t(Ceil16(curN)), 1, 0});",
+                        f"{b} [curN, curKL1] ND -> NZ (B's ZN)",
+                    )
+                else:
+                    w.line(
+                        f"DataCopy(bL1[s], {GB}[uint64_t(k1) * n_ + nOff], Nd2NzParams{{1, uint16_t(curKL1), "
+                        "uint16_t(curN), 0, uint16_t(n_), uint16_t(kL1Pad), 1, 0});",
+                        f"{b} [curKL1, curN] ND -> NZ",
+                    )
+                w.line("SetFlag<HardEvent::MTE2_MTE1>(s);")
+                w.line("WaitFlag<HardEvent::MTE2_MTE1>(s);")
+                with w.block("for (uint32_t k0 = 0; k0 < curKL1; k0 += BASE_K, l0Step++)"):
+                    w.line(
+                        "const uint32_t curK = Min(BASE_K, curKL1 - k0), kb = (curK + C0 - 1) / C0, "
+                        "kb0 = k0 / C0, p = l0Step % 2;"
+                    )
+                    w.line("WaitFlag<HardEvent::M_MTE1>(p);")
+                    if v2:
+                        w.line(
+                            "LoadData(aL0[p], aL1[s], LoadData2DParamsV2{0, uint16_t(kb0), uint16_t(mb), "
+                            "uint16_t(kb), int32_t(mb), uint16_t(mb), false, 0});",
+                            "NZ -> NZ (3510 L0A): the slice's fractal columns",
+                        )
+                        if bt:
+                            w.line(
+                                "LoadData(bL0[p], bL1[s], LoadData2DParamsV2{0, uint16_t(kb0), uint16_t(nb), "
+                                "uint16_t(kb), int32_t(nb), uint16_t(nb), false, 0});",
+                                "w's NZ fractals are B's ZN ones: placed, not transposed",
+                            )
+                        else:
+                            w.line(
+                                "LoadData(bL0[p], bL1[s], LoadData2DParamsV2{uint16_t(kb0), 0, uint16_t(kb), "
+                                "uint16_t(nb), int32_t(kL1Pad / CUBE), uint16_t(nb), true, 0});",
+                                "NZ -> ZN, each fractal transposed",
+                            )
+                    else:
+                        w.line(
+                            "for (uint32_t i = 0; i < mb; i++) LoadData(aL0[p][i * kb * CUBE * C0], "
+                            "aL1[s][(kb0 * Ceil16(curM) + i * CUBE) * C0], LoadData2DParams{0, uint8_t(kb), "
+                            "uint16_t(mb), 0, 0, false, 0});",
+                            "NZ -> ZZ, a row of fractals at a time",
+                        )
+                    if v2:
+                        pass
+                    elif bt:
+                        w.line(
+                            "LoadData(bL0[p], bL1[s][kb0 * Ceil16(curN) * C0], "
+                            "LoadData2DParams{0, uint8_t(kb * nb), 1, 0, 0, false, 0});",
+                            "w's NZ is B's ZN: one run of fractals",
+                        )
+                    else:
+                        w.line(
+                            "for (uint32_t i = 0; i < kb; i++) LoadData(bL0[p][i * nb * CUBE * CUBE], "
+                            "bL1[s][(kb0 + i) * CUBE * CUBE], LoadData2DParams{0, uint8_t(nb), "
+                            "uint16_t(kL1Pad / CUBE), 0, 0, true, 0});",
+                            "NZ -> ZN, each fractal transposed",
+                        )
+                    w.line("SetFlag<HardEvent::MTE1_M>(p);")
+                    w.line("WaitFlag<HardEvent::MTE1_M>(p);")
+                    w.line(
+                        "Mmad(cL0[c], aL0[p], bL0[p], MmadParams{uint16_t(curM), uint16_t(curN), uint16_t(curK), "
+                        "0, false, k1 + k0 == 0});",
+                        "the first slice starts C at 0",
+                    )
+                    w.line("SetFlag<HardEvent::M_MTE1>(p);")
+                w.line("SetFlag<HardEvent::MTE1_MTE2>(s);")
+            w.line("SetFlag<HardEvent::M_FIX>(c);")
+            w.line("WaitFlag<HardEvent::M_FIX>(c);")
+            if direct:
+                w.line(
+                    f"Fixpipe({camel(direct)}Gm_[uint64_t(mOff) * n_ + nOff], cL0[c], FixpipeParamsV220{{uint16_t(curN), "
+                    "uint16_t(curM), uint16_t(Ceil16(curM)), n_, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
+                    f"NZ -> ND straight into {direct} (row pitch N)",
+                )
+                w.line("SetFlag<HardEvent::FIX_M>(c);")
+            elif ub:
+                with w.block(f"if (count >= {WS_SLOTS})", "}"):
+                    w.line("CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC);", "AIV0 is done with UB slot c")
+                    w.line("CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC + 16);", "AIV1 too (its ids + 16)")
+                w.line(
+                    "FixpipeParamsArch3510<CO2Layout::ROW_MAJOR> fix(uint16_t(curN), uint16_t((curM + 1) & ~1u), "
+                    "uint16_t(Ceil16(curM)), PITCH);",
+                    "M padded to even for the split",
+                )
+                w.line("fix.dualDstCtl = 1;", "DUAL_DST_SPLIT_M: rows [0, M/2) to AIV0, the rest to AIV1")
+                w.line(
+                    f"Fixpipe<{acc}, {acc}, CFG_UB>(accUb[c * (ACC_SLOT / sizeof({acc}))], cL0[c], fix);",
+                    "f32 rows of PITCH into UB slot c of both AIVs",
+                )
+                w.line("SetFlag<HardEvent::FIX_M>(c);")
+                w.line("CrossCoreSetFlag<4, PIPE_FIX>(AIC_TO_AIV);", "to AIV0: its rows are in UB slot c")
+                w.line("CrossCoreSetFlag<4, PIPE_FIX>(AIC_TO_AIV + 16);", "to AIV1")
+            else:
+                w.line(
+                    f"if (count >= {WS_SLOTS}) CrossCoreWaitFlag(AIV_TO_AIC);",
+                    "the AIVs have read workspace slot c (two tiles ago)",
+                )
+                w.line(
+                    "Fixpipe(wsGm_[c * BASE_M * BASE_N], cL0[c], FixpipeParamsV220{uint16_t(curN), uint16_t(curM), "
+                    "uint16_t(Ceil16(curM)), curN, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
+                    "f32 NZ -> ND rows of curN",
+                )
+                w.line("SetFlag<HardEvent::FIX_M>(c);")
+                w.line("CrossCoreSetFlag<2, PIPE_FIX>(AIC_TO_AIV);", "to both AIVs: tile in workspace slot c")
+        with w.block("for (int s = 0; s < 2; s++)"):
+            w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
+            w.line("WaitFlag<HardEvent::M_MTE1>(s);")
+            w.line("WaitFlag<HardEvent::FIX_M>(s);")
+        if ub:
+            with w.block(f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++)", "}"):
+                w.line(
+                    "CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC);",
+                    "drain: the AIVs' answers to the last tiles",
+                )
+                w.line("CrossCoreWaitFlag<4, PIPE_FIX>(AIV_TO_AIC + 16);")
+        elif not direct:
+            w.line(
+                f"for (uint32_t i = 0; i < count && i < {WS_SLOTS}; i++) CrossCoreWaitFlag(AIV_TO_AIC);",
+                "drain: the AIVs' answers to the last tiles",
+            )
+
+
+def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> None:
+    with w.block("__aicore__ inline void ProcessAiv()"):
+        order = sorted(e.buffers, key=lambda b: (b != e.acc_buf, b)) if ub else sorted(e.buffers)
+        for buf in order:  # on 950 the product's buffer first: UB offset 0, where the Fixpipe writes
+            w.line(f"pipe_.InitBuffer({buf}_, {buf.upper()}_SLOT * {e.buffers[buf]['slots']});")
+        for (buf, ct), name in e.views.items():
+            if (buf, ct) in e.col_views:
+                w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>();")
+        for line in e.pre:
+            w.line(line)
+        if e.cols:
+            w.line(f"SetFlag<HardEvent::V_MTE2>({cid});", "pre-issued: the column buffers are free")
+        w.line("const uint32_t sub = GetSubBlockIdx();")
+        w.line("uint32_t count = 0;" if ub else "uint32_t step = 0, count = 0;")
+        with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
+            w.line("uint32_t mOff, nOff, curM, curN;")
+            w.line("TileAt(t, mOff, nOff, curM, curN);")
+            w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
+            w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
+            if ub:
+                w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from row 0")
+            else:
+                w.line("const uint32_t wsAt = (count % 2) * BASE_M * BASE_N;")
+                w.line("CrossCoreWaitFlag(AIC_TO_AIV);", "the tile is in workspace slot count % 2")
+            with w.block("if (myRows > 0)"):
+                if e.cols:
+                    w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the last tile's columns are read")
+                    for line in e.cols:
+                        if line.startswith("DataCopyPad"):
+                            w.line(line)
+                    w.line(f"SetFlag<HardEvent::MTE2_V>({cid});")
+                    w.line(f"WaitFlag<HardEvent::MTE2_V>({cid});")
+                    for line in e.cols:
+                        if not line.startswith("DataCopyPad"):
+                            w.line(line)
+                step = "for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step++)"
+                with contextlib.nullcontext() if ub else w.block(step):
+                    if ub:
+                        w.line("const uint32_t rows = myRows, slot = count % 2;", "the half tile in one step")
+                    else:
+                        w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step % 2;")
+                    if any(re.search(r"\bn\b|nAligned", line) for line in e.body):
+                        w.line("const uint32_t n = rows * PITCH;")
+                    if any("nAligned" in line for line in e.body):
+                        ca = e.count_align
+                        w.line(
+                            f"const uint32_t nAligned = (n + {ca - 1}) / {ca} * {ca};",
+                            "Compare/Select: whole repeats",
+                        )
+                    rows0 = "row0" if ub else "row0 + r0"
+                    w.line(f"const uint64_t gmAt = uint64_t(mOff + {rows0}) * n_ + nOff;")
+                    for (buf, ct), name in e.views.items():
+                        if (buf, ct) in e.col_views:
+                            continue
+                        slotted = e.buffers[buf]["slots"] > 1
+                        off = f"[slot * ({buf.upper()}_SLOT / sizeof({ct}))]" if slotted else ""
+                        w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>(){off};")
+                    for line in e.body:
+                        w.line(line)
+                if e.cols:
+                    w.line(f"SetFlag<HardEvent::V_MTE2>({cid});")
+            if ub:
+                w.line("CrossCoreSetFlag<4, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: UB slot free")
+            else:
+                w.line(
+                    "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: the slot is free"
+                )
+        for line in e.post:
+            w.line(line)
+        if e.cols:
+            w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});")

@@ -1,0 +1,252 @@
+"""The matmul schedule (an operator with ``@``): pipeline, host tiling and project files.
+
+The pass pipeline is split-cube-vector followed by the row pipeline (the epilogue is a row
+function over rows of N); the kernel is ``kernel/cube.py``; the host here: TilingFunc (shape
+checks naming M, K and N, the tile grid, the AI Core count as block dim, the workspace of two
+f32 tiles per AI Core behind the system reserve), InferShape ([M, N]) and, shared with every
+family, InferDataType and the OpDef (``host.py``).
+"""
+
+from __future__ import annotations
+
+from dsl.errors import CompileError
+from dsl.ir import Module, TensorType
+from passes import PassManager
+from passes.pipelines import matmul_pipeline
+
+from .host import host_source, runtime_attrs, tiling_header, w_escape
+from .kernel.cube import WS_SLOTS, cube_kernel, direct_output, epilogue_plan
+from .kernel.naming import camel
+from .writer import CodeWriter
+
+MATMUL_FIELDS = [
+    ("uint32_t", "m", "rows of the product (M)"),
+    ("uint32_t", "n", "columns of the product (N)"),
+    ("uint32_t", "k", "the contracted dim (K)"),
+    ("uint32_t", "baseM", "output tile rows (<= BASE_M, whole fractals)"),
+    ("uint32_t", "baseN", "output tile columns (<= BASE_N)"),
+    ("uint32_t", "tilesM", "tile rows: ceil(M / baseM)"),
+    ("uint32_t", "tilesN", "tile columns: ceil(N / baseN)"),
+]
+
+
+def find_matmul(func):
+    return next((o for o in func.walk() if o.opname == "matmul"), None)
+
+
+def pipeline(tgt, vector: str) -> list:
+    """``passes.pipelines.matmul_pipeline`` with split-cube-vector given the target's cube memories."""
+    opts = f"l1={tgt.l1_bytes},l0a={tgt.l0a_bytes},l0b={tgt.l0b_bytes},l0c={tgt.l0c_bytes}"
+    return matmul_pipeline(f"split-cube-vector{{{opts}}}", vector)
+
+
+def refuse_target(op, tgt) -> None:
+    """What a target cannot take: i8 operands on ascend950 (its L1 -> L0 load, LoadData2DParamsV2,
+    is emulated for 16-bit types only)."""
+    mm = find_matmul(op.func(op.dtypes[0]))
+    if mm is None or tgt.name == "ascend910b" or mm.operands[0].type.dtype.name != "i8":
+        return
+    raise CompileError(
+        f"matmul of i8 operands (operator {op.name}) is not implemented yet for {tgt.name}: its L1 -> L0A/L0B "
+        "load (LoadData2DParamsV2) of int8 fractals is not emulated (ascend910b works)",
+        mm.loc,
+    )
+
+
+def check_supported(op) -> None:
+    func = op.func(op.dtypes[0])
+    mm = find_matmul(func)
+    static = [a for a in op._def.attrs if a.static]
+    if static:
+        raise CompileError(
+            f"operator {op.name}: static attributes ('{static[0].name}') with a matmul are not supported yet",
+            mm.loc,
+        )
+    for p in func.params:
+        if p.optional:
+            raise CompileError(
+                f"input '{p.value.name}' of operator {op.name}: optional inputs of a matmul operator are not "
+                "supported yet",
+                mm.loc,
+            )
+    if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b"):
+        raise CompileError(
+            "matmul of i8 operands with b as [K, N] is not implemented yet in the backend: its L1 -> L0B load "
+            "transposes int8 fractals, which the emulator does not model; write x @ w.T with w as [N, K]",
+            mm.loc,
+        )
+
+
+def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> callable:
+    def emit(w: CodeWriter) -> None:
+        func0 = plan.func0
+        names = [p.value.name for p in func0.params]
+        ia, ib = names.index(cube["a"]), names.index(cube["b"])
+        a, b = cube["a"], cube["b"]
+        with w.block("static ge::graphStatus TilingFunc(gert::TilingContext* context)"):
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, context->GetPlatformInfo());")
+            w.line("auto plat = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());")
+            w.line("const uint32_t coreNum = plat.GetCoreNumAic();", "a mixed kernel's block is an AI Core")
+            w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+            for i, name in ((ia, a), (ib, b)):
+                w.line(f"const gert::StorageShape* {camel(name)}Shape = context->GetInputShape({i});")
+                w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, {camel(name)}Shape);")
+                w.line(f"const gert::Shape& {camel(name)}S = {camel(name)}Shape->GetStorageShape();")
+            A, B = f"{camel(a)}S", f"{camel(b)}S"
+            bdesc = f"{b} [N, K]" if cube["transpose_b"] else f"{b} [K, N]"
+            w.line(
+                f'OP_CHECK_IF({A}.GetDimNum() != 2 || {B}.GetDimNum() != 2, OP_LOGE(OP_TYPE, "{w_escape(a)} [M, K] '
+                f'and {w_escape(bdesc)} must be 2-D"), return ge::GRAPH_FAILED);'
+            )
+            kb, nb = (1, 0) if cube["transpose_b"] else (0, 1)
+            w.line(f"const int64_t m = {A}.GetDim(0), k = {A}.GetDim(1), n = {B}.GetDim({nb});")
+            w.line(
+                f'OP_CHECK_IF({B}.GetDim({kb}) != k, OP_LOGE(OP_TYPE, "K of {w_escape(a)} (%lld) and of '
+                f'{w_escape(b)} (%lld) differ", static_cast<long long>(k), static_cast<long long>({B}.GetDim({kb}))), '
+                "return ge::GRAPH_FAILED);"
+            )
+            w.line(
+                'OP_CHECK_IF(k < 1 || k > 65535 || m > 0x7fffffff || n > 0x7fffffff, OP_LOGE(OP_TYPE, "M = %lld, '
+                'K = %lld, N = %lld: K must be in [1, 65535]", static_cast<long long>(m), static_cast<long long>(k), '
+                "static_cast<long long>(n)), return ge::GRAPH_FAILED);"
+            )
+            for i, name in enumerate(names):
+                if name in (a, b):
+                    continue
+                kind = epi_inputs.get(name, ("", "row"))[1]
+                if not isinstance(func0.params[i].value.type, TensorType):
+                    kind = "scalar"
+                w.line(f"const gert::StorageShape* in{i} = context->GetInputShape({i});")
+                w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, in{i});")
+                if kind == "scalar":
+                    w.line(
+                        f'OP_CHECK_IF(in{i}->GetStorageShape().GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input '
+                        f'{w_escape(name)} must have shape [1]"), return ge::GRAPH_FAILED);'
+                    )
+                elif kind == "col":
+                    cond = f"in{i}->GetStorageShape().GetDimNum() != 1 || in{i}->GetStorageShape().GetDim(0) != n"
+                    msg = f"input {w_escape(name)} must be [N] (N = %lld)"
+                    w.line(
+                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(n)), return ge::GRAPH_FAILED);'
+                    )
+                else:
+                    cond = (
+                        f"in{i}->GetStorageShape().GetDimNum() != 2 || in{i}->GetStorageShape().GetDim(0) != m || "
+                        f"in{i}->GetStorageShape().GetDim(1) != n"
+                    )
+                    msg = f"input {w_escape(name)} must be [M, N] (M = %lld, N = %lld)"
+                    w.line(
+                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m), '
+                        "static_cast<long long>(n)), return ge::GRAPH_FAILED);"
+                    )
+            w.line()
+            w.line(comment="The tile grid: base tiles shrunk to the problem (whole 16-row/column fractals).")
+            w.line(
+                f"const uint32_t baseM = m < {cube['base_m_final']} ? (static_cast<uint32_t>(m) + 15) / 16 * 16 : "
+                f"{cube['base_m_final']};"
+            )
+            w.line(
+                f"const uint32_t baseN = n < {cube['base_n']} ? (static_cast<uint32_t>(n) + 15) / 16 * 16 : {cube['base_n']};"
+            )
+            w.line("const uint32_t tilesM = m == 0 ? 0 : static_cast<uint32_t>((m + baseM - 1) / baseM);")
+            w.line("const uint32_t tilesN = n == 0 ? 0 : static_cast<uint32_t>((n + baseN - 1) / baseN);")
+            w.line("const uint64_t tiles = static_cast<uint64_t>(tilesM) * tilesN;")
+            w.line("uint64_t usedCores = tiles < coreNum ? tiles : coreNum;")
+            w.line("if (usedCores == 0) usedCores = 1;", "an empty product still launches one core")
+            w.line(f"{plan.op_type}TilingData tiling;")
+            for f in ("m", "n", "k"):
+                w.line(f"tiling.set_{f}(static_cast<uint32_t>({f}));")
+            for f in ("baseM", "baseN", "tilesM", "tilesN"):
+                w.line(f"tiling.set_{f}({f});")
+            runtime_attrs(w, plan)
+            w.line("context->SetTilingKey(0);")
+            w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
+            if direct or plan.target == "ascend950":
+                why = (
+                    "the AI Cores write the product straight from L0C"
+                    if direct
+                    else "L0C -> UB, no GM hand-over"
+                )
+                w.line("workspace[0] = plat.GetLibApiWorkSpaceSize();", f"no user workspace: {why}")
+            else:
+                w.line(
+                    f"workspace[0] = plat.GetLibApiWorkSpaceSize() + usedCores * {WS_SLOTS} * {cube['base_m_final']} * "
+                    f"{cube['base_n']} * sizeof(float);",
+                    f"the system reserve, then {WS_SLOTS} f32 tiles per AI Core (GetUserWorkspace)",
+                )
+            w.line(
+                "tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), "
+                "context->GetRawTilingData()->GetCapacity());"
+            )
+            w.line("context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());")
+            w.line("return ge::GRAPH_SUCCESS;")
+
+    return emit
+
+
+def infer(plan, cube: dict):
+    from .host import emit_infer_dtype
+
+    def emit(w: CodeWriter) -> None:
+        func0 = plan.func0
+        names = [p.value.name for p in func0.params]
+        ia, ib = names.index(cube["a"]), names.index(cube["b"])
+        nb = 0 if cube["transpose_b"] else 1
+        w.line(comment="Every output is [M, N]: M from the left operand, N from the right one.")
+        with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
+            w.line(f"const gert::Shape* a = context->GetInputShape({ia});")
+            w.line(f"const gert::Shape* b = context->GetInputShape({ib});")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, a);")
+            w.line("OP_CHECK_NULL_WITH_CONTEXT(context, b);")
+            with w.block(f"for (size_t i = 0; i < {len(func0.outputs)}; ++i)"):
+                w.line("gert::Shape* out = context->GetOutputShape(i);")
+                w.line("OP_CHECK_NULL_WITH_CONTEXT(context, out);")
+                w.line("out->SetDimNum(0);")
+                w.line("out->AppendDim(a->GetDim(0));")
+                w.line(f"out->AppendDim(b->GetDim({nb}));")
+            w.line("return GRAPH_SUCCESS;")
+        emit_infer_dtype(w, plan, func0, plan.t_input())
+
+    return emit
+
+
+def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
+    """(modules, kernel, host, tiling header) of a matmul operator on ``tgt`` (910B)."""
+    from .host import HostPlan
+
+    check_supported(op)
+    modules, finals = {}, {}
+    for dt in op.dtypes:
+        module = Module([op.func(dt)])
+        PassManager(pipeline(tgt, vector), print_after_all=dump, after_each=check).run(module)
+        modules[dt] = module
+        finals[dt] = module.funcs[0]
+    plan: HostPlan = plan_args["plan"]
+    cube = finals[op.dtypes[0]].attributes["cube"]
+    inputs = [p.value.name for p in plan.func0.params]
+    outputs = [o.name for o in plan.func0.outputs]
+    from .kernel.cube import EpilogueRenderer
+
+    epi = EpilogueRenderer(finals[op.dtypes[0]], op.dtypes[0], tgt).render()
+    cube = {**cube, "base_m_final": epilogue_plan(finals[op.dtypes[0]], epi, tgt)["base_m"]}
+    kernel = cube_kernel(
+        plan,
+        finals,
+        tgt,
+        plan_args["header"],
+        inputs,
+        outputs,
+        f"{plan.op_type}TilingData",
+        plan_args["carrier"],
+    )
+    host = host_source(
+        plan,
+        plan_args["header"],
+        tables=lambda w: w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
+        tiling_func=tiling_func(plan, cube, epi.inputs, direct_output(finals[op.dtypes[0]])),
+        infer=infer(plan, cube),
+    )
+    tiling = tiling_header(plan, plan_args["header"], MATMUL_FIELDS)
+    return modules, kernel, host, tiling

@@ -1,0 +1,121 @@
+"""Matmul operators on ascend910b (issue 22): the generated CV kernel (AIC cube part, GM workspace,
+AIV epilogue) run on the emulator equals ``reference`` under DESIGN section 2's matmul tolerance,
+and ``reference`` equals an independent numpy formula; shapes cover aligned 256^3, M = 1, odd M,
+N not a multiple of 16, K over one L1 step (STEP_K * BASE_K = 512), more tiles than cores, on 1
+and 8 cores (1 and 4 AI Cores), on ascend910b (GM workspace) and ascend950 (L0C -> UB split over M)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dsl import CompileError
+from dsl.precision import compare, func_matmul_bound, output_tolerances
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"mm_example_{name}", EXAMPLES / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+matmul = load("matmul")
+linear_gelu = load("linear_gelu")
+matmul_add = load("matmul_add")
+quant_linear = load("quant_linear")
+OPS = {"matmul": matmul, "linear_gelu": linear_gelu, "matmul_add": matmul_add}
+
+SHAPES = [  # M, K, N, cores
+    (256, 256, 256, 8),
+    (1, 64, 48, 1),
+    (33, 40, 70, 8),
+    (17, 600, 17, 1),
+    (300, 48, 270, 8),
+]
+
+
+def _inputs(op, m, k, n, dt, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((m, k)).astype(dt.np)
+    if op is matmul:
+        return [x, rng.standard_normal((k, n)).astype(dt.np)]
+    if op is matmul_add:
+        w = rng.standard_normal((k, n)).astype(dt.np)
+        return [x, w, rng.standard_normal((m, n)).astype(dt.np), np.array([-0.75], dt.np)]
+    w = rng.standard_normal((n, k)).astype(dt.np)
+    return [x, w, rng.standard_normal(n).astype(np.float32)]
+
+
+def _numpy(op, arrays):
+    x = arrays[0].astype(np.float64)
+    if op is matmul:
+        return x @ arrays[1].astype(np.float64)
+    if op is matmul_add:
+        return float(arrays[3][0]) * (x @ arrays[1].astype(np.float64)) + arrays[2].astype(np.float64)
+    h = x @ arrays[1].astype(np.float64).T + arrays[2]
+    return 0.5 * h * (1 + np.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)))
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("name", list(OPS))
+@pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+def test_simulate_equals_reference(name, m, k, n, cores, dt, target):
+    op = OPS[name]
+    T = next(d for d in op.dtypes if d.name == dt)
+    arrays = _inputs(op, m, k, n, T)
+    ref = op.reference(*arrays)
+    got = op.simulate(*arrays, cores=cores, target=target)
+    tol = output_tolerances(op, T)["y"]
+    names = op.inputs
+    bound = func_matmul_bound(op.func(T), dict(zip(names, arrays)))
+    c = compare(got, ref, tol, bound=bound)
+    assert c.ok, c.detail
+    # the reference against numpy (float64, then the output's rounding)
+    want = _numpy(op, arrays)
+    loose = op is not matmul  # rounded to x.dtype
+    assert np.allclose(
+        ref.astype(np.float64), want, rtol=2e-2 if loose else 1e-5, atol=5e-2 if loose else 1e-4
+    )
+
+
+def test_950_refuses_i8_at_the_matmul_line():
+    x = np.zeros((16, 16), np.int8)
+    with pytest.raises(CompileError) as e:
+        quant_linear.simulate(x, x, np.ones(16, np.float32), target="ascend950")
+    msg = str(e.value)
+    assert "not implemented yet for ascend950" in msg and "LoadData2DParamsV2" in msg
+    assert e.value.loc.line == 17  # `return dsl.cast(dsl.cast(x @ w.T, f32) * scale, dsl.T)`
+
+
+@pytest.mark.slow
+def test_long_matrix():
+    T = linear_gelu.dtypes[0]
+    arrays = _inputs(linear_gelu, 1030, 1100, 520, T, seed=3)
+    got = linear_gelu.simulate(*arrays, cores=8)
+    ref = linear_gelu.reference(*arrays)
+    bound = func_matmul_bound(linear_gelu.func(T), dict(zip(linear_gelu.inputs, arrays)))
+    assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
+
+
+@pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
+@pytest.mark.parametrize("dt", ["bf16", "f16"])
+def test_quant_linear_is_bit_exact(m, k, n, cores, dt):
+    # i8 x i8 -> i32 (exact), then one f32 multiply and one rounding: bit-exact against reference
+    T = next(d for d in quant_linear.dtypes if d.name == dt)
+    rng = np.random.default_rng(7)
+    x = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    w = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    scale = rng.uniform(1e-3, 1e-2, n).astype(np.float32)
+    got = quant_linear.simulate(x, w, scale, dtype=T, cores=cores)
+    ref = quant_linear.reference(x, w, scale, dtype=T)
+    np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
+    exact = (x.astype(np.int64) @ w.astype(np.int64).T).astype(np.float32) * scale
+    np.testing.assert_array_equal(ref.astype(np.float32), exact.astype(T.np).astype(np.float32))

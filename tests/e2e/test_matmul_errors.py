@@ -1,0 +1,105 @@
+"""What the 910B matmul backend does not take yet is a located error (message + DSL line), raised
+before anything is written: an operand the epilogue uses too, static attributes, optional
+inputs, per-row [M, 1] inputs, reductions along N, i8 operands with b as [K, N]; on ascend950
+any i8 operands."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+
+import pytest
+
+from dsl import CompileError
+
+SOURCE = """\
+import dsl
+from dsl import Tensor, Scalar, f16, f32, i8
+
+
+@dsl.op(dtypes=(f16,))
+def reuse(x: Tensor["M", "M"], w: Tensor["M", "M"]):
+    y = x @ w
+    return y + dsl.cast(x, f32)
+
+
+@dsl.op(dtypes=(f16,))
+def keyed(x: Tensor["M", "K"], w: Tensor["K", "N"], *, relu: bool = False):
+    y = x @ w
+    return dsl.relu(y) if relu else y
+
+
+@dsl.op(dtypes=(f16,))
+def optional(x: Tensor["M", "K"], w: Tensor["K", "N"], r: Tensor[f32, "M", "N"] | None = None):
+    return x @ w
+
+
+@dsl.op(dtypes=(f16,))
+def per_token(x: Tensor["M", "K"], w: Tensor["K", "N"], s: Tensor[f32, "M", 1]):
+    y = x @ w
+    return y * s
+
+
+@dsl.op(dtypes=(f16,))
+def row_sum(x: Tensor["M", "K"], w: Tensor["K", "N"]):
+    y = x @ w
+    return dsl.sum(y, axis=-1, keepdims=True)
+
+
+@dsl.op(dtypes=(f16,))
+def quant(x: Tensor[i8, "M", "K"], w: Tensor[i8, "K", "N"]):
+    return dsl.cast(x @ w, f32)
+"""
+
+
+@pytest.fixture(scope="module")
+def mod(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mmerr") / "mm_errors.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("mm_errors", path)
+    m = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = m
+    spec.loader.exec_module(m)
+    return m
+
+
+CASES = [
+    ("reuse", 8, "input 'x' is a matmul operand ([M, K] / [K, N]) and is used by the epilogue too"),
+    ("keyed", 13, "static attributes ('relu') with a matmul are not supported yet"),
+    (
+        "optional",
+        19,
+        "input 'r' of operator optional: optional inputs of a matmul operator are not supported yet",
+    ),
+    (
+        "per_token",
+        25,
+        "per-row ([M, 1]) values are not supported in a matmul epilogue yet",
+    ),
+    (
+        "row_sum",
+        31,
+        "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported",
+    ),
+    ("quant", 36, "matmul of i8 operands with b as [K, N] is not implemented yet in the backend"),
+]
+
+
+@pytest.mark.parametrize("name,line,message", CASES, ids=[c[0] for c in CASES])
+def test_refusal_names_the_line(mod, tmp_path, name, line, message):
+    op = getattr(mod, name)
+    with pytest.raises(CompileError) as e:
+        op.compile(out_dir=tmp_path / "out")
+    assert message in e.value.msg, e.value.msg
+    assert e.value.loc is not None and e.value.loc.line == line, (e.value.loc, e.value.msg)
+    assert not (tmp_path / "out").exists()
+
+
+def test_950_refuses_i8(mod, tmp_path):
+    with pytest.raises(CompileError) as e:
+        mod.quant.compile(out_dir=tmp_path / "out", target="ascend950")
+    assert e.value.loc.line == 36
+    assert "matmul of i8 operands (operator quant) is not implemented yet for ascend950" in e.value.msg
+    assert "LoadData2DParamsV2" in e.value.msg
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,63 @@
+"""Deleting any single SetFlag/WaitFlag or CrossCoreSetFlag/CrossCoreWaitFlag from a generated
+910B matmul kernel (linear_gelu, matmul_add, and matmul's AIC-only one: AIC pipes MTE2/MTE1/M/FIX, the AIVs' MTE2/V/MTE3 and the column
+reload, the AIC <-> AIV workspace hand-over) is reported by the emulator (issue 22)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+
+import dsl
+from dsl.precision import compare, func_matmul_bound, output_tolerances
+
+import pytest
+
+from test_matmul import _inputs, linear_gelu, matmul, matmul_add
+
+FLAG = re.compile(r"\b(SetFlag|WaitFlag|CrossCoreSetFlag|CrossCoreWaitFlag)<|\bCrossCore(Set|Wait)Flag\(")
+
+
+def _statement(lines: list[str], i: int) -> list[int]:
+    """Line i and, when it is the body of a one-line ``for``/``if`` head above it, that head."""
+    prev = lines[i - 1].strip()
+    if re.match(r"(for|if) \(.*\)$", prev):
+        return [i - 1, i]
+    return [i]
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("op", [linear_gelu, matmul_add, matmul], ids=["linear_gelu", "matmul_add", "matmul"])
+def test_every_flag_of_a_matmul_kernel_is_needed(tmp_path, op, target):
+    T = op.dtypes[0]
+    # 2 x 3 tiles on one AI Core (serpentine, both workspace and L0C slots), K = 600: two L1 steps
+    # and five base_k slices (both L1 and L0 slots); rows 140: the last tile row has 12 rows.
+    arrays = _inputs(op, 140, 600, 300, T, seed=1)
+    project = op.compile(out_dir=tmp_path / "base", target=target)
+    kernel = project / "op_kernel" / f"{op.name}.cpp"
+    lines = kernel.read_text().splitlines()
+    ref = op.reference(*arrays)
+    bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
+    got = op.simulate(*arrays, cores=1, project=project, target=target)
+    assert compare(got, ref, output_tolerances(op, T)["y"], bound=bound).ok
+    flags = [i for i, line in enumerate(lines) if FLAG.search(line) and not line.strip().startswith("//")]
+    mixed = "__mix__(1, 2) void" in kernel.read_text()  # matmul: AIC only (its Fixpipe writes y)
+    assert mixed == (op is not matmul)
+    assert len(flags) >= (25 if mixed else 15), len(flags)
+    cross = {"ascend910b": 5, "ascend950": 8}[target]  # 950: the AIC sets and waits each AIV (id + 16)
+    assert sum("CrossCore" in lines[i] for i in flags) == (cross if mixed else 0)
+    missed = []
+    for i in flags:
+        drop = _statement(lines, i)
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        edited = [line for k, line in enumerate(lines) if k not in drop]
+        (case / "op_kernel" / f"{op.name}.cpp").write_text("\n".join(edited) + "\n")
+        try:
+            op.simulate(*arrays, cores=1, project=case, target=target)
+            missed.append(lines[i].strip())
+        except dsl.SimulationError:
+            pass
+        shutil.rmtree(case)
+    assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
