@@ -57,7 +57,7 @@ def test_ir_then_opt_roundtrips(tmp_path, capsys):
             "dslc: error: unknown pass 'bogus' (known: canonicalize, chunk-rows, compare-f16, "
             "double-buffer, expand-math, form-vector-functions, hoist-invariants, hoist-scalars, insert-sync, "
             "legalize-casts, lower-bools, materialize-bools, native-f16, plan-buffers, plan-rows, "
-            "promote-precision, row-forms, schedule-vector, select-vector-path, specialize, split-cores, tile)",
+            "promote-precision, row-forms, schedule-vector, select-vector-path, specialize, split-cores, split-cube-vector, tile)",
         ),
         (["opt", str(ADAMW)], "apply_adam_w.py:1:1: error: unexpected '\"\"' (expected one of: FUNC)"),
     ],

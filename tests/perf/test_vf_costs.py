@@ -76,7 +76,14 @@ def test_loads_and_stores_are_priced_per_distribution():
     """Stores issue singly in every distribution, loads dual (not DIST_DS); each takes one UB slot:
     4 FIRST_ELEMENT stores take 4 cycles, 4 BRC loads 2 (dual issue, 2 reads per cycle)."""
     assert set(REG_LOAD_DIST) == {"DIST_NORM", "DIST_BRC_B16", "DIST_BRC_B32", "DIST_UNPACK_B16"}
-    assert set(REG_STORE_DIST) == {"DIST_NORM", "DIST_FIRST_ELEMENT_B32", "DIST_PACK_B32"}
+    assert set(REG_STORE_DIST) == {
+        "DIST_NORM",
+        "DIST_FIRST_ELEMENT_B8",
+        "DIST_FIRST_ELEMENT_B16",
+        "DIST_FIRST_ELEMENT_B32",
+        "DIST_PACK_B32",
+        "DIST_PACK4_B32",
+    }
     assert body(*[("StoreAlign", "f32", "DIST_FIRST_ELEMENT_B32")] * 4).cycles(A5) == 4
     assert body(*[("LoadAlign", "f32", "DIST_BRC_B32")] * 4).cycles(A5) == 2
     assert (
