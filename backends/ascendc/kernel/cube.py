@@ -39,7 +39,7 @@ from ..writer import CodeWriter
 from .api import SCALAR_BINARY, ctype, typed_literal
 from .merge import Stmt
 from .naming import camel, gm_param
-from .template import load_scalar_helper, to_f32_helper
+from .template import dsl_label, load_scalar_helper, to_f32_helper
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
 from .vector.base import where
@@ -103,6 +103,12 @@ class _Ctx:
         raise CompileError(
             f"scalar %{v.name} is not available in the matmul epilogue", owner.loc if owner else None
         )
+
+
+def label(op) -> str | None:
+    """The source-map comment of an op: ``linear_gelu.py:16``, as the other kernels write it."""
+    at = where(op)
+    return at and dsl_label(at)
 
 
 class EpilogueRenderer:
@@ -169,7 +175,7 @@ class EpilogueRenderer:
 
     @staticmethod
     def note(st: Stmt) -> str:
-        tail = [x for x in (st.note, st.dsl) if x]
+        tail = [x for x in (st.note, st.dsl and dsl_label(st.dsl)) if x]
         return st.code + (f"  // {'; '.join(tail)}" if tail else "")
 
     def acc_only(self, op) -> bool:
@@ -201,7 +207,7 @@ class EpilogueRenderer:
             self.e.inputs[src.name] = (ct, COL)
             return (
                 f"DataCopyPad({view}, {camel(src.name)}Gm_[nOff], "
-                f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {where(op)}"
+                f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {label(op)}"
             )
         gap = f"RowGap<{ct}>(curN)"
         if src.name == self.acc and self.ub_mode:
@@ -210,13 +216,13 @@ class EpilogueRenderer:
             return (
                 f"DataCopyPad({view}, wsGm_[wsAt + (row0 + r0) * curN], "
                 f"DataCopyExtParams{{uint16_t(rows), curN * uint32_t(sizeof({ct})), 0, {gap}, 0}}, {pad});"
-                f"  // the tile's rows from the workspace; {where(op)}"
+                f"  // the tile's rows from the workspace; {label(op)}"
             )
         self.e.inputs[src.name] = (ct, ROW)
         return (
             f"DataCopyPad({view}, {camel(src.name)}Gm_[gmAt], DataCopyExtParams{{uint16_t(rows), "
             f"curN * uint32_t(sizeof({ct})), (n_ - curN) * uint32_t(sizeof({ct})), {gap}, 0}}, {pad});"
-            f"  // {where(op)}"
+            f"  // {label(op)}"
         )
 
     def gm_write(self, op) -> str:
@@ -228,7 +234,7 @@ class EpilogueRenderer:
         return (
             f"DataCopyPad({camel(name)}Gm_[gmAt], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
             f"curN * uint32_t(sizeof({ct})), RowGap<{ct}>(curN), (n_ - curN) * uint32_t(sizeof({ct})), 0}});"
-            f"  // {where(op)}"
+            f"  // {label(op)}"
         )
 
     def scalar(self, op) -> None:
@@ -261,7 +267,7 @@ class EpilogueRenderer:
             raise CompileError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
         member = f"s{camel(op.result.name)}_"
         members[id(op.result)] = member
-        self.e.scalars.append((member, self.ct(t.dtype), expr, where(op)))
+        self.e.scalars.append((member, self.ct(t.dtype), expr, label(op)))
 
     def render(self) -> Epilogue:
         func, e = self.func, self.e

@@ -348,6 +348,12 @@ class Emitter:
             self.w.line(s.code, s.note)
 
 
+def dsl_label(label: str) -> str:
+    """``apply_adam_w.py:30`` of a source location ``/path/to/apply_adam_w.py:30``."""
+    path, _, line = label.rpartition(":")
+    return f"{os.path.basename(path)}:{line}"
+
+
 def dsl_comment(label: str) -> str:
     """``apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt``: the source map entry."""
     path, _, line = label.rpartition(":")
@@ -355,7 +361,7 @@ def dsl_comment(label: str) -> str:
     # a trailing backslash (a Python line continuation) would continue the // comment over the
     # next C++ line: that code would be gone
     text = text.rstrip("\\").rstrip()
-    return f"{os.path.basename(path)}:{line}" + (f"  {text}" if text else "")
+    return dsl_label(label) + (f"  {text}" if text else "")
 
 
 def emit_kernel(
