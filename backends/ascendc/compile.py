@@ -74,21 +74,13 @@ def lower(
     cann = check_cann(tgt.name, cann)
     vector_path_of(tgt, vector_path)
     refuse_matmul(op, target)
+    check_names(op, warn_builtin)
     if any(o.opname == "matmul" for o in op.func(op.dtypes[0]).walk()):
-        return _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, warn_builtin)
+        return _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each)
     # On ascend950 the MemBase (LocalTensor) API runs through vector-function emulation, so the
     # same kernels are valid there (ascendc-api.md section 7); the RegBase path comes later.
     name = op.name
     camel = op_type(name)
-    if warn_builtin and camel in CANN_BUILTIN_OPS:
-        warnings.warn(
-            f"operator type {camel} has the name of a CANN built-in operator; installing it as a custom "
-            f"operator clashes with the built-in one (choose another with @dsl.op(name='{name}_custom'))",
-            BuiltinNameWarning,
-            stacklevel=3,
-        )
-    for a in op._def.attrs:
-        check_attr_name(a.name)
     funcs: dict = {}
     modules: dict = {}
     checks: dict = {}
@@ -257,20 +249,25 @@ def lower(
     return Compiled(plan, modules, files, checks)
 
 
-def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, warn_builtin) -> Compiled:
-    """The matmul schedule (``matmul.py``): split-cube-vector + the row passes, the CV kernel."""
-    from .matmul import lower_matmul
-
-    name, camel = op.name, op_type(op.name)
+def check_names(op, warn_builtin: bool) -> None:
+    """The operator's type may clash with a CANN built-in (a warning); attribute names must be valid."""
+    camel = op_type(op.name)
     if warn_builtin and camel in CANN_BUILTIN_OPS:
         warnings.warn(
             f"operator type {camel} has the name of a CANN built-in operator; installing it as a custom "
-            f"operator clashes with the built-in one (choose another with @dsl.op(name='{name}_custom'))",
+            f"operator clashes with the built-in one (choose another with @dsl.op(name='{op.name}_custom'))",
             BuiltinNameWarning,
             stacklevel=4,
         )
     for a in op._def.attrs:
         check_attr_name(a.name)
+
+
+def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each) -> Compiled:
+    """The matmul schedule (``matmul.py``): split-cube-vector + the row passes, the CV kernel."""
+    from .matmul import lower_matmul
+
+    name, camel = op.name, op_type(op.name)
     funcs = {dt: op.func(dt) for dt in op.dtypes}
     first = funcs[op.dtypes[0]]
     sig = Signature(
