@@ -116,16 +116,20 @@ class RegBase:
 
     def render_region(self, region: Region, ctx) -> list[Stmt]:
         vops = [it for it in region.items if isinstance(it, VecOp)]
-        if not vops:
-            return []
+        return self.vector_function(vops, ctx) if vops else []
+
+    def vector_function(self, vops: list, ctx, writer=None, what: str = "tile") -> list[Stmt]:
+        """``vops`` as one VF written by ``writer`` (VfWriter or a family's subclass): inline in
+        the ``__VEC_SCOPE__`` form, else a call of a class member."""
+        writer = writer or VfWriter
         if self.form == "__VEC_SCOPE__":  # inline: the scope's locals are its arguments
-            vf = VfWriter(vops, ctx, "", suffix="Reg")
+            vf = writer(vops, ctx, "", suffix="Reg")
             ctx.needs.cast_traits |= vf.traits
             return [Stmt(vf.scope_text(), dsl=where(vops[0].op))]
-        vf = VfWriter(vops, ctx, f"@VF{len(ctx.needs.vfs)}@")
+        vf = writer(vops, ctx, f"@VF{len(ctx.needs.vfs)}@")
         ctx.needs.cast_traits |= vf.traits
         ctx.needs.vfs[vf.fn.placeholder] = vf.fn
-        return [Stmt(vf.call, note="the tile's vector math: one vector function", dsl=where(vops[0].op))]
+        return [Stmt(vf.call, note=f"the {what}'s vector math: one vector function", dsl=where(vops[0].op))]
 
 
 class VfWriter:

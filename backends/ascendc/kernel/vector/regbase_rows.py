@@ -107,14 +107,7 @@ class RowRegBase:
         if not vops:
             return []
         ctx.needs.uses_mean |= any(v.op.opname == "reduce" and v.op.attrs.get("kind") == "mean" for v in vops)
-        if self.flat.form == "__VEC_SCOPE__":
-            vf = RowVfWriter(vops, ctx, "", suffix="Reg")
-            ctx.needs.cast_traits |= vf.traits
-            return [Stmt(vf.scope_text(), dsl=where(vops[0].op))]
-        vf = RowVfWriter(vops, ctx, f"@VF{len(ctx.needs.vfs)}@")
-        ctx.needs.cast_traits |= vf.traits
-        ctx.needs.vfs[vf.fn.placeholder] = vf.fn
-        return [Stmt(vf.call, note="the step's vector math: one vector function", dsl=where(vops[0].op))]
+        return self.flat.vector_function(vops, ctx, RowVfWriter, "step")
 
 
 class RowVfWriter(VfWriter):
