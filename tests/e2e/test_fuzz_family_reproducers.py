@@ -381,6 +381,25 @@ def test_rows_compare_with_a_constant(write_module):
     check(mod.rcmp, (x,), np.where(x > np.float32(0.5), x, -x))
 
 
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_scalar_abs_of_negative_zero_is_positive_zero(write_module, target):
+    """abs(-attr) of a zero float attribute is +0 (flat seed 9895: the scalar ``x < 0 ? -x : x``
+    kept -0.0, and 0 - relu(...) became -0.0)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16
+
+        @dsl.op(dtypes=(f16,))
+        def zabs(x: Tensor, *, a: int = 3):
+            return dsl.abs(-a) - dsl.relu(a - x)
+        """)
+    x = np.linspace(-4, 4, 256, dtype=np.float16)
+    got, _ = simulate(mod.zabs, (x,), {"a": 0}, target=target)
+    want = np.float16(0.0) - np.maximum(np.float16(0.0) - x, np.float16(0.0))
+    assert same_bits(got, want)
+    assert not np.signbit(got[x >= 0]).any()  # the zeros
+
+
 def test_rows_max_reduction_of_a_nan(write_module):
     """rows seed 5: dsl.max(v / v) with a zero in v is NaN for that row (np.max propagates NaN;
     the emulator's count-form ReduceMax had skipped it, unlike its WholeReduceMax and the

@@ -509,6 +509,8 @@ class VariantRenderer:
         if name == "not":
             return f"!{args[0]}", member
         if name == "abs":
+            if t.dtype.is_float:  # + 0 turns abs(-0.0) into +0.0, as fabs; NaN stays NaN
+                return f"({args[0]} < 0 ? -{args[0]} : {args[0]}) + {float_literal(0.0)}", member
             return f"{args[0]} < 0 ? -{args[0]} : {args[0]}", member
         if name == "relu":
             return f"{args[0]} > 0 ? {args[0]} : {t.dtype.cpp}(0)", member
