@@ -400,6 +400,24 @@ def test_scalar_abs_of_negative_zero_is_positive_zero(write_module, target):
     assert not np.signbit(got[x >= 0]).any()  # the zeros
 
 
+def test_rows_regbase_plain_cast_to_i8_truncates(write_module):
+    """A plain f32 -> i8 cast in a RegBase row VF truncates toward zero (rows seed 9604 on
+    ascend950: its f16 -> i8 step took the quant chain's CAST_RINT trait, -3.8 gave -4)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32, i8
+
+        @dsl.op(dtypes=(f32,))
+        def rtrunc(b: Tensor["R", "C"], g: Tensor["R", "C"]):
+            return dsl.cast(g - b, i8)
+        """)
+    rng = np.random.default_rng(9604)
+    b, g = (rng.uniform(-200, 200, (3, 1000)).astype(np.float32) for _ in range(2))
+    want = np.clip(np.trunc(g - b), -128, 127).astype(np.int8)
+    got, _ = simulate(mod.rtrunc, (b, g), {}, target="ascend950")
+    assert np.array_equal(got, want)
+
+
 def test_rows_max_reduction_of_a_nan(write_module):
     """rows seed 5: dsl.max(v / v) with a zero in v is NaN for that row (np.max propagates NaN;
     the emulator's count-form ReduceMax had skipped it, unlike its WholeReduceMax and the

@@ -295,6 +295,8 @@ class RowVfWriter(VfWriter):
         trait = {(f32, f16): "kCastOdd", (f16, i8): "kCastRintSat"}.get(pair) if pair else None
         if trait == "kCastOdd" and op.attrs.get("round") != "odd":
             trait = None
+        if trait == "kCastRintSat" and op.attrs.get("round") != "rint":  # a plain cast truncates
+            trait = "kCastTruncSat"
         if trait is None:
             return super().emit(v)
         self.traits.add(trait)
