@@ -52,6 +52,10 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
             return f"RegBase does not reduce '{op.attrs.get('kind')}' yet"
         if op.opname == "welford.var":
             return "RegBase does not run Welford statistics yet"
+        if op.opname.startswith("vec.") and any(
+            isinstance(a.type, TensorType) and kind(a.type) == PERROW for a in op.operands[1:]
+        ):  # the MemBase form reads the per-row value as a scalar (GetValue per row)
+            return f"RegBase does not take a per-row value as the scalar of '{op.opname}' yet"
         k = kind(op.result.type)
         if k == COL and id(op.result) in stored:
             return "RegBase does not store a column computed in the step yet"

@@ -418,6 +418,26 @@ def test_rows_regbase_plain_cast_to_i8_truncates(write_module):
     assert np.array_equal(got, want)
 
 
+def test_rowin_f32_per_row_input_as_a_scalar_operand_on_950(write_module):
+    """A per-row f32 input added to a column (MemBase: Adds with the row's value read by the
+    scalar unit) keeps that tile MemBase on ascend950 (rowin seed 9608: the RegBase row VF asked
+    for the per-row tensor as a scalar, 'scalar %x_t is not available', a CompileError)."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f32
+
+        @dsl.op(dtypes=(f32,))
+        def rowadd(n: Tensor["C"], z: Tensor[..., "C"], x: Tensor[..., 1]):
+            return x - n + z
+        """)
+    rng = np.random.default_rng(9608)
+    n = rng.standard_normal(1000).astype(np.float32)
+    z = rng.standard_normal((6, 1000)).astype(np.float32)
+    x = rng.standard_normal((6, 1)).astype(np.float32)
+    got, _ = simulate(mod.rowadd, (n, z, x), {}, target="ascend950")
+    assert same_bits(got, mod.rowadd.reference(n, z, x))
+
+
 def test_rows_max_reduction_of_a_nan(write_module):
     """rows seed 5: dsl.max(v / v) with a zero in v is NaN for that row (np.max propagates NaN;
     the emulator's count-form ReduceMax had skipped it, unlike its WholeReduceMax and the
