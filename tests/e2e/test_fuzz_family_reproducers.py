@@ -891,3 +891,26 @@ def test_round_of_a_cast_comparison_of_constants(write_module):
     check(mod.rndflat, (p.ravel(),), (p.ravel().astype(np.float32) + 1).astype(np.float16))
     want = np.abs(np.float32(1) / p.astype(np.float32)).astype(np.float16)
     check(mod.rndrows, (p,), want, cores=2)
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_relu_keeps_nan(write_module, target):
+    """relu(NaN) is NaN (flat seed 9796: the emulator's Relu and the scalar ``x > 0 ? x : 0`` gave
+    0). The hardware's answers, asc-devkit docs/zh/api/附录/Memory矢量计算接口边界值汇总.md table 8
+    (INF/NAN mode, the default): nan -> nan, inf -> inf, -inf -> 0, -0.0 -> 0.0."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, Scalar, f16, f32
+
+        @dsl.op(dtypes=(f16, f32))
+        def nanrelu(x: Tensor, s: Scalar[f32]):
+            return dsl.relu(x) + dsl.relu(s)
+        """)
+    for dt in (np.float16, np.float32):
+        x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -1.0, 2.5] * 40, dtype=dt)
+        table = np.array([np.nan, np.inf, 0.0, 0.0, 0.0, 0.0, 2.5] * 40, dtype=dt)
+        got, _ = simulate(mod.nanrelu, (x, np.float32(0.0)), {}, target=target)
+        assert got.dtype == np.float32 and np.array_equal(got, table.astype(np.float32), equal_nan=True)
+        assert not np.signbit(got[table == 0]).any()
+        got, _ = simulate(mod.nanrelu, (x[3:4].repeat(64), np.float32(np.nan)), {}, target=target)
+        assert np.isnan(got).all()  # the Scalar's relu, on the scalar unit

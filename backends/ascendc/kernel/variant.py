@@ -513,6 +513,8 @@ class VariantRenderer:
                 return f"({args[0]} < 0 ? -{args[0]} : {args[0]}) + {float_literal(0.0)}", member
             return f"{args[0]} < 0 ? -{args[0]} : {args[0]}", member
         if name == "relu":
+            if t.dtype.is_float:  # NaN stays NaN, as the vector Relu
+                return f"{args[0]} > 0 || {args[0]} != {args[0]} ? {args[0]} : {t.dtype.cpp}(0)", member
             return f"{args[0]} > 0 ? {args[0]} : {t.dtype.cpp}(0)", member
         if name in ("max", "min"):
             cmp = ">" if name == "max" else "<"

@@ -170,7 +170,8 @@ __simd_callee__ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask, dslc::Loc 
                         "CAST_TRUNC%s; Cast.md tables 6-9)",
                         sn, dn, sim::round_name(trait.roundMode), rule.odd ? ", CAST_ODD" : "");
     }
-    const bool sat = rule.sat ? trait.satMode == SatMode::SAT : true;
+    // A pair with no SatMode in the doc table cannot overflow: widening keeps NaN and inf.
+    const bool sat = rule.sat ? trait.satMode == SatMode::SAT : false;
     dslc::check_cast(dslc::DTypeOf<E>::value, dslc::DTypeOf<D>::value, static_cast<int>(m), loc);
     dslc::reg_issue(api, loc);
     dslc::count_vector(1);

@@ -187,7 +187,7 @@ DSLC_REG_SCALAR(Mins, ALL, sim::min_c(a, s))
         sim::unary<mode>(#NAME, dstReg, srcReg, mask, loc, [](auto a) { return EXPR; });                 \
     }
 DSLC_REG_UNARY(Abs, MaskMergeMode, SIGNED, sim::abs_c(a))
-DSLC_REG_UNARY(Relu, MaskMergeMode, RELU, a > 0 ? a : decltype(a)(0))
+DSLC_REG_UNARY(Relu, MaskMergeMode, RELU, (a > 0 || a != a) ? a : decltype(a)(0))  // NaN stays NaN
 DSLC_REG_UNARY(Neg, MaskMergeMode, SIGNED, decltype(a)(-a))
 DSLC_REG_UNARY(Exp, auto, FLOAT, AscendC::detail::exp_f(a))
 DSLC_REG_UNARY(Sqrt, auto, FLOAT, std::sqrt(a))

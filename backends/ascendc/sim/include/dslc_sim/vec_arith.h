@@ -189,7 +189,8 @@ DSLC_UNARY(Sqrt, std::sqrt(a))
 DSLC_UNARY(Rsqrt, detail::rsqrt_f(a))
 DSLC_UNARY(Reciprocal, 1.0f / a)
 DSLC_UNARY(Abs, std::fabs(a))
-DSLC_UNARY(Relu, a > 0 ? a : decltype(a)(0))
+// Relu keeps NaN (asc-devkit docs/zh/api/附录/Memory矢量计算接口边界值汇总.md, table 8, INF/NAN mode)
+DSLC_UNARY(Relu, (a > 0 || a != a) ? a : decltype(a)(0))
 DSLC_UNARY(Neg, -a)
 #undef DSLC_UNARY
 
