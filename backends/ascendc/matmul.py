@@ -124,6 +124,15 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
                         f'OP_CHECK_IF(in{i}->GetStorageShape().GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input '
                         f'{w_escape(name)} must have shape [1]"), return ge::GRAPH_FAILED);'
                     )
+                elif kind == "perrow":
+                    cond = (
+                        f"in{i}->GetStorageShape().GetDimNum() != 2 || in{i}->GetStorageShape().GetDim(0) != m || "
+                        f"in{i}->GetStorageShape().GetDim(1) != 1"
+                    )
+                    msg = f"input {w_escape(name)} must be [M, 1] (M = %lld)"
+                    w.line(
+                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m)), return ge::GRAPH_FAILED);'
+                    )
                 elif kind == "col":
                     cond = f"in{i}->GetStorageShape().GetDimNum() != 1 || in{i}->GetStorageShape().GetDim(0) != n"
                     msg = f"input {w_escape(name)} must be [N] (N = %lld)"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -119,3 +120,78 @@ def test_quant_linear_is_bit_exact(m, k, n, cores, dt):
     np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
     exact = (x.astype(np.int64) @ w.astype(np.int64).T).astype(np.float32) * scale
     np.testing.assert_array_equal(ref.astype(np.float32), exact.astype(T.np).astype(np.float32))
+
+
+quant_matmul = load("quant_matmul")
+
+PER_TOKEN_SOURCE = """\
+import dsl
+from dsl import Tensor, f16, bf16, f32
+
+
+@dsl.op(dtypes=(f16, bf16))
+def token_linear(x: Tensor["M", "K"], w: Tensor["N", "K"], s: Tensor[f32, "M", 1], r: Tensor[f32, "M", 1]):
+    y = (x @ w.T) * s
+    return dsl.cast(r - y, x.dtype)
+"""
+
+
+@pytest.fixture(scope="module")
+def token_linear(tmp_path_factory):
+    path = tmp_path_factory.mktemp("pertoken") / "token_linear.py"
+    path.write_text(PER_TOKEN_SOURCE)
+    spec = importlib.util.spec_from_file_location("mm_token_linear", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.token_linear
+
+
+def _quant_inputs(m, k, n, seed=7):
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    w = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    scale = rng.uniform(1e-3, 1e-2, n).astype(np.float32)
+    per_token = rng.uniform(1e-2, 1e-1, (m, 1)).astype(np.float32)
+    return x, w, scale, per_token
+
+
+@pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
+@pytest.mark.parametrize("dt", ["bf16", "f16"])
+def test_quant_matmul_per_token_is_bit_exact(m, k, n, cores, dt):
+    # i8 x i8 -> i32 (exact), acc * scale[N] * per_token[M, 1] in f32 (in that order), one rounding
+    T = next(d for d in quant_matmul.dtypes if d.name == dt)
+    x, w, scale, per_token = _quant_inputs(m, k, n)
+    got = quant_matmul.simulate(x, w, scale, per_token, dtype=T, cores=cores)
+    ref = quant_matmul.reference(x, w, scale, per_token, dtype=T)
+    np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
+    acc = (x.astype(np.int64) @ w.astype(np.int64).T).astype(np.float32)
+    exact = (acc * scale) * per_token
+    np.testing.assert_array_equal(ref.astype(np.float32), exact.astype(T.np).astype(np.float32))
+
+
+def test_quant_matmul_on_950_is_a_located_error():
+    x, w, scale, per_token = _quant_inputs(16, 32, 16)
+    with pytest.raises(CompileError) as e:
+        quant_matmul.simulate(x, w, scale, per_token, target="ascend950")
+    assert "not implemented yet for ascend950" in str(e.value)
+    assert e.value.loc.line == 22  # `return dsl.cast(dsl.cast(x @ w.T, f32) * scale * per_token, dsl.T)`
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
+def test_per_token_inputs_on_both_targets(token_linear, m, k, n, cores, target):
+    # a per-row value on each side of a row op (y * s: value second; r - y: value first)
+    T = token_linear.dtypes[0]
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((m, k)).astype(T.np)
+    w = rng.standard_normal((n, k)).astype(T.np)
+    s = rng.uniform(0.5, 2, (m, 1)).astype(np.float32)
+    r = rng.standard_normal((m, 1)).astype(np.float32)
+    got = token_linear.simulate(x, w, s, r, cores=cores, target=target)
+    ref = token_linear.reference(x, w, s, r)
+    bound = func_matmul_bound(token_linear.func(T), {"x": x, "w": w, "s": s, "r": r})
+    c = compare(got, ref, output_tolerances(token_linear, T)["y"], bound=bound)
+    assert c.ok, c.detail
+    want = r - (x.astype(np.float64) @ w.astype(np.float64).T) * s
+    assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=5e-2)

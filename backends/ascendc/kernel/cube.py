@@ -28,6 +28,7 @@ column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and dra
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -43,11 +44,12 @@ from .template import dsl_label, load_scalar_helper, to_f32_helper
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
 from .vector.base import where
+from .vector.membase_helpers import by_value_helpers
 
 AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
 AIV_TO_AIC = 5
 WS_SLOTS = 2  # workspace tiles per AI Core: the AIC writes one while the AIVs read the other
-ROW, COL = "row", "col"
+ROW, COL, PERROW = "row", "col", "perrow"
 VIEW_SUFFIX = {
     "T": "T",
     "float": "F32",
@@ -78,6 +80,12 @@ class Epilogue:
     scalar_inputs: dict = field(default_factory=dict)  # Scalar input -> ctype (LoadScalar)
     acc_buf: str | None = None  # the buffer the product's rows arrive in
     widen: bool = False  # ToF32
+    needs: Needs = field(default_factory=Needs)  # the row helpers (SpreadPerRow, RowsByValue) asked for
+
+    @property
+    def per_row(self) -> bool:
+        """Some buffer holds per-row ([M, 1]) values: PER_ROW elements a row."""
+        return any(b["kind"] == PERROW for b in self.buffers.values())
 
 
 class _Ctx:
@@ -129,7 +137,9 @@ class EpilogueRenderer:
         if isinstance(v.type, ScalarType):
             return "scalar"
         dims = v.type.shape.dims
-        return COL if len(dims) == 1 else ROW
+        if len(dims) == 1:
+            return COL
+        return PERROW if dims[-1] == 1 else ROW
 
     def view(self, v) -> str:
         op = v.owner
@@ -150,6 +160,8 @@ class EpilogueRenderer:
             return Operand("", v.type.dtype, Form.SCALAR, value=v)
         k = self.kind(v)
         form = Form.COLUMN if k == COL else Form.ROW if per_row else Form.TILE
+        if k == PERROW:
+            form = Form.BLOCKS if v.owner.opname == "vec.brcb" else Form.PER_ROW
         return Operand(self.view(v), v.type.dtype, form, self.ct(v.type.dtype), v.owner.attrs.get("buf"))
 
     def vec(self, op, in_cols: bool) -> list[str]:
@@ -163,10 +175,25 @@ class EpilogueRenderer:
         else:
             extent = Extent("n", "nAligned", family="rows")
         form = Form.COLUMN if rk == COL else Form.ROW if per_row else Form.TILE
+        if rk == PERROW:
+            form = Form.PER_ROW
         dst = Operand(self.view(op.result), op.result.type.dtype, form, self.ct(op.result.type.dtype))
-        vop = VecOp(op, dst, [self.operand(a, per_row) for a in op.operands], extent)
+        srcs = [self.operand(a, per_row) for a in op.operands]
+        if op.opname != "vec.brcb" and any(x.form is Form.PER_ROW for x in srcs):
+            raise CompileError(
+                f"'{op.opname}' reads a per-row ([M, 1]) value with the scalar unit, which the matmul "
+                "epilogue does not do yet (a float row times/plus/minus a per-row value works)",
+                op.loc,
+            )
+        if rk == PERROW and op.opname != "vec.brcb":
+            raise CompileError(
+                f"'{op.opname}' on per-row ([M, 1]) values is not supported in a matmul epilogue yet",
+                op.loc,
+            )
+        vop = VecOp(op, dst, srcs, extent)
         st = self.vc.op(vop, self.ctx)
-        if self.ctx.needs != Needs():
+        rest = dataclasses.replace(self.ctx.needs, spreads=False, row_ops=set())
+        if rest != Needs():
             raise CompileError(
                 f"'{op.opname}' needs a row-kernel helper, which the matmul epilogue does not have yet",
                 op.loc,
@@ -208,6 +235,14 @@ class EpilogueRenderer:
             return (
                 f"DataCopyPad({view}, {camel(src.name)}Gm_[nOff], "
                 f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {label(op)}"
+            )
+        if k == PERROW:
+            self.e.inputs[src.name] = (ct, PERROW)
+            rows0 = "row0" if self.ub_mode else "row0 + r0"
+            return (
+                f"DataCopyPad({view}, {camel(src.name)}Gm_[mOff + {rows0}], DataCopyExtParams{{uint16_t(rows), "
+                f"uint32_t(sizeof({ct})), 0, PER_ROW * uint32_t(sizeof({ct})) / 32 - 1, 0}}, {pad});"
+                f"  // a value per row, PER_ROW apart; {label(op)}"
             )
         gap = f"RowGap<{ct}>(curN)"
         if src.name == self.acc and self.ub_mode:
@@ -299,10 +334,10 @@ class EpilogueRenderer:
                 elif not self.acc_only(op):
                     e.body.append(self.sync(op))
             elif op.opname == "dma.load":
-                if self.kind(op.result) != ROW:
+                if self.kind(op.result) not in (ROW, PERROW):
                     raise CompileError(
-                        f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N] nor [N]: "
-                        "per-row inputs of a matmul epilogue are not supported yet",
+                        f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N], [M, 1] "
+                        "nor [N]: the matmul epilogue reads only those",
                         op.loc,
                     )
                 line = self.gm_read(op)
@@ -312,7 +347,7 @@ class EpilogueRenderer:
                 if self.kind(op.operands[0]) != ROW:
                     raise CompileError("a matmul epilogue stores [M, N] outputs only", op.loc)
                 e.body.append(self.gm_write(op))
-            elif op.opname in ("reduce", "vec.brc", "vec.brcb", "vec.fold", "welford.var"):
+            elif op.opname in ("reduce", "vec.brc", "vec.fold", "welford.var"):
                 raise CompileError(
                     "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported "
                     "in a matmul epilogue yet",
@@ -325,6 +360,7 @@ class EpilogueRenderer:
                 e.post.append(self.sync(op))
         if func.attributes["rows"].get("scratch"):
             raise CompileError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
+        e.needs = self.ctx.needs
         return e
 
 
@@ -337,10 +373,12 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
     cube = func.attributes["cube"]
     align = func.attributes["rows"]["align"]
     pitch = -(-cube["base_n"] // align) * align
-    if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
-        raise CompileError("per-row buffers in a matmul epilogue are not supported yet", func.loc)
+    if any(b["kind"] not in ("row", "col", "perrow") for b in e.buffers.values()):
+        raise CompileError("a matmul epilogue takes row, per-row and column buffers only", func.loc)
+    per_row = func.attributes["rows"]["perrow"]
     col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
     row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
+    row_bytes += sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "perrow") * per_row
     fit = (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1)
     base_m = cube["base_m"]
     if target.name == "ascend950":
@@ -358,7 +396,7 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
             f"columns; the target has {target.ub_usable_bytes}",
             func.loc,
         )
-    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m}
+    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m, "per_row": per_row}
 
 
 def direct_output(func: Func) -> str | None:
@@ -463,8 +501,13 @@ def cube_kernel(
             f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)"
         )
         w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
+    if e.per_row and not direct:
+        w.line(
+            f"constexpr uint32_t PER_ROW = {ep['per_row']};",
+            "elements of a per-row ([M, 1]) value's slot per row (32 B)",
+        )
     for buf, info in sorted(e.buffers.items()) if not direct else ():
-        n = "PITCH" if info["kind"] == "col" else "CHUNK_ROWS * PITCH"
+        n = {"col": "PITCH", "perrow": "CHUNK_ROWS * PER_ROW"}.get(info["kind"], "CHUNK_ROWS * PITCH")
         w.line(
             f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
         )
@@ -498,7 +541,7 @@ def cube_kernel(
             w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(a)}, uint64_t(m_) * k_);")
             w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(b)}, uint64_t(k_) * n_);")
             for name, (ct, kind) in e.inputs.items():
-                size = "n_" if kind == COL else "uint64_t(m_) * n_"
+                size = {COL: "n_", PERROW: "m_"}.get(kind, "uint64_t(m_) * n_")
                 w.line(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, {size});")
             for name, ct in e.outputs.items():
                 w.line(
@@ -528,6 +571,8 @@ def cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
+        if not direct and (e.needs.spreads or e.needs.row_ops):
+            by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH")
         _aic(w, cube, A, acc_ct, a, b, bt, td, direct, ub_mode and not direct, ub_mode)
         if not direct:
             w.line()
@@ -550,6 +595,8 @@ def cube_kernel(
             w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
         for member, ct, _, _ in e.scalars:
             w.line(f"{ct} {member};")
+        if not direct and e.needs.row_ops:
+            w.line("uint32_t cols_ = 0;", "the AIV's current tile's columns (curN): RowsByValue's row length")
         w.line(
             "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
         )
@@ -762,6 +809,8 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> No
             w.line("TileAt(t, mOff, nOff, curM, curN);")
             w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
             w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
+            if e.needs.row_ops:
+                w.line("cols_ = curN;", "the row length RowsByValue works on")
             if ub:
                 w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from row 0")
             else:
