@@ -149,6 +149,12 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
                         f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m), '
                         "static_cast<long long>(n)), return ge::GRAPH_FAILED);"
                     )
+            if cube.get("full_row"):
+                w.line(
+                    f'OP_CHECK_IF(n > {cube["base_n"]}, OP_LOGE(OP_TYPE, "N = %lld: a reduction along N needs the whole '
+                    f'row in one cube tile, at most {cube["base_n"]} columns (L0B/L0C) here", static_cast<long long>(n)), '
+                    "return ge::GRAPH_FAILED);"
+                )
             w.line()
             w.line(comment="The tile grid: base tiles shrunk to the problem (whole 16-row/column fractals).")
             w.line(

@@ -81,6 +81,7 @@ class Epilogue:
     acc_buf: str | None = None  # the buffer the product's rows arrive in
     widen: bool = False  # ToF32
     needs: Needs = field(default_factory=Needs)  # the row helpers (SpreadPerRow, RowsByValue) asked for
+    scratch: bool = False  # ReduceRows' scratch (a reduction along N: the tile holds whole rows)
 
     @property
     def per_row(self) -> bool:
@@ -172,27 +173,32 @@ class EpilogueRenderer:
             extent = Extent("curN", "curN", family="rows")
         elif per_row:
             extent = Extent("curN", "curN", rows="rows", pitch="PITCH", family="rows")
+        elif rk == PERROW:  # the per-row slots of the step's rows, PER_ROW lanes each
+            extent = Extent("rows * PER_ROW", "rows * PER_ROW", pitch="PITCH", family="rows")
         else:
-            extent = Extent("n", "nAligned", family="rows")
+            extent = Extent("n", "nAligned", pitch="PITCH", family="rows")
         form = Form.COLUMN if rk == COL else Form.ROW if per_row else Form.TILE
         if rk == PERROW:
             form = Form.PER_ROW
-        dst = Operand(self.view(op.result), op.result.type.dtype, form, self.ct(op.result.type.dtype))
+        dst = Operand(
+            self.view(op.result),
+            op.result.type.dtype,
+            form,
+            self.ct(op.result.type.dtype),
+            op.attrs.get("buf"),
+        )
         srcs = [self.operand(a, per_row) for a in op.operands]
-        if op.opname != "vec.brcb" and any(x.form is Form.PER_ROW for x in srcs):
+        if rk == ROW and any(x.form is Form.PER_ROW for x in srcs):
             raise CompileError(
                 f"'{op.opname}' reads a per-row ([M, 1]) value with the scalar unit, which the matmul "
                 "epilogue does not do yet (a float row times/plus/minus a per-row value works)",
                 op.loc,
             )
-        if rk == PERROW and op.opname != "vec.brcb":
-            raise CompileError(
-                f"'{op.opname}' on per-row ([M, 1]) values is not supported in a matmul epilogue yet",
-                op.loc,
-            )
         vop = VecOp(op, dst, srcs, extent)
         st = self.vc.op(vop, self.ctx)
-        rest = dataclasses.replace(self.ctx.needs, spreads=False, row_ops=set())
+        rest = dataclasses.replace(
+            self.ctx.needs, spreads=False, row_ops=set(), row_reduces=set(), uses_mean=False, uses_fold=False
+        )
         if rest != Needs():
             raise CompileError(
                 f"'{op.opname}' needs a row-kernel helper, which the matmul epilogue does not have yet",
@@ -345,11 +351,15 @@ class EpilogueRenderer:
                     e.body.append(line)
             elif op.opname == "dma.store":
                 if self.kind(op.operands[0]) != ROW:
-                    raise CompileError("a matmul epilogue stores [M, N] outputs only", op.loc)
+                    raise CompileError(
+                        f"output '{op.attrs['output']}' is {op.operands[0].type}: a matmul epilogue stores [M, N] "
+                        "outputs only (per-row [M, 1] outputs are not supported yet)",
+                        op.loc,
+                    )
                 e.body.append(self.gm_write(op))
-            elif op.opname in ("reduce", "vec.brc", "vec.fold", "welford.var"):
+            elif op.opname in ("vec.brc", "welford.var"):
                 raise CompileError(
-                    "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported "
+                    f"'{op.opname}' (a per-row value over whole rows, or a Welford variance) is not supported "
                     "in a matmul epilogue yet",
                     op.loc,
                 )
@@ -358,8 +368,11 @@ class EpilogueRenderer:
         for op in func.body[at + 1 :]:
             if op.opname.startswith("sync.") and not self.acc_only(op):
                 e.post.append(self.sync(op))
-        if func.attributes["rows"].get("scratch"):
-            raise CompileError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
+        e.scratch = bool(func.attributes["rows"].get("scratch"))
+        if (e.scratch or self.ctx.needs.row_reduces) and not func.attributes["cube"].get("full_row"):
+            raise CompileError(
+                "a reduction along N needs the whole row in one cube tile (full_row)", func.loc
+            )
         e.needs = self.ctx.needs
         return e
 
@@ -377,6 +390,7 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
         raise CompileError("a matmul epilogue takes row, per-row and column buffers only", func.loc)
     per_row = func.attributes["rows"]["perrow"]
     col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
+    col_bytes += scratch_len(cube["base_n"]) * 4 if e.scratch else 0
     row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
     row_bytes += sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "perrow") * per_row
     fit = (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1)
@@ -397,6 +411,11 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
             func.loc,
         )
     return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m, "per_row": per_row}
+
+
+def scratch_len(base_n: int) -> int:
+    """ReduceRows' f32 scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."""
+    return -(-2 * -(-base_n // 64) // 8) * 8
 
 
 def direct_output(func: Func) -> str | None:
@@ -506,6 +525,11 @@ def cube_kernel(
             f"constexpr uint32_t PER_ROW = {ep['per_row']};",
             "elements of a per-row ([M, 1]) value's slot per row (32 B)",
         )
+    if e.scratch and not direct:
+        w.line(
+            f"constexpr uint32_t SCRATCH_LEN = {scratch_len(cube['base_n'])};",
+            "f32 reduction scratch: RoundUp32B(2 * repeats of a BASE_N row) (ReduceMax.md)",
+        )
     for buf, info in sorted(e.buffers.items()) if not direct else ():
         n = {"col": "PITCH", "perrow": "CHUNK_ROWS * PER_ROW"}.get(info["kind"], "CHUNK_ROWS * PITCH")
         w.line(
@@ -571,7 +595,7 @@ def cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
-        if not direct and (e.needs.spreads or e.needs.row_ops):
+        if not direct and (e.needs.spreads or e.needs.row_ops or e.needs.row_reduces):
             by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH")
         _aic(w, cube, A, acc_ct, a, b, bt, td, direct, ub_mode and not direct, ub_mode)
         if not direct:
@@ -595,8 +619,16 @@ def cube_kernel(
             w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
         for member, ct, _, _ in e.scalars:
             w.line(f"{ct} {member};")
-        if not direct and e.needs.row_ops:
-            w.line("uint32_t cols_ = 0;", "the AIV's current tile's columns (curN): RowsByValue's row length")
+        if not direct and (e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold):
+            w.line(
+                "uint32_t cols_ = 0;", "the AIV's current tile's columns (curN): the row helpers' row length"
+            )
+        if not direct and e.needs.uses_fold:
+            w.line("uint32_t foldNum_ = 0;", "the largest power of two below cols_ (at least 64): the fold")
+        if not direct and e.needs.uses_mean:
+            w.line("float invCols_ = 0;", "1 / N, for means (the tile holds whole rows)")
+        if e.scratch and not direct:
+            w.line("TBuf<TPosition::VECCALC> scratchBuf_;", "reductions")
         w.line(
             "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
         )
@@ -798,6 +830,10 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> No
         for (buf, ct), name in e.views.items():
             if (buf, ct) in e.col_views:
                 w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>();")
+        if e.scratch:
+            w.line("pipe_.InitBuffer(scratchBuf_, SCRATCH_LEN * sizeof(float));", "reductions")
+        if e.needs.uses_mean:
+            w.line("invCols_ = 1.0f / static_cast<float>(n_);", "a tile holds whole rows: curN == N")
         for line in e.pre:
             w.line(line)
         if e.cols:
@@ -809,8 +845,14 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> No
             w.line("TileAt(t, mOff, nOff, curM, curN);")
             w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
             w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
-            if e.needs.row_ops:
-                w.line("cols_ = curN;", "the row length RowsByValue works on")
+            if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
+                w.line("cols_ = curN;", "the row length the row helpers work on")
+            if e.needs.uses_fold:
+                w.line("foldNum_ = curN;")
+                w.line(
+                    "if (curN > 64) for (foldNum_ = 64; foldNum_ * 2 < curN;) foldNum_ *= 2;",
+                    "fold the columns past it onto the front (seed 002)",
+                )
             if ub:
                 w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from row 0")
             else:
