@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from dsl import CompileError
+from dsl.errors import TilingError
 from dsl.precision import compare, func_matmul_bound, output_tolerances
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -195,3 +196,111 @@ def test_per_token_inputs_on_both_targets(token_linear, m, k, n, cores, target):
     assert c.ok, c.detail
     want = r - (x.astype(np.float64) @ w.astype(np.float64).T) * s
     assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=5e-2)
+
+
+matmul_rms_norm = load("matmul_rms_norm")
+
+ROW_SOURCE = """\
+import dsl
+from dsl import Tensor, f16, bf16, f32
+
+
+@dsl.op(dtypes=(f16, bf16))
+def linear_softmax(x: Tensor["M", "K"], w: Tensor["K", "N"]):
+    y = x @ w
+    e = dsl.exp(y - dsl.max(y, axis=-1, keepdims=True))
+    return dsl.cast(e / dsl.sum(e, axis=-1, keepdims=True), x.dtype)
+
+
+@dsl.op(dtypes=(f16,))
+def linear_layer_norm(x: Tensor["M", "K"], w: Tensor["N", "K"], beta: Tensor[f32, "N"], *, epsilon: float = 1e-5):
+    y = x @ w.T
+    d = y - dsl.mean(y, axis=-1, keepdims=True)
+    return d * dsl.rsqrt(dsl.mean(d * d, axis=-1, keepdims=True) + epsilon) + beta
+"""
+
+
+@pytest.fixture(scope="module")
+def row_ops(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rowops") / "row_ops.py"
+    path.write_text(ROW_SOURCE)
+    spec = importlib.util.spec_from_file_location("mm_row_ops", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+ROW_SHAPES = [  # M, K, N, cores: N up to the full-row limit (1024 on both targets)
+    (1, 64, 48, 1),
+    (33, 40, 70, 8),
+    (17, 600, 17, 1),
+    (300, 48, 270, 8),
+    (40, 72, 1024, 4),
+]
+
+
+def _check(op, T, arrays, target, cores):
+    got = op.simulate(*arrays, cores=cores, target=target, dtype=T)
+    ref = op.reference(*arrays, dtype=T)
+    bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
+    c = compare(got, ref, output_tolerances(op, T)["y"], bound=bound)
+    assert c.ok, c.detail
+    return ref
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("m,k,n,cores", ROW_SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in ROW_SHAPES])
+@pytest.mark.parametrize("dt", ["f16", "bf16"])
+def test_matmul_rms_norm(m, k, n, cores, dt, target):
+    T = next(d for d in matmul_rms_norm.dtypes if d.name == dt)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((m, k)).astype(T.np)
+    w = rng.standard_normal((n, k)).astype(T.np)
+    gamma = rng.uniform(0.5, 1.5, n).astype(np.float32)
+    ref = _check(matmul_rms_norm, T, [x, w, gamma], target, cores)
+    h = x.astype(np.float64) @ w.astype(np.float64).T
+    want = h / np.sqrt(np.mean(h * h, axis=-1, keepdims=True) + 1e-6) * gamma
+    assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("m,k,n,cores", ROW_SHAPES[1:3], ids=["33x40x70-c8", "17x600x17-c1"])
+def test_softmax_and_layer_norm_along_n(row_ops, m, k, n, cores, target):
+    # max and sum reductions (softmax), two means (LayerNorm) and a column after the per-row math
+    rng = np.random.default_rng(9)
+    sm, ln = row_ops.linear_softmax, row_ops.linear_layer_norm
+    T = sm.dtypes[0]
+    x = rng.standard_normal((m, k)).astype(T.np)
+    w = (rng.standard_normal((k, n)) * 0.3).astype(T.np)
+    ref = _check(sm, T, [x, w], target, cores)
+    h = x.astype(np.float64) @ w.astype(np.float64)
+    e = np.exp(h - h.max(axis=-1, keepdims=True))
+    assert np.allclose(ref.astype(np.float64), e / e.sum(axis=-1, keepdims=True), rtol=2e-2, atol=2e-3)
+    beta = rng.standard_normal(n).astype(np.float32)
+    wt = np.ascontiguousarray(w.T)
+    ref = _check(ln, T, [x, wt, beta], target, cores)
+    d = h - h.mean(axis=-1, keepdims=True)
+    want = d / np.sqrt((d * d).mean(axis=-1, keepdims=True) + 1e-5) + beta
+    assert np.allclose(ref.astype(np.float64), want, rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_rms_norm_past_the_full_row_limit_is_a_host_error(target):
+    T = matmul_rms_norm.dtypes[0]
+    x = np.ones((3, 16), T.np)
+    w = np.ones((1025, 16), T.np)
+    with pytest.raises(TilingError) as e:
+        matmul_rms_norm.simulate(x, w, np.ones(1025, np.float32), target=target)
+    assert "N = 1025: a reduction along N needs the whole row in one cube tile, at most 1024 columns" in str(
+        e.value
+    )
+
+
+@pytest.mark.slow
+def test_rms_norm_long_matrix():
+    T = matmul_rms_norm.dtypes[0]
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((530, 1100)).astype(T.np)
+    w = rng.standard_normal((1000, 1100)).astype(T.np)
+    _check(matmul_rms_norm, T, [x, w, rng.uniform(0.5, 1.5, 1000).astype(np.float32)], "ascend910b", 8)

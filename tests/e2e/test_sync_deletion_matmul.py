@@ -100,3 +100,19 @@ def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
         rng.standard_normal((140, 1)).astype(np.float32),
     ]
     _every_flag_is_needed(tmp_path / "t", op, T, arrays, "ascend950")
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_every_flag_of_the_rms_norm_kernel_is_needed(tmp_path, target):
+    """matmul_rms_norm: whole rows in a tile (reductions along N); 3 row tiles on one AI Core (both
+    workspace / UB and L0C slots), K = 150 (three L1 steps of 64), N = 70."""
+    from test_matmul import matmul_rms_norm
+
+    T = matmul_rms_norm.dtypes[0]
+    rng = np.random.default_rng(2)
+    arrays = [
+        rng.standard_normal((40, 150)).astype(T.np),
+        rng.standard_normal((70, 150)).astype(T.np),
+        rng.uniform(0.5, 1.5, 70).astype(np.float32),
+    ]
+    _every_flag_is_needed(tmp_path, matmul_rms_norm, T, arrays, target)
