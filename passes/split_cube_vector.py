@@ -23,6 +23,14 @@ Tiling, from the target's capacities (the pass options, ``targets.Target``'s l1/
 * ``step_k``: how many ``base_k`` slices one L1 load carries (kL1 = step_k * base_k), the
   largest power of two (at most 8) with A's and B's slices ping-ponged (``l1_slots = 2``) in L1.
 
+* ``full_row`` (an epilogue with a reduction along N: RMSNorm, softmax, LayerNorm over the
+  product's rows): one tile must hold every column, so ``base_m = 16`` (one fractal row) and
+  ``base_n`` the widest multiple of 16 with two 16 x base_n f32 tiles in L0C and two base_n wide,
+  one-fractal (32 bytes of K) deep slices in L0B: 1024 on both targets (910B's L0C would allow
+  1024, 950's 2048; L0B allows 1024 for f16/bf16 and i8 alike), base_k = 16 (i8: 32). Host
+  tiling rejects N > base_n (TilingFunc names N and the limit); N is never static in the DSL
+  (only a literal 1 is), so there is no compile-time form of that error.
+
 Host tiling shrinks base_m/base_n to the problem (M = 1 takes one 16-row fractal) and cuts M and
 N into tiles with tails; ``order = "serpentine"`` names the tile walk (the AI cores take tiles
 t = block, block + cores, ...; tile t is row-block t / tilesN and, in odd row-blocks, column

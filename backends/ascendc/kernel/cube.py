@@ -18,8 +18,14 @@ tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
 * AIV: per tile, ``CrossCoreWaitFlag``, then its half of the tile's rows (``halfM = ceil(curM /
   2)``; AIV1 may get none and still answers) in chunks of ``CHUNK_ROWS`` rows read from the
   workspace slot; the epilogue's vector ops through the vector-code layer (MemBase); the columns
-  ([N] inputs) are the tile's slice, reloaded per tile; ``CrossCoreSetFlag<2, PIPE_MTE3>`` after
-  its last copy out (issued on MTE3: it fires when the stores, and the reads they follow, are done).
+  ([N] inputs) are the tile's slice, reloaded per tile; per-row ``[M, 1]`` inputs (per-token
+  scales) come in with the rows, ``PER_ROW`` (32 bytes) apart, as in the row kernels, and a row op
+  with a per-row value reads it as Brcb blocks (``SpreadPerRow``, ``RowsByValue``, the row
+  kernels' helpers with ``PITCH`` as the pitch and ``cols_ = curN``); reductions along N (the cube
+  tile then holds whole rows: ``full_row``) run ``ReduceRows`` (and the fold) over the chunk's
+  rows into per-row buffers, means times ``invCols_ = 1 / N``; ``CrossCoreSetFlag<2, PIPE_MTE3>``
+  after its last copy out (issued on MTE3: it fires when the stores, and the reads they follow,
+  are done).
 
 The intra-core flags of the epilogue are the ones insert-sync placed in the row function; the
 column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and drained).
