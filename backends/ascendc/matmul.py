@@ -14,7 +14,7 @@ from dsl.ir import Module, TensorType
 from passes import PassManager
 from passes.pipelines import matmul_pipeline
 
-from .host import host_source, runtime_attrs, tiling_header, w_escape
+from .host import emit_static_attrs, host_source, runtime_attrs, tiling_header, w_escape
 from .kernel.cube import WS_SLOTS, cube_kernel, direct_output, epilogue_plan
 from .kernel.naming import camel
 from .writer import CodeWriter
@@ -56,12 +56,6 @@ def refuse_target(op, tgt) -> None:
 def check_supported(op) -> None:
     func = op.func(op.dtypes[0])
     mm = find_matmul(func)
-    static = [a for a in op._def.attrs if a.static]
-    if static:
-        raise CompileError(
-            f"operator {op.name}: static attributes ('{static[0].name}') with a matmul are not supported yet",
-            mm.loc,
-        )
     for p in func.params:
         if p.optional:
             raise CompileError(
@@ -175,7 +169,12 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
             for f in ("baseM", "baseN", "tilesM", "tilesN"):
                 w.line(f"tiling.set_{f}({f});")
             runtime_attrs(w, plan)
-            w.line("context->SetTilingKey(0);")
+            if any(a.static for a in plan.attr_decls):
+                w.line("uint64_t tilingKey = 0;")
+                w.line("OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);")
+                w.line("context->SetTilingKey(tilingKey);", "the static attributes' kernel path")
+            else:
+                w.line("context->SetTilingKey(0);")
             w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
             if direct or plan.target == "ascend950":
@@ -232,20 +231,38 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     from .host import HostPlan
 
     check_supported(op)
-    modules, finals = {}, {}
+    modules, finals, keyed = {}, {}, {}
     for dt in op.dtypes:
         module = Module([op.func(dt)])
         PassManager(pipeline(tgt, vector), print_after_all=dump, after_each=check).run(module)
         modules[dt] = module
         finals[dt] = module.funcs[0]
+        for f in module.funcs:  # one per static-attribute key (specialize)
+            keyed.setdefault(f.attributes.get("tiling_key", 0), {})[dt] = f
     plan: HostPlan = plan_args["plan"]
     cube = finals[op.dtypes[0]].attributes["cube"]
     inputs = [p.value.name for p in plan.func0.params]
     outputs = [o.name for o in plan.func0.outputs]
     from .kernel.cube import EpilogueRenderer
 
-    epi = EpilogueRenderer(finals[op.dtypes[0]], op.dtypes[0], tgt).render()
-    cube = {**cube, "base_m_final": epilogue_plan(finals[op.dtypes[0]], epi, tgt)["base_m"]}
+    epi_inputs, shared = {}, None
+    for key, fs in sorted(keyed.items()):
+        f = fs[op.dtypes[0]]
+        epi = EpilogueRenderer(f, op.dtypes[0], tgt).render()
+        epi_inputs.update(epi.inputs)
+        this = (
+            {k: v for k, v in f.attributes["cube"].items() if k != "line"},
+            epilogue_plan(f, epi, tgt)["base_m"],
+            direct_output(f) is not None,
+        )
+        if shared is not None and this != shared:
+            raise CompileError(
+                f"operator {op.name}: the static attributes change the cube tiling (a reduction along N, the "
+                "UB left for the epilogue or an identity epilogue under some keys only); not supported yet",
+                find_matmul(op.func(op.dtypes[0])).loc,
+            )
+        shared = this
+    cube = {**cube, "base_m_final": shared[1]}
     kernel = cube_kernel(
         plan,
         finals,
@@ -255,12 +272,16 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
         outputs,
         f"{plan.op_type}TilingData",
         plan_args["carrier"],
+        keyed,
     )
     host = host_source(
         plan,
         plan_args["header"],
-        tables=lambda w: w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
-        tiling_func=tiling_func(plan, cube, epi.inputs, direct_output(finals[op.dtypes[0]])),
+        tables=lambda w: (
+            w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
+            emit_static_attrs(w, plan),
+        ),
+        tiling_func=tiling_func(plan, cube, epi_inputs, direct_output(finals[op.dtypes[0]])),
         infer=infer(plan, cube),
     )
     tiling = tiling_header(plan, plan_args["header"], MATMUL_FIELDS)

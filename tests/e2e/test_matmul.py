@@ -304,3 +304,67 @@ def test_rms_norm_long_matrix():
     x = rng.standard_normal((530, 1100)).astype(T.np)
     w = rng.standard_normal((1000, 1100)).astype(T.np)
     _check(matmul_rms_norm, T, [x, w, rng.uniform(0.5, 1.5, 1000).astype(np.float32)], "ascend910b", 8)
+
+
+KEYED_SOURCE = """\
+from typing import Literal
+
+import dsl
+from dsl import Tensor, f16, bf16, f32
+
+
+@dsl.op(dtypes=(f16, bf16))
+def linear_act(
+    x: Tensor["M", "K"],
+    w: Tensor["N", "K"],
+    bias: Tensor[f32, "N"],
+    *,
+    act: Literal["relu", "gelu", "none"] = "relu",
+    scale: float = 1.0,
+):
+    y = x @ w.T + bias
+    if act == "relu":
+        y = dsl.relu(y)
+    elif act == "gelu":
+        y = 0.5 * y * (1 + dsl.tanh(0.7978845608 * (y + 0.044715 * y * y * y)))
+    return dsl.cast(y * scale, x.dtype)
+"""
+
+
+@pytest.fixture(scope="module")
+def linear_act(tmp_path_factory):
+    path = tmp_path_factory.mktemp("keyed") / "linear_act.py"
+    path.write_text(KEYED_SOURCE)
+    spec = importlib.util.spec_from_file_location("mm_linear_act", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod.linear_act
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize("act", ["relu", "gelu", "none"])
+def test_static_attribute_picks_the_epilogue(linear_act, act, target, tmp_path):
+    # one kernel, a namespace per tiling key (the Literal's index), TILING_KEY_IS in the entry; the
+    # run-time float attribute next to it in the tiling data
+    T = linear_act.dtypes[1]
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((33, 40)).astype(T.np)
+    w = rng.standard_normal((70, 40)).astype(T.np)
+    b = rng.standard_normal(70).astype(np.float32)
+    got = linear_act.simulate(x, w, b, act=act, scale=-0.5, cores=8, target=target, dtype=T)
+    ref = linear_act.reference(x, w, b, act=act, scale=-0.5, dtype=T)
+    bound = func_matmul_bound(linear_act.func(T), {"x": x, "w": w, "bias": b})
+    c = compare(got, ref, output_tolerances(linear_act, T)["y"], bound=bound)
+    assert c.ok, c.detail
+    h = x.astype(np.float64) @ w.astype(np.float64).T + b
+    h = {"relu": np.maximum(h, 0), "none": h}.get(
+        act, 0.5 * h * (1 + np.tanh(0.7978845608 * (h + 0.044715 * h**3)))
+    )
+    assert np.allclose(ref.astype(np.float64), -0.5 * h, rtol=2e-2, atol=5e-2)
+    if act == "relu":
+        kernel = (
+            linear_act.compile(out_dir=tmp_path, target=target) / "op_kernel" / "linear_act.cpp"
+        ).read_text()
+        assert [f"TILING_KEY_IS({k})" in kernel for k in range(4)] == [True, True, True, False]
+        assert kernel.count("class KernelLinearAct") == 3

@@ -455,9 +455,64 @@ def cube_kernel(
     outputs: list[str],
     td: str,
     carrier: str | None,
+    keyed: dict | None = None,
 ) -> str:
     """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
-    the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order."""
+    the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order. ``keyed``
+    (static attributes): tiling key -> such a ``funcs``; each key's constants, helpers and class go
+    in a namespace ``key<K>`` and the entry picks one with ``TILING_KEY_IS``."""
+    if keyed is not None and len(keyed) > 1:
+        args = (plan, None, target, header, inputs, outputs, td, carrier)
+        parts = {k: _cube_kernel(*args[:1], fs, *args[2:], part="body") for k, fs in sorted(keyed.items())}
+        w = CodeWriter()
+        w.lines += (
+            _cube_kernel(*args[:1], keyed[min(keyed)], *args[2:], part="prelude").rstrip("\n").split("\n")
+        )
+        for k, text in parts.items():
+            w.line(f"namespace key{k} {{", "the static attributes' key " + str(k))
+            w.lines += text.rstrip("\n").split("\n")
+            w.line(f"}}  // namespace key{k}")
+            w.line()
+        first = keyed[min(keyed)][plan.dtypes[0]]
+        direct = direct_output(first)
+        T = ctype(plan.dtypes[0])
+        names = ", ".join(gm_param(n) for n in inputs + outputs)
+        sig = ", ".join(f"GM_ADDR {gm_param(n)}" for n in inputs + outputs)
+        with w.block(
+            f'extern "C" __global__ __mix__(1, {0 if direct else 2}) void {plan.op_name}({sig}, '
+            "GM_ADDR workspace, GM_ADDR tiling)"
+        ):
+            w.line("GET_TILING_DATA(tilingData, tiling);")
+            for i, k in enumerate(sorted(keyed)):
+                head = ("if" if i == 0 else "} else if") + f" (TILING_KEY_IS({k})) {{"
+                w.line(head)
+                w.level += 1
+                w.line(f"key{k}::Kernel{plan.op_type}<{f'DTYPE_{carrier.upper()}' if carrier else T}> op;")
+                w.line(f"op.Init({names}, workspace, tilingData);")
+                with w.block("if ASCEND_IS_AIC"):
+                    w.line("op.ProcessAic();")
+                if not direct:
+                    with w.block("if ASCEND_IS_AIV"):
+                        w.line("op.ProcessAiv();")
+                w.level -= 1
+            w.line("}")
+        return w.text()
+    return _cube_kernel(plan, funcs, target, header, inputs, outputs, td, carrier)
+
+
+def _cube_kernel(
+    plan,
+    funcs: dict,
+    target,
+    header: str,
+    inputs: list[str],
+    outputs: list[str],
+    td: str,
+    carrier: str | None,
+    part: str = "all",
+) -> str:
+    """The kernel text (``part`` "all"), or its head (includes, "prelude") or one key's
+    constants, helpers and class ("body")."""
     first = funcs[plan.dtypes[0]]
     cube = first.attributes["cube"]
     eps = {}
@@ -491,24 +546,29 @@ def cube_kernel(
     cls = f"Kernel{plan.op_type}"
     direct = direct_output(first)
     w = CodeWriter()
-    for line in header.splitlines():
-        w.line(comment=line)
-    w.line(comment="")
-    for line in (__doc__ or "").split("\n\n")[0].splitlines():
-        w.line(comment=line.strip())
-    if direct:
-        w.line(comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0).")
-    w.line('#include "kernel_operator.h"')
-    w.line("using namespace AscendC;")
-    w.line()
-    if carrier is not None:
-        w.line(
-            f"#ifndef DTYPE_{carrier.upper()}",
-            "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
-        )
-        w.line(f"#define DTYPE_{carrier.upper()} {T}")
-        w.line("#endif")
+    if part in ("all", "prelude"):
+        for line in header.splitlines():
+            w.line(comment=line)
+        w.line(comment="")
+        for line in (__doc__ or "").split("\n\n")[0].splitlines():
+            w.line(comment=line.strip())
+        if direct:
+            w.line(
+                comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0)."
+            )
+        w.line('#include "kernel_operator.h"')
+        w.line("using namespace AscendC;")
         w.line()
+        if carrier is not None:
+            w.line(
+                f"#ifndef DTYPE_{carrier.upper()}",
+                "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
+            )
+            w.line(f"#define DTYPE_{carrier.upper()} {T}")
+            w.line("#endif")
+            w.line()
+    if part == "prelude":
+        return w.text()
     if not direct:
         w.line(
             f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace"
@@ -639,6 +699,8 @@ def cube_kernel(
             "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
         )
     w.line()
+    if part == "body":
+        return w.text()
     names = ", ".join(gm_param(n) for n in inputs + outputs)
     with w.block(
         f'extern "C" __global__ __mix__(1, {0 if direct else 2}) void {plan.op_name}({", ".join(args)}, '
