@@ -1,8 +1,7 @@
-"""What the 910B matmul backend does not take yet is a located error (message + DSL line), raised
+"""What the matmul backend does not take yet is a located error (message + DSL line), raised
 before anything is written: an operand the epilogue uses too, static attributes that change the
-cube tiling, optional
-inputs, a per-row [M, 1] value compared with a row, [M, 1] outputs, i8 operands with b as [K, N]; on ascend950
-any i8 operands."""
+cube tiling, optional inputs without a static attribute, a per-row [M, 1] value compared with a
+row, [M, 1] outputs, i8 operands with b as [K, N]; on ascend950 any i8 operands."""
 
 from __future__ import annotations
 
@@ -71,7 +70,7 @@ CASES = [
     (
         "optional",
         19,
-        "input 'r' of operator optional: optional inputs of a matmul operator are not supported yet",
+        "input 'r' of operator optional: an optional input of a matmul operator needs a static attribute",
     ),
     (
         "per_token",

@@ -637,6 +637,9 @@ def _cube_kernel(
                 w.line(
                     f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, uint64_t(m_) * n_);"
                 )
+            for name in inputs:
+                if name not in (a, b) and name not in e.inputs and name not in e.scalar_inputs:
+                    w.line(f"(void){gm_param(name)};", "an optional input this key's epilogue does not read")
             for member, ct, expr, loc in e.scalars:
                 w.line(f"{member} = {expr};", loc)
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
