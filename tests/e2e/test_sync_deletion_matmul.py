@@ -47,15 +47,22 @@ def test_every_flag_of_a_matmul_kernel_is_needed(tmp_path, op, target):
     _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=op is not matmul)
 
 
-def _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=True):
+def _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=True, attrs=None, within=None):
+    """``attrs``: the call's attributes; ``within``: delete only the flags after that line (a keyed
+    kernel: the namespace of the key that runs) up to the next namespace's end."""
+    attrs = attrs or {}
     project = op.compile(out_dir=tmp_path / "base", target=target)
     kernel = project / "op_kernel" / f"{op.name}.cpp"
     lines = kernel.read_text().splitlines()
-    ref = op.reference(*arrays, dtype=T)
+    ref = op.reference(*arrays, dtype=T, **attrs)
     bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
-    got = op.simulate(*arrays, cores=1, project=project, target=target, dtype=T)
+    got = op.simulate(*arrays, cores=1, project=project, target=target, dtype=T, **attrs)
     assert compare(got, ref, output_tolerances(op, T)["y"], bound=bound).ok
     flags = [i for i, line in enumerate(lines) if FLAG.search(line) and not line.strip().startswith("//")]
+    if within is not None:
+        start = next(i for i, line in enumerate(lines) if line.startswith(within))
+        end = next(i for i in range(start, len(lines)) if lines[i].startswith("}  // namespace"))
+        flags = [i for i in flags if start < i < end]
     mixed = "__mix__(1, 2) void" in kernel.read_text()  # matmul: AIC only (its Fixpipe writes y)
     assert mixed == mixed_expected
     assert len(flags) >= (25 if mixed else 15), len(flags)
@@ -69,7 +76,7 @@ def _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=True):
         edited = [line for k, line in enumerate(lines) if k not in drop]
         (case / "op_kernel" / f"{op.name}.cpp").write_text("\n".join(edited) + "\n")
         try:
-            op.simulate(*arrays, cores=1, project=case, target=target, dtype=T)
+            op.simulate(*arrays, cores=1, project=case, target=target, dtype=T, **attrs)
             missed.append(lines[i].strip())
         except dsl.SimulationError:
             pass
@@ -116,3 +123,26 @@ def test_every_flag_of_the_rms_norm_kernel_is_needed(tmp_path, target):
         rng.uniform(0.5, 1.5, 70).astype(np.float32),
     ]
     _every_flag_is_needed(tmp_path, matmul_rms_norm, T, arrays, target)
+
+
+@pytest.mark.slow
+def test_every_flag_of_a_keyed_kernel_is_needed(tmp_path):
+    """linear_res on 950 with residual=True: the kernel holds a class per tiling key (the key-1
+    one, with its smaller BASE_M, runs); a deleted flag of the key that runs is reported (the
+    other key's flags are not run by this call, so only the running key's lines are deleted)."""
+    from test_matmul import OPTIONAL_SOURCE
+
+    path = tmp_path / "linear_res.py"
+    path.write_text(OPTIONAL_SOURCE)
+    spec = importlib.util.spec_from_file_location("sync_linear_res", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    op = mod.linear_res
+    T = op.dtypes[0]
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal((140, 600)).astype(T.np), rng.standard_normal((300, 600)).astype(T.np)]
+    arrays.append(rng.standard_normal((140, 300)).astype(T.np))
+    _every_flag_is_needed(
+        tmp_path, op, T, arrays, "ascend950", attrs={"residual": True}, within="namespace key1 {"
+    )
