@@ -23,6 +23,14 @@ Tiling, from the target's capacities (the pass options, ``targets.Target``'s l1/
 * ``step_k``: how many ``base_k`` slices one L1 load carries (kL1 = step_k * base_k), the
   largest power of two (at most 8) with A's and B's slices ping-ponged (``l1_slots = 2``) in L1.
 
+* ``full_row`` (an epilogue with a reduction along N: RMSNorm, softmax, LayerNorm over the
+  product's rows): one tile must hold every column, so ``base_m = 16`` (one fractal row) and
+  ``base_n`` the widest multiple of 16 with two 16 x base_n f32 tiles in L0C and two base_n wide,
+  one-fractal (32 bytes of K) deep slices in L0B: 1024 on both targets (910B's L0C would allow
+  1024, 950's 2048; L0B allows 1024 for f16/bf16 and i8 alike), base_k = 16 (i8: 32). Host
+  tiling rejects N > base_n (TilingFunc names N and the limit); N is never static in the DSL
+  (only a literal 1 is), so there is no compile-time form of that error.
+
 Host tiling shrinks base_m/base_n to the problem (M = 1 takes one 16-row fractal) and cuts M and
 N into tiles with tails; ``order = "serpentine"`` names the tile walk (the AI cores take tiles
 t = block, block + cores, ...; tile t is row-block t / tilesN and, in odd row-blocks, column
@@ -50,10 +58,23 @@ MAX_BASE_K = 256
 MAX_STEP_K = 8
 
 
-def cube_tiling(operand_bytes: int, l1: int, l0a: int, l0b: int, l0c: int) -> dict:
-    """base_m, base_n, base_k, step_k from the capacities (bytes) and the operand element size."""
-    base_m = BASE_M
+def full_row_n(operand_bytes: int, l0b: int, l0c: int) -> int:
+    """The widest output tile (a multiple of 16) one 16-row fractal row high: L0C holds two
+    16 x base_n f32/i32 tiles and L0B two base_n wide slices one fractal deep (32 bytes of K)."""
+    c0 = max(FRACTAL, 32 // operand_bytes)
+    by_l0c = l0c // (SLOTS * FRACTAL * ACC_BYTES)
+    by_l0b = l0b // (SLOTS * c0 * operand_bytes)
+    return min(by_l0c, by_l0b) // FRACTAL * FRACTAL
+
+
+def cube_tiling(operand_bytes: int, l1: int, l0a: int, l0b: int, l0c: int, full_row: bool = False) -> dict:
+    """base_m, base_n, base_k, step_k from the capacities (bytes) and the operand element size;
+    ``full_row`` (a reduction along N in the epilogue): one tile spans every column, base_m = 16
+    and base_n = ``full_row_n``."""
+    base_m = FRACTAL if full_row else BASE_M
     base_n = min(MAX_BASE_N, l0c // (SLOTS * base_m * ACC_BYTES) // FRACTAL * FRACTAL)
+    if full_row:
+        base_n = full_row_n(operand_bytes, l0b, l0c)
     if base_n < FRACTAL:
         raise CompileError(f"L0C of {l0c} bytes holds no {SLOTS} x {base_m} x 16 f32 tiles")
     k_a = l0a // (SLOTS * base_m * operand_bytes)
@@ -98,7 +119,8 @@ def split(func: Func, l1: int, l0a: int, l0b: int, l0c: int) -> None:
     func.params = [Param(acc, pinned=True)] + [
         p for p in func.params if p.value is not a and p.value is not b
     ]
-    tiling = cube_tiling(a.type.dtype.bytes, l1, l0a, l0b, l0c)
+    full_row = any(op.opname == "reduce" for op in func.walk())
+    tiling = cube_tiling(a.type.dtype.bytes, l1, l0a, l0b, l0c, full_row)
     func.attributes["cube"] = {
         "a": a.name,
         "b": b.name,
@@ -106,6 +128,7 @@ def split(func: Func, l1: int, l0a: int, l0b: int, l0c: int) -> None:
         "operand": a.type.dtype.name,
         "acc": name,
         **tiling,
+        **({"full_row": True} if full_row else {}),
         "l0c_slots": SLOTS,
         "l0ab_slots": SLOTS,
         "l1_slots": SLOTS,

@@ -143,3 +143,16 @@ def test_compile_for_910b_writes_the_cv_kernel(source, tmp_path, capsys):
     assert "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_TO_AIC);" in kernel
     host = (out_dir / "linear" / "op_host" / "linear.cpp").read_text()
     assert "GetCoreNumAic()" in host and "GetLibApiWorkSpaceSize() +" in host
+
+
+def test_run_past_the_full_row_limit_names_n_and_the_limit(capsys):
+    # a reduction along N keeps the whole row in one cube tile: 1024 columns at most (L0B/L0C)
+    example = Path(__file__).resolve().parents[1] / "examples" / "matmul_rms_norm.py"
+    code, out, err = run(["run", example, "--shape", "3,16", "--shape", "1040,16", "--shape", "1040"], capsys)
+    assert code == 1
+    assert "dslc: error: TilingFunc returned GRAPH_FAILED" in err
+    assert "N = 1040: a reduction along N needs the whole row in one cube tile, at most 1024 columns" in err
+    assert "Traceback" not in err
+    code, out, err = run(["run", example, "--shape", "3,16", "--shape", "1024,16", "--shape", "1024"], capsys)
+    assert code == 0, err
+    assert "matmul_rms_norm[f16] matches the reference" in out

@@ -14,7 +14,7 @@ from dsl.ir import Module, TensorType
 from passes import PassManager
 from passes.pipelines import matmul_pipeline
 
-from .host import host_source, runtime_attrs, tiling_header, w_escape
+from .host import emit_static_attrs, host_source, runtime_attrs, tiling_header, w_escape
 from .kernel.cube import WS_SLOTS, cube_kernel, direct_output, epilogue_plan
 from .kernel.naming import camel
 from .writer import CodeWriter
@@ -56,17 +56,11 @@ def refuse_target(op, tgt) -> None:
 def check_supported(op) -> None:
     func = op.func(op.dtypes[0])
     mm = find_matmul(func)
-    static = [a for a in op._def.attrs if a.static]
-    if static:
-        raise CompileError(
-            f"operator {op.name}: static attributes ('{static[0].name}') with a matmul are not supported yet",
-            mm.loc,
-        )
     for p in func.params:
-        if p.optional:
+        if p.optional and not any(a.static for a in op._def.attrs):
             raise CompileError(
-                f"input '{p.value.name}' of operator {op.name}: optional inputs of a matmul operator are not "
-                "supported yet",
+                f"input '{p.value.name}' of operator {op.name}: an optional input of a matmul operator needs a "
+                "static attribute that says whether it is read",
                 mm.loc,
             )
     if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b"):
@@ -77,7 +71,12 @@ def check_supported(op) -> None:
         )
 
 
-def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> callable:
+def tiling_func(
+    plan, cube: dict, epi_inputs: dict, direct: str | None, readers: dict | None = None
+) -> callable:
+    """``readers``: an optional input -> the tiling keys whose epilogue reads it."""
+    readers = readers or {}
+
     def emit(w: CodeWriter) -> None:
         func0 = plan.func0
         names = [p.value.name for p in func0.params]
@@ -89,6 +88,10 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
             w.line("const uint32_t coreNum = plat.GetCoreNumAic();", "a mixed kernel's block is an AI Core")
             w.line("const gert::RuntimeAttrs* attrs = context->GetAttrs();")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, attrs);")
+            statics = any(x.static for x in plan.attr_decls)
+            if statics:
+                w.line("uint64_t tilingKey = 0;")
+                w.line("OP_CHECK_IF(!TilingKeyOf(attrs, tilingKey), , return ge::GRAPH_FAILED);")
             for i, name in ((ia, a), (ib, b)):
                 w.line(f"const gert::StorageShape* {camel(name)}Shape = context->GetInputShape({i});")
                 w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, {camel(name)}Shape);")
@@ -117,12 +120,31 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
                 kind = epi_inputs.get(name, ("", "row"))[1]
                 if not isinstance(func0.params[i].value.type, TensorType):
                     kind = "scalar"
-                w.line(f"const gert::StorageShape* in{i} = context->GetInputShape({i});")
-                w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, in{i});")
+                if func0.params[i].optional:
+                    mask = sum(1 << k for k in readers.get(name, ()))
+                    w.line(f"const gert::StorageShape* in{i} = context->GetOptionalInputShape({i});")
+                    w.line(
+                        f"OP_CHECK_IF(in{i} == nullptr && ((0x{mask:x}ULL >> tilingKey) & 1) != 0, OP_LOGE(OP_TYPE, "
+                        f'"input {w_escape(name)} is missing (the attributes need it)"), return ge::GRAPH_FAILED);'
+                    )
+                    w.line(f"if (in{i} != nullptr) {{", "absent: this key's epilogue does not read it")
+                    w.level += 1
+                else:
+                    w.line(f"const gert::StorageShape* in{i} = context->GetInputShape({i});")
+                    w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, in{i});")
                 if kind == "scalar":
                     w.line(
                         f'OP_CHECK_IF(in{i}->GetStorageShape().GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input '
                         f'{w_escape(name)} must have shape [1]"), return ge::GRAPH_FAILED);'
+                    )
+                elif kind == "perrow":
+                    cond = (
+                        f"in{i}->GetStorageShape().GetDimNum() != 2 || in{i}->GetStorageShape().GetDim(0) != m || "
+                        f"in{i}->GetStorageShape().GetDim(1) != 1"
+                    )
+                    msg = f"input {w_escape(name)} must be [M, 1] (M = %lld)"
+                    w.line(
+                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m)), return ge::GRAPH_FAILED);'
                     )
                 elif kind == "col":
                     cond = f"in{i}->GetStorageShape().GetDimNum() != 1 || in{i}->GetStorageShape().GetDim(0) != n"
@@ -140,11 +162,26 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
                         f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m), '
                         "static_cast<long long>(n)), return ge::GRAPH_FAILED);"
                     )
+                if func0.params[i].optional:
+                    w.level -= 1
+                    w.line("}")
+            if cube.get("full_row"):
+                w.line(
+                    f'OP_CHECK_IF(n > {cube["base_n"]}, OP_LOGE(OP_TYPE, "N = %lld: a reduction along N needs the whole '
+                    f'row in one cube tile, at most {cube["base_n"]} columns (L0B/L0C) here", static_cast<long long>(n)), '
+                    "return ge::GRAPH_FAILED);"
+                )
             w.line()
+            if "base_m_table" in cube:
+                w.line(
+                    f"constexpr uint32_t BASE_M_OF_KEY[] = {{{cube['base_m_table']}}};",
+                    "BASE_M per tiling key",
+                )
             w.line(comment="The tile grid: base tiles shrunk to the problem (whole 16-row/column fractals).")
             w.line(
                 f"const uint32_t baseM = m < {cube['base_m_final']} ? (static_cast<uint32_t>(m) + 15) / 16 * 16 : "
-                f"{cube['base_m_final']};"
+                f"{cube['base_m_final']};",
+                cube.get("base_m_why"),
             )
             w.line(
                 f"const uint32_t baseN = n < {cube['base_n']} ? (static_cast<uint32_t>(n) + 15) / 16 * 16 : {cube['base_n']};"
@@ -160,7 +197,10 @@ def tiling_func(plan, cube: dict, epi_inputs: dict, direct: str | None) -> calla
             for f in ("baseM", "baseN", "tilesM", "tilesN"):
                 w.line(f"tiling.set_{f}({f});")
             runtime_attrs(w, plan)
-            w.line("context->SetTilingKey(0);")
+            if statics:
+                w.line("context->SetTilingKey(tilingKey);", "the static attributes' kernel path")
+            else:
+                w.line("context->SetTilingKey(0);")
             w.line("size_t* workspace = context->GetWorkspaceSizes(1);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, workspace);")
             if direct or plan.target == "ascend950":
@@ -217,20 +257,46 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     from .host import HostPlan
 
     check_supported(op)
-    modules, finals = {}, {}
+    modules, finals, keyed = {}, {}, {}
     for dt in op.dtypes:
         module = Module([op.func(dt)])
         PassManager(pipeline(tgt, vector), print_after_all=dump, after_each=check).run(module)
         modules[dt] = module
         finals[dt] = module.funcs[0]
+        for f in module.funcs:  # one per static-attribute key (specialize)
+            keyed.setdefault(f.attributes.get("tiling_key", 0), {})[dt] = f
     plan: HostPlan = plan_args["plan"]
     cube = finals[op.dtypes[0]].attributes["cube"]
     inputs = [p.value.name for p in plan.func0.params]
     outputs = [o.name for o in plan.func0.outputs]
     from .kernel.cube import EpilogueRenderer
 
-    epi = EpilogueRenderer(finals[op.dtypes[0]], op.dtypes[0], tgt).render()
-    cube = {**cube, "base_m_final": epilogue_plan(finals[op.dtypes[0]], epi, tgt)["base_m"]}
+    epi_inputs, shared, readers, base_ms = {}, None, {}, {}
+    for key, fs in sorted(keyed.items()):
+        f = fs[op.dtypes[0]]
+        epi = EpilogueRenderer(f, op.dtypes[0], tgt).render()
+        epi_inputs.update(epi.inputs)
+        for name in list(epi.inputs) + list(epi.scalar_inputs):
+            readers.setdefault(name, []).append(key)
+        base_ms[key] = epilogue_plan(f, epi, tgt)["base_m"]
+        this = ({k: v for k, v in f.attributes["cube"].items() if k != "line"}, direct_output(f) is not None)
+        if shared is not None and this != shared:
+            raise CompileError(
+                f"operator {op.name}: the static attributes change the cube tiling (a reduction along N, the "
+                "identity epilogue under some keys only); not supported yet",
+                find_matmul(op.func(op.dtypes[0])).loc,
+            )
+        shared = this
+    if len(set(base_ms.values())) == 1:
+        cube = {**cube, "base_m_final": base_ms[min(base_ms)]}
+    else:  # 950: the UB a key's epilogue leaves sets its tile rows (the kernel's BASE_M under that key)
+        table = ", ".join(str(base_ms.get(k, 0)) for k in range(max(base_ms) + 1))
+        cube = {
+            **cube,
+            "base_m_final": f"BASE_M_OF_KEY[tilingKey]",
+            "base_m_table": table,
+            "base_m_why": "the tile rows of this key's kernel (its epilogue's UB)",
+        }
     kernel = cube_kernel(
         plan,
         finals,
@@ -240,12 +306,16 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
         outputs,
         f"{plan.op_type}TilingData",
         plan_args["carrier"],
+        keyed,
     )
     host = host_source(
         plan,
         plan_args["header"],
-        tables=lambda w: w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
-        tiling_func=tiling_func(plan, cube, epi.inputs, direct_output(finals[op.dtypes[0]])),
+        tables=lambda w: (
+            w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
+            emit_static_attrs(w, plan),
+        ),
+        tiling_func=tiling_func(plan, cube, epi_inputs, direct_output(finals[op.dtypes[0]]), readers),
         infer=infer(plan, cube),
     )
     tiling = tiling_header(plan, plan_args["header"], MATMUL_FIELDS)

@@ -1,7 +1,7 @@
-"""What the 910B matmul backend does not take yet is a located error (message + DSL line), raised
-before anything is written: an operand the epilogue uses too, static attributes, optional
-inputs, per-row [M, 1] inputs, reductions along N, i8 operands with b as [K, N]; on ascend950
-any i8 operands."""
+"""What the matmul backend does not take yet is a located error (message + DSL line), raised
+before anything is written: an operand the epilogue uses too, static attributes that change the
+cube tiling, optional inputs without a static attribute, a per-row [M, 1] value compared with a
+row, [M, 1] outputs, i8 operands with b as [K, N]; on ascend950 any i8 operands."""
 
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ def reuse(x: Tensor["M", "M"], w: Tensor["M", "M"]):
 
 
 @dsl.op(dtypes=(f16,))
-def keyed(x: Tensor["M", "K"], w: Tensor["K", "N"], *, relu: bool = False):
+def keyed(x: Tensor["M", "K"], w: Tensor["K", "N"], *, norm: bool = False):
     y = x @ w
-    return dsl.relu(y) if relu else y
+    return y * dsl.rsqrt(dsl.mean(y * y, axis=-1, keepdims=True) + 1e-6) if norm else y
 
 
 @dsl.op(dtypes=(f16,))
@@ -38,7 +38,7 @@ def optional(x: Tensor["M", "K"], w: Tensor["K", "N"], r: Tensor[f32, "M", "N"] 
 @dsl.op(dtypes=(f16,))
 def per_token(x: Tensor["M", "K"], w: Tensor["K", "N"], s: Tensor[f32, "M", 1]):
     y = x @ w
-    return y * s
+    return dsl.where(y > s, y, 0.0)
 
 
 @dsl.op(dtypes=(f16,))
@@ -66,21 +66,21 @@ def mod(tmp_path_factory):
 
 CASES = [
     ("reuse", 8, "input 'x' is a matmul operand ([M, K] / [K, N]) and is used by the epilogue too"),
-    ("keyed", 13, "static attributes ('relu') with a matmul are not supported yet"),
+    ("keyed", 13, "operator keyed: the static attributes change the cube tiling (a reduction along N"),
     (
         "optional",
         19,
-        "input 'r' of operator optional: optional inputs of a matmul operator are not supported yet",
+        "input 'r' of operator optional: an optional input of a matmul operator needs a static attribute",
     ),
     (
         "per_token",
         25,
-        "per-row ([M, 1]) values are not supported in a matmul epilogue yet",
+        "'vec.brc' (a per-row value over whole rows, or a Welford variance) is not supported in a matmul epilogue",
     ),
     (
         "row_sum",
         31,
-        "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported",
+        "a matmul epilogue stores [M, N] outputs only (per-row [M, 1] outputs are not supported yet)",
     ),
     ("quant", 36, "matmul of i8 operands with b as [K, N] is not implemented yet in the backend"),
 ]

@@ -4,8 +4,10 @@ reload, the AIC <-> AIV workspace hand-over) is reported by the emulator (issue 
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import shutil
+import sys
 
 import numpy as np
 
@@ -14,7 +16,15 @@ from dsl.precision import compare, func_matmul_bound, output_tolerances
 
 import pytest
 
-from test_matmul import _inputs, linear_gelu, matmul, matmul_add
+from test_matmul import (
+    PER_TOKEN_SOURCE,
+    _inputs,
+    _quant_inputs,
+    linear_gelu,
+    matmul,
+    matmul_add,
+    quant_matmul,
+)
 
 FLAG = re.compile(r"\b(SetFlag|WaitFlag|CrossCoreSetFlag|CrossCoreWaitFlag)<|\bCrossCore(Set|Wait)Flag\(")
 
@@ -34,16 +44,27 @@ def test_every_flag_of_a_matmul_kernel_is_needed(tmp_path, op, target):
     # 2 x 3 tiles on one AI Core (serpentine, both workspace and L0C slots), K = 600: two L1 steps
     # and five base_k slices (both L1 and L0 slots); rows 140: the last tile row has 12 rows.
     arrays = _inputs(op, 140, 600, 300, T, seed=1)
+    _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=op is not matmul)
+
+
+def _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=True, attrs=None, within=None):
+    """``attrs``: the call's attributes; ``within``: delete only the flags after that line (a keyed
+    kernel: the namespace of the key that runs) up to the next namespace's end."""
+    attrs = attrs or {}
     project = op.compile(out_dir=tmp_path / "base", target=target)
     kernel = project / "op_kernel" / f"{op.name}.cpp"
     lines = kernel.read_text().splitlines()
-    ref = op.reference(*arrays)
+    ref = op.reference(*arrays, dtype=T, **attrs)
     bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
-    got = op.simulate(*arrays, cores=1, project=project, target=target)
+    got = op.simulate(*arrays, cores=1, project=project, target=target, dtype=T, **attrs)
     assert compare(got, ref, output_tolerances(op, T)["y"], bound=bound).ok
     flags = [i for i, line in enumerate(lines) if FLAG.search(line) and not line.strip().startswith("//")]
+    if within is not None:
+        start = next(i for i, line in enumerate(lines) if line.startswith(within))
+        end = next(i for i in range(start, len(lines)) if lines[i].startswith("}  // namespace"))
+        flags = [i for i in flags if start < i < end]
     mixed = "__mix__(1, 2) void" in kernel.read_text()  # matmul: AIC only (its Fixpipe writes y)
-    assert mixed == (op is not matmul)
+    assert mixed == mixed_expected
     assert len(flags) >= (25 if mixed else 15), len(flags)
     cross = {"ascend910b": 5, "ascend950": 8}[target]  # 950: the AIC sets and waits each AIV (id + 16)
     assert sum("CrossCore" in lines[i] for i in flags) == (cross if mixed else 0)
@@ -55,9 +76,73 @@ def test_every_flag_of_a_matmul_kernel_is_needed(tmp_path, op, target):
         edited = [line for k, line in enumerate(lines) if k not in drop]
         (case / "op_kernel" / f"{op.name}.cpp").write_text("\n".join(edited) + "\n")
         try:
-            op.simulate(*arrays, cores=1, project=case, target=target)
+            op.simulate(*arrays, cores=1, project=case, target=target, dtype=T, **attrs)
             missed.append(lines[i].strip())
         except dsl.SimulationError:
             pass
         shutil.rmtree(case)
     assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
+
+
+def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
+    """quant_matmul (910B: i8, per-token [M, 1] and per-channel [N] scales) and a per-token f16
+    linear on 950 (its [M, 1] inputs in UB next to the Fixpipe's rows)."""
+    T = quant_matmul.dtypes[0]
+    _every_flag_is_needed(
+        tmp_path / "q", quant_matmul, T, list(_quant_inputs(140, 600, 300, seed=1)), "ascend910b"
+    )
+    path = tmp_path / "token_linear.py"
+    path.write_text(PER_TOKEN_SOURCE)
+    spec = importlib.util.spec_from_file_location("sync_token_linear", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    op = mod.token_linear
+    T = op.dtypes[0]
+    rng = np.random.default_rng(1)
+    arrays = [
+        rng.standard_normal((140, 600)).astype(T.np),
+        rng.standard_normal((300, 600)).astype(T.np),
+        rng.uniform(0.5, 2, (140, 1)).astype(np.float32),
+        rng.standard_normal((140, 1)).astype(np.float32),
+    ]
+    _every_flag_is_needed(tmp_path / "t", op, T, arrays, "ascend950")
+
+
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_every_flag_of_the_rms_norm_kernel_is_needed(tmp_path, target):
+    """matmul_rms_norm: whole rows in a tile (reductions along N); 3 row tiles on one AI Core (both
+    workspace / UB and L0C slots), K = 150 (three L1 steps of 64), N = 70."""
+    from test_matmul import matmul_rms_norm
+
+    T = matmul_rms_norm.dtypes[0]
+    rng = np.random.default_rng(2)
+    arrays = [
+        rng.standard_normal((40, 150)).astype(T.np),
+        rng.standard_normal((70, 150)).astype(T.np),
+        rng.uniform(0.5, 1.5, 70).astype(np.float32),
+    ]
+    _every_flag_is_needed(tmp_path, matmul_rms_norm, T, arrays, target)
+
+
+@pytest.mark.slow
+def test_every_flag_of_a_keyed_kernel_is_needed(tmp_path):
+    """linear_res on 950 with residual=True: the kernel holds a class per tiling key (the key-1
+    one, with its smaller BASE_M, runs); a deleted flag of the key that runs is reported (the
+    other key's flags are not run by this call, so only the running key's lines are deleted)."""
+    from test_matmul import OPTIONAL_SOURCE
+
+    path = tmp_path / "linear_res.py"
+    path.write_text(OPTIONAL_SOURCE)
+    spec = importlib.util.spec_from_file_location("sync_linear_res", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    op = mod.linear_res
+    T = op.dtypes[0]
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal((140, 600)).astype(T.np), rng.standard_normal((300, 600)).astype(T.np)]
+    arrays.append(rng.standard_normal((140, 300)).astype(T.np))
+    _every_flag_is_needed(
+        tmp_path, op, T, arrays, "ascend950", attrs={"residual": True}, within="namespace key1 {"
+    )

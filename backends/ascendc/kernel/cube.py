@@ -18,8 +18,14 @@ tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
 * AIV: per tile, ``CrossCoreWaitFlag``, then its half of the tile's rows (``halfM = ceil(curM /
   2)``; AIV1 may get none and still answers) in chunks of ``CHUNK_ROWS`` rows read from the
   workspace slot; the epilogue's vector ops through the vector-code layer (MemBase); the columns
-  ([N] inputs) are the tile's slice, reloaded per tile; ``CrossCoreSetFlag<2, PIPE_MTE3>`` after
-  its last copy out (issued on MTE3: it fires when the stores, and the reads they follow, are done).
+  ([N] inputs) are the tile's slice, reloaded per tile; per-row ``[M, 1]`` inputs (per-token
+  scales) come in with the rows, ``PER_ROW`` (32 bytes) apart, as in the row kernels, and a row op
+  with a per-row value reads it as Brcb blocks (``SpreadPerRow``, ``RowsByValue``, the row
+  kernels' helpers with ``PITCH`` as the pitch and ``cols_ = curN``); reductions along N (the cube
+  tile then holds whole rows: ``full_row``) run ``ReduceRows`` (and the fold) over the chunk's
+  rows into per-row buffers, means times ``invCols_ = 1 / N``; ``CrossCoreSetFlag<2, PIPE_MTE3>``
+  after its last copy out (issued on MTE3: it fires when the stores, and the reads they follow,
+  are done).
 
 The intra-core flags of the epilogue are the ones insert-sync placed in the row function; the
 column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and drained).
@@ -28,6 +34,7 @@ column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and dra
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -43,11 +50,12 @@ from .template import dsl_label, load_scalar_helper, to_f32_helper
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
 from .vector.base import where
+from .vector.membase_helpers import by_value_helpers
 
 AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
 AIV_TO_AIC = 5
 WS_SLOTS = 2  # workspace tiles per AI Core: the AIC writes one while the AIVs read the other
-ROW, COL = "row", "col"
+ROW, COL, PERROW = "row", "col", "perrow"
 VIEW_SUFFIX = {
     "T": "T",
     "float": "F32",
@@ -78,6 +86,13 @@ class Epilogue:
     scalar_inputs: dict = field(default_factory=dict)  # Scalar input -> ctype (LoadScalar)
     acc_buf: str | None = None  # the buffer the product's rows arrive in
     widen: bool = False  # ToF32
+    needs: Needs = field(default_factory=Needs)  # the row helpers (SpreadPerRow, RowsByValue) asked for
+    scratch: bool = False  # ReduceRows' scratch (a reduction along N: the tile holds whole rows)
+
+    @property
+    def per_row(self) -> bool:
+        """Some buffer holds per-row ([M, 1]) values: PER_ROW elements a row."""
+        return any(b["kind"] == PERROW for b in self.buffers.values())
 
 
 class _Ctx:
@@ -129,7 +144,9 @@ class EpilogueRenderer:
         if isinstance(v.type, ScalarType):
             return "scalar"
         dims = v.type.shape.dims
-        return COL if len(dims) == 1 else ROW
+        if len(dims) == 1:
+            return COL
+        return PERROW if dims[-1] == 1 else ROW
 
     def view(self, v) -> str:
         op = v.owner
@@ -150,6 +167,8 @@ class EpilogueRenderer:
             return Operand("", v.type.dtype, Form.SCALAR, value=v)
         k = self.kind(v)
         form = Form.COLUMN if k == COL else Form.ROW if per_row else Form.TILE
+        if k == PERROW:
+            form = Form.BLOCKS if v.owner.opname == "vec.brcb" else Form.PER_ROW
         return Operand(self.view(v), v.type.dtype, form, self.ct(v.type.dtype), v.owner.attrs.get("buf"))
 
     def vec(self, op, in_cols: bool) -> list[str]:
@@ -160,13 +179,33 @@ class EpilogueRenderer:
             extent = Extent("curN", "curN", family="rows")
         elif per_row:
             extent = Extent("curN", "curN", rows="rows", pitch="PITCH", family="rows")
+        elif rk == PERROW:  # the per-row slots of the step's rows, PER_ROW lanes each
+            extent = Extent("rows * PER_ROW", "rows * PER_ROW", pitch="PITCH", family="rows")
         else:
-            extent = Extent("n", "nAligned", family="rows")
+            extent = Extent("n", "nAligned", pitch="PITCH", family="rows")
         form = Form.COLUMN if rk == COL else Form.ROW if per_row else Form.TILE
-        dst = Operand(self.view(op.result), op.result.type.dtype, form, self.ct(op.result.type.dtype))
-        vop = VecOp(op, dst, [self.operand(a, per_row) for a in op.operands], extent)
+        if rk == PERROW:
+            form = Form.PER_ROW
+        dst = Operand(
+            self.view(op.result),
+            op.result.type.dtype,
+            form,
+            self.ct(op.result.type.dtype),
+            op.attrs.get("buf"),
+        )
+        srcs = [self.operand(a, per_row) for a in op.operands]
+        if rk == ROW and any(x.form is Form.PER_ROW for x in srcs):
+            raise CompileError(
+                f"'{op.opname}' reads a per-row ([M, 1]) value with the scalar unit, which the matmul "
+                "epilogue does not do yet (a float row times/plus/minus a per-row value works)",
+                op.loc,
+            )
+        vop = VecOp(op, dst, srcs, extent)
         st = self.vc.op(vop, self.ctx)
-        if self.ctx.needs != Needs():
+        rest = dataclasses.replace(
+            self.ctx.needs, spreads=False, row_ops=set(), row_reduces=set(), uses_mean=False, uses_fold=False
+        )
+        if rest != Needs():
             raise CompileError(
                 f"'{op.opname}' needs a row-kernel helper, which the matmul epilogue does not have yet",
                 op.loc,
@@ -208,6 +247,14 @@ class EpilogueRenderer:
             return (
                 f"DataCopyPad({view}, {camel(src.name)}Gm_[nOff], "
                 f"DataCopyExtParams{{1, curN * uint32_t(sizeof({ct})), 0, 0, 0}}, {pad});  // {label(op)}"
+            )
+        if k == PERROW:
+            self.e.inputs[src.name] = (ct, PERROW)
+            rows0 = "row0" if self.ub_mode else "row0 + r0"
+            return (
+                f"DataCopyPad({view}, {camel(src.name)}Gm_[mOff + {rows0}], DataCopyExtParams{{uint16_t(rows), "
+                f"uint32_t(sizeof({ct})), 0, PER_ROW * uint32_t(sizeof({ct})) / 32 - 1, 0}}, {pad});"
+                f"  // a value per row, PER_ROW apart; {label(op)}"
             )
         gap = f"RowGap<{ct}>(curN)"
         if src.name == self.acc and self.ub_mode:
@@ -299,10 +346,10 @@ class EpilogueRenderer:
                 elif not self.acc_only(op):
                     e.body.append(self.sync(op))
             elif op.opname == "dma.load":
-                if self.kind(op.result) != ROW:
+                if self.kind(op.result) not in (ROW, PERROW):
                     raise CompileError(
-                        f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N] nor [N]: "
-                        "per-row inputs of a matmul epilogue are not supported yet",
+                        f"input '{op.operands[0].name}' ({op.operands[0].type}) is neither [M, N], [M, 1] "
+                        "nor [N]: the matmul epilogue reads only those",
                         op.loc,
                     )
                 line = self.gm_read(op)
@@ -310,11 +357,15 @@ class EpilogueRenderer:
                     e.body.append(line)
             elif op.opname == "dma.store":
                 if self.kind(op.operands[0]) != ROW:
-                    raise CompileError("a matmul epilogue stores [M, N] outputs only", op.loc)
+                    raise CompileError(
+                        f"output '{op.attrs['output']}' is {op.operands[0].type}: a matmul epilogue stores [M, N] "
+                        "outputs only (per-row [M, 1] outputs are not supported yet)",
+                        op.loc,
+                    )
                 e.body.append(self.gm_write(op))
-            elif op.opname in ("reduce", "vec.brc", "vec.brcb", "vec.fold", "welford.var"):
+            elif op.opname in ("vec.brc", "welford.var"):
                 raise CompileError(
-                    "reductions along N (dsl.sum/mean/max/min) and per-row ([M, 1]) values are not supported "
+                    f"'{op.opname}' (a per-row value over whole rows, or a Welford variance) is not supported "
                     "in a matmul epilogue yet",
                     op.loc,
                 )
@@ -323,8 +374,12 @@ class EpilogueRenderer:
         for op in func.body[at + 1 :]:
             if op.opname.startswith("sync.") and not self.acc_only(op):
                 e.post.append(self.sync(op))
-        if func.attributes["rows"].get("scratch"):
-            raise CompileError("a matmul epilogue with reduction scratch is not supported yet", func.loc)
+        e.scratch = bool(func.attributes["rows"].get("scratch"))
+        if (e.scratch or self.ctx.needs.row_reduces) and not func.attributes["cube"].get("full_row"):
+            raise CompileError(
+                "a reduction along N needs the whole row in one cube tile (full_row)", func.loc
+            )
+        e.needs = self.ctx.needs
         return e
 
 
@@ -337,10 +392,13 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
     cube = func.attributes["cube"]
     align = func.attributes["rows"]["align"]
     pitch = -(-cube["base_n"] // align) * align
-    if any(b["kind"] not in ("row", "col") for b in e.buffers.values()):
-        raise CompileError("per-row buffers in a matmul epilogue are not supported yet", func.loc)
+    if any(b["kind"] not in ("row", "col", "perrow") for b in e.buffers.values()):
+        raise CompileError("a matmul epilogue takes row, per-row and column buffers only", func.loc)
+    per_row = func.attributes["rows"]["perrow"]
     col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
+    col_bytes += scratch_len(cube["base_n"]) * 4 if e.scratch else 0
     row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
+    row_bytes += sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "perrow") * per_row
     fit = (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1)
     base_m = cube["base_m"]
     if target.name == "ascend950":
@@ -358,7 +416,12 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
             f"columns; the target has {target.ub_usable_bytes}",
             func.loc,
         )
-    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m}
+    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m, "per_row": per_row}
+
+
+def scratch_len(base_n: int) -> int:
+    """ReduceRows' f32 scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."""
+    return -(-2 * -(-base_n // 64) // 8) * 8
 
 
 def direct_output(func: Func) -> str | None:
@@ -392,9 +455,64 @@ def cube_kernel(
     outputs: list[str],
     td: str,
     carrier: str | None,
+    keyed: dict | None = None,
 ) -> str:
     """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
-    the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order."""
+    the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order. ``keyed``
+    (static attributes): tiling key -> such a ``funcs``; each key's constants, helpers and class go
+    in a namespace ``key<K>`` and the entry picks one with ``TILING_KEY_IS``."""
+    if keyed is not None and len(keyed) > 1:
+        args = (plan, None, target, header, inputs, outputs, td, carrier)
+        parts = {k: _cube_kernel(*args[:1], fs, *args[2:], part="body") for k, fs in sorted(keyed.items())}
+        w = CodeWriter()
+        w.lines += (
+            _cube_kernel(*args[:1], keyed[min(keyed)], *args[2:], part="prelude").rstrip("\n").split("\n")
+        )
+        for k, text in parts.items():
+            w.line(f"namespace key{k} {{", "the static attributes' key " + str(k))
+            w.lines += text.rstrip("\n").split("\n")
+            w.line(f"}}  // namespace key{k}")
+            w.line()
+        first = keyed[min(keyed)][plan.dtypes[0]]
+        direct = direct_output(first)
+        T = ctype(plan.dtypes[0])
+        names = ", ".join(gm_param(n) for n in inputs + outputs)
+        sig = ", ".join(f"GM_ADDR {gm_param(n)}" for n in inputs + outputs)
+        with w.block(
+            f'extern "C" __global__ __mix__(1, {0 if direct else 2}) void {plan.op_name}({sig}, '
+            "GM_ADDR workspace, GM_ADDR tiling)"
+        ):
+            w.line("GET_TILING_DATA(tilingData, tiling);")
+            for i, k in enumerate(sorted(keyed)):
+                head = ("if" if i == 0 else "} else if") + f" (TILING_KEY_IS({k})) {{"
+                w.line(head)
+                w.level += 1
+                w.line(f"key{k}::Kernel{plan.op_type}<{f'DTYPE_{carrier.upper()}' if carrier else T}> op;")
+                w.line(f"op.Init({names}, workspace, tilingData);")
+                with w.block("if ASCEND_IS_AIC"):
+                    w.line("op.ProcessAic();")
+                if not direct:
+                    with w.block("if ASCEND_IS_AIV"):
+                        w.line("op.ProcessAiv();")
+                w.level -= 1
+            w.line("}")
+        return w.text()
+    return _cube_kernel(plan, funcs, target, header, inputs, outputs, td, carrier)
+
+
+def _cube_kernel(
+    plan,
+    funcs: dict,
+    target,
+    header: str,
+    inputs: list[str],
+    outputs: list[str],
+    td: str,
+    carrier: str | None,
+    part: str = "all",
+) -> str:
+    """The kernel text (``part`` "all"), or its head (includes, "prelude") or one key's
+    constants, helpers and class ("body")."""
     first = funcs[plan.dtypes[0]]
     cube = first.attributes["cube"]
     eps = {}
@@ -428,24 +546,29 @@ def cube_kernel(
     cls = f"Kernel{plan.op_type}"
     direct = direct_output(first)
     w = CodeWriter()
-    for line in header.splitlines():
-        w.line(comment=line)
-    w.line(comment="")
-    for line in (__doc__ or "").split("\n\n")[0].splitlines():
-        w.line(comment=line.strip())
-    if direct:
-        w.line(comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0).")
-    w.line('#include "kernel_operator.h"')
-    w.line("using namespace AscendC;")
-    w.line()
-    if carrier is not None:
-        w.line(
-            f"#ifndef DTYPE_{carrier.upper()}",
-            "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
-        )
-        w.line(f"#define DTYPE_{carrier.upper()} {T}")
-        w.line("#endif")
+    if part in ("all", "prelude"):
+        for line in header.splitlines():
+            w.line(comment=line)
+        w.line(comment="")
+        for line in (__doc__ or "").split("\n\n")[0].splitlines():
+            w.line(comment=line.strip())
+        if direct:
+            w.line(
+                comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0)."
+            )
+        w.line('#include "kernel_operator.h"')
+        w.line("using namespace AscendC;")
         w.line()
+        if carrier is not None:
+            w.line(
+                f"#ifndef DTYPE_{carrier.upper()}",
+                "CANN's per-dtype build defines it; other builds (a syntax check) take the first",
+            )
+            w.line(f"#define DTYPE_{carrier.upper()} {T}")
+            w.line("#endif")
+            w.line()
+    if part == "prelude":
+        return w.text()
     if not direct:
         w.line(
             f"constexpr uint16_t AIC_TO_AIV = {AIC_TO_AIV};", "cross-core flag: a tile is in the workspace"
@@ -463,8 +586,18 @@ def cube_kernel(
             f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)"
         )
         w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
+    if e.per_row and not direct:
+        w.line(
+            f"constexpr uint32_t PER_ROW = {ep['per_row']};",
+            "elements of a per-row ([M, 1]) value's slot per row (32 B)",
+        )
+    if e.scratch and not direct:
+        w.line(
+            f"constexpr uint32_t SCRATCH_LEN = {scratch_len(cube['base_n'])};",
+            "f32 reduction scratch: RoundUp32B(2 * repeats of a BASE_N row) (ReduceMax.md)",
+        )
     for buf, info in sorted(e.buffers.items()) if not direct else ():
-        n = "PITCH" if info["kind"] == "col" else "CHUNK_ROWS * PITCH"
+        n = {"col": "PITCH", "perrow": "CHUNK_ROWS * PER_ROW"}.get(info["kind"], "CHUNK_ROWS * PITCH")
         w.line(
             f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
         )
@@ -498,12 +631,15 @@ def cube_kernel(
             w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(a)}, uint64_t(m_) * k_);")
             w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(b)}, uint64_t(k_) * n_);")
             for name, (ct, kind) in e.inputs.items():
-                size = "n_" if kind == COL else "uint64_t(m_) * n_"
+                size = {COL: "n_", PERROW: "m_"}.get(kind, "uint64_t(m_) * n_")
                 w.line(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, {size});")
             for name, ct in e.outputs.items():
                 w.line(
                     f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, uint64_t(m_) * n_);"
                 )
+            for name in inputs:
+                if name not in (a, b) and name not in e.inputs and name not in e.scalar_inputs:
+                    w.line(f"(void){gm_param(name)};", "an optional input this key's epilogue does not read")
             for member, ct, expr, loc in e.scalars:
                 w.line(f"{member} = {expr};", loc)
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
@@ -528,6 +664,8 @@ def cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
+        if not direct and (e.needs.spreads or e.needs.row_ops or e.needs.row_reduces):
+            by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH")
         _aic(w, cube, A, acc_ct, a, b, bt, td, direct, ub_mode and not direct, ub_mode)
         if not direct:
             w.line()
@@ -550,10 +688,22 @@ def cube_kernel(
             w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
         for member, ct, _, _ in e.scalars:
             w.line(f"{ct} {member};")
+        if not direct and (e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold):
+            w.line(
+                "uint32_t cols_ = 0;", "the AIV's current tile's columns (curN): the row helpers' row length"
+            )
+        if not direct and e.needs.uses_fold:
+            w.line("uint32_t foldNum_ = 0;", "the largest power of two below cols_ (at least 64): the fold")
+        if not direct and e.needs.uses_mean:
+            w.line("float invCols_ = 0;", "1 / N, for means (the tile holds whole rows)")
+        if e.scratch and not direct:
+            w.line("TBuf<TPosition::VECCALC> scratchBuf_;", "reductions")
         w.line(
             "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
         )
     w.line()
+    if part == "body":
+        return w.text()
     names = ", ".join(gm_param(n) for n in inputs + outputs)
     with w.block(
         f'extern "C" __global__ __mix__(1, {0 if direct else 2}) void {plan.op_name}({", ".join(args)}, '
@@ -751,6 +901,10 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> No
         for (buf, ct), name in e.views.items():
             if (buf, ct) in e.col_views:
                 w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>();")
+        if e.scratch:
+            w.line("pipe_.InitBuffer(scratchBuf_, SCRATCH_LEN * sizeof(float));", "reductions")
+        if e.needs.uses_mean:
+            w.line("invCols_ = 1.0f / static_cast<float>(n_);", "a tile holds whole rows: curN == N")
         for line in e.pre:
             w.line(line)
         if e.cols:
@@ -762,6 +916,14 @@ def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> No
             w.line("TileAt(t, mOff, nOff, curM, curN);")
             w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
             w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
+            if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
+                w.line("cols_ = curN;", "the row length the row helpers work on")
+            if e.needs.uses_fold:
+                w.line("foldNum_ = curN;")
+                w.line(
+                    "if (curN > 64) for (foldNum_ = 64; foldNum_ * 2 < curN;) foldNum_ *= 2;",
+                    "fold the columns past it onto the front (seed 002)",
+                )
             if ub:
                 w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from row 0")
             else:

@@ -208,7 +208,7 @@ def reduce_chunk_helper(w, needs: list, vc) -> None:
         w.line()
 
 
-def by_value_helpers(w, needs: list, vc) -> None:
+def by_value_helpers(w, needs: list, vc, pitch: str = "pitch_") -> None:
     """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
     32-byte block each, a level-0 vector call reads a row's block with block stride 0
     (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits)."""
@@ -243,7 +243,7 @@ def by_value_helpers(w, needs: list, vc) -> None:
         w.line()
         reduce_chunk_helper(w, needs, vc)
         w.line(
-            comment="One value per row: `count` elements of each of the step's rows (src[r * pitch_]) "
+            comment=f"One value per row: `count` elements of each of the step's rows (src[r * {pitch}]) "
             "reduced into"
         )
         w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
@@ -283,7 +283,7 @@ def by_value_helpers(w, needs: list, vc) -> None:
                     head = "if constexpr" if k == 0 else "} else if constexpr"
                     api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
                     w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                    w.line(f"    {api}(dst[r * PER_ROW], src[r * pitch_], scratch, count);")
+                    w.line(f"    {api}(dst[r * PER_ROW], src[r * {pitch}], scratch, count);")
                 w.line("}")
             if chunks:
                 w.level -= 1
@@ -324,7 +324,7 @@ def by_value_helpers(w, needs: list, vc) -> None:
     ):
         w.line("constexpr uint32_t LANES = 256 / sizeof(U);", "elements per repeat")
         w.line("constexpr uint32_t BLOCK = 32 / sizeof(U);", "elements per block")
-        w.line("const uint32_t pitchBlocks = pitch_ / BLOCK;")
+        w.line(f"const uint32_t pitchBlocks = {pitch} / BLOCK;")
         w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
         with w.block("if (pitchBlocks <= 255 && groups < rows)"):
             w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
@@ -340,9 +340,9 @@ def by_value_helpers(w, needs: list, vc) -> None:
                 w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
                 with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
                     w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
-                    w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
+                    w.line(f"const LocalTensor<U> row = src[r * {pitch} + c];")
                     w.line(
-                        "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
+                        f"RowOpCall<OP>(dst[r * {pitch} + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
                         "mask, now, params);"
                     )
             w.line("return;")
@@ -354,9 +354,9 @@ def by_value_helpers(w, needs: list, vc) -> None:
                 w.line("const uint32_t full = (cols_ - c) / LANES;")
                 w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
                 w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
-                w.line("const LocalTensor<U> row = src[r * pitch_ + c];")
+                w.line(f"const LocalTensor<U> row = src[r * {pitch} + c];")
                 w.line(
-                    "RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
+                    f"RowOpCall<OP>(dst[r * {pitch} + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
                     "repeats, params);"
                 )
                 w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
