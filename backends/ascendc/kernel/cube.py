@@ -462,12 +462,13 @@ def cube_kernel(
     (static attributes): tiling key -> such a ``funcs``; each key's constants, helpers and class go
     in a namespace ``key<K>`` and the entry picks one with ``TILING_KEY_IS``."""
     if keyed is not None and len(keyed) > 1:
-        args = (plan, None, target, header, inputs, outputs, td, carrier)
-        parts = {k: _cube_kernel(*args[:1], fs, *args[2:], part="body") for k, fs in sorted(keyed.items())}
+
+        def render(fs: dict, part: str) -> str:
+            return _cube_kernel(plan, fs, target, header, inputs, outputs, td, carrier, part=part)
+
+        parts = {k: render(fs, "body") for k, fs in sorted(keyed.items())}
         w = CodeWriter()
-        w.lines += (
-            _cube_kernel(*args[:1], keyed[min(keyed)], *args[2:], part="prelude").rstrip("\n").split("\n")
-        )
+        w.lines += render(keyed[min(keyed)], "prelude").rstrip("\n").split("\n")
         for k, text in parts.items():
             w.line(f"namespace key{k} {{", "the static attributes' key " + str(k))
             w.lines += text.rstrip("\n").split("\n")
