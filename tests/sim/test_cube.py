@@ -323,7 +323,21 @@ BUGS950 = [
         ["DataCopyPad(UB->GM): source UB [0x2000, 0x42f8)", "runs outside TBuf<VECOUT>#1"],
         (64, 70, 32, 2),
     ),
+    (
+        24,
+        RaceError,
+        "Muls(out, cBuf.Get<float>()[r0 * nAlign], alpha_, sr * nAlign);",
+        ["write-after-read race", "AIV0 V Muls", "AIV0 MTE3 DataCopyPad(UB->GM)", "HardEvent::MTE3_V"],
+        (64, 64, 32, 2),
+    ),
 ]
+
+
+@pytest.mark.parametrize("m,n,k,blocks", [(64, 64, 32, 2), (17, 70, 40, 1)])
+def test_950_staged_epilogue_ordered_by_mte3_v_is_exact(project950, m, n, k, blocks):
+    # the corrected twin of key 24: the same two stages, ordered by MTE3_V
+    res, a, b = _run(project950, m, n, k, blocks=blocks, key=25, target=T950)
+    np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 32) * np.float32(0.5))
 
 
 @pytest.mark.parametrize("key,err,line_text,fragments,shape", BUGS950, ids=[str(b[0]) for b in BUGS950])
