@@ -540,8 +540,8 @@ def build_parser() -> argparse.ArgumentParser:
             "--vector-path",
             default="auto",
             choices=VECTOR_PATHS,
-            help="the vector API the kernels use: membase (LocalTensor), regbase (ascend950 only; not "
-            "implemented yet) or auto, the select-vector-path rule (membase today) (default: auto)",
+            help="the vector API the kernels use: membase (LocalTensor), regbase (register vector functions; "
+            "ascend950 only) or auto, the select-vector-path rule per tile loop (default: auto)",
         )
         sp.add_argument(
             "--cann",
