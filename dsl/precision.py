@@ -382,8 +382,9 @@ def compare(
     return Comparison(False, max_abs, max_rel, _describe(bad, out, ref, diff, rule), n_bad, tol)
 
 
-def check(out, ref, tol: Tolerance | str | None = None, what: str = "output") -> None:
-    """``compare`` that raises ``AssertionError`` naming ``what`` and the first/worst mismatch."""
-    c = compare(out, ref, tol)
+def check(out, ref, tol: Tolerance | str | None = None, what: str = "output", *, bound=None) -> None:
+    """``compare`` that raises ``AssertionError`` naming ``what`` and the first/worst mismatch
+    (``bound``: ``matmul_bound`` of the product's operands, for the matmul tolerance)."""
+    c = compare(out, ref, tol, bound=bound)
     if not c.ok:
         raise AssertionError(f"{what}: {c.detail}")

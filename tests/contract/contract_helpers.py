@@ -58,9 +58,10 @@ def f32(a) -> np.ndarray:
     return np.asarray(a).astype(np.float32)
 
 
-def assert_float_output(actual, golden32, out_dtype, tol, *, what="output"):
+def assert_float_output(actual, golden32, out_dtype, tol, *, what="output", bound=None):
     """``actual`` (dtype ``out_dtype``) meets the f32 ``golden32`` rounded once to out_dtype
-    under ``tol`` (a ``dsl.precision`` class: ``output_tolerances(op, T, **attrs)[name]``)."""
+    under ``tol`` (a ``dsl.precision`` class: ``output_tolerances(op, T, **attrs)[name]``;
+    ``bound``: the operands' ``matmul_bound`` where that class is the matmul tolerance)."""
     from dsl import precision
 
     out_dtype = np.dtype(out_dtype)
@@ -71,7 +72,7 @@ def assert_float_output(actual, golden32, out_dtype, tol, *, what="output"):
     assert np.all(np.isfinite(golden32)), f"{what}: test bug, golden not finite"
     assert out_dtype in FLOAT_TYPES, out_dtype
     expected = golden32.astype(out_dtype)  # round-to-nearest-even, once
-    precision.check(actual, expected, tol, what=f"{what} [{tol}]")
+    precision.check(actual, expected, tol, what=f"{what} [{tol}]", bound=bound)
 
 
 def assert_exact(actual, expected, what="output"):
