@@ -8,6 +8,7 @@ Printer, parser, verifier and interpreter are generic over this table.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -300,6 +301,11 @@ def _reduce_run(args, attrs, rtype):
     x = args[0]
     kind = attrs["kind"]
     keep = attrs.get("keepdims", True)
+    if x.shape and x.shape[-1] == 0 and math.prod(x.shape[:-1]) > 0:  # as the host tiling refuses it
+        raise ArgumentError(
+            f"{kind} along the last axis of rows of 0 columns (shape {tuple(x.shape)}): a row "
+            "operator needs at least one column"
+        )
     with np.errstate(all="ignore"):
         if kind == "sum":
             r = np.sum(x, axis=-1, keepdims=keep, dtype=x.dtype)
