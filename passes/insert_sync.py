@@ -25,7 +25,9 @@ the compiler's auto-sync off).
    forward pairs also use takes the next group (with one forward group: ``slot+2``). Pairs that
    the scalar unit waits for (V_S, MTE2_S) all share one group: its WaitFlag stalls the unit that
    issues every later SetFlag. Scalar-unit events start at group 1 in a function with a reduction
-   (the count-form reductions take id 0 with FetchEventID), else at group 0.
+   (the count-form reductions take id 0 with FetchEventID), else at group 0. A reverse event from
+   the scalar unit with a constant id (a single-slot buffer) also orders the slotted buffers a
+   reverse event of its type would: one event, not two.
 5. Ids 0-5 are the manual ones (6 reserved, 7 TPipe's), so double buffering has three groups per
    event. Past that, the stores behind the later guards move to the end of the tile behind one
    guard (their copy-out then overlaps only the next tile's math, as double buffering already
@@ -229,6 +231,20 @@ def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
         entry[0] = max(entry[0], a.index + len(body))
         entry[1] = min(entry[1], j)
         entry[2].add(b.buf)
+    # A constant-id reverse event from the scalar unit (the next tile waits for this tile's
+    # SetFlag) orders everything a slotted one of the same type would (that one lets the tile after
+    # the next wait), so it takes the slotted one's buffers: one SetFlag after the tile's last
+    # scalar read, one WaitFlag before the next tile's first write, as one writes it by hand. It
+    # costs no overlap: the scalar unit issues the later instructions of the tile itself, after its
+    # reads. Two events took two id groups (rows fuzz seed 10087: S_V ran out of ids with a per-row
+    # value stored, so double buffered, and another single-slot one, both read by the scalar unit).
+    # Between other pipes the merged wait would hold the next tile's prefetch back: kept apart.
+    for event, fixed in list(reverse):
+        if event.startswith("S_") and not fixed and (event, True) in reverse:
+            last, first, bufs = reverse.pop((event, False))
+            entry = reverse[(event, True)]
+            entry[0], entry[1] = max(entry[0], last), min(entry[1], first)
+            entry[2] |= bufs
 
     # Id groups. A forward P_Q pair at position j may take the group of an earlier pair at i only
     # if the id's previous Wait (on Q, at i) happens before its reuse (the Set on P, at j): Q is

@@ -93,6 +93,40 @@ def test_rowin_per_row_reads_reuse_the_v_s_event_id(write_module):
         check(mod.perrow3, (x, w, z), (prod.astype(np.float16), v1.astype(np.float16)))
 
 
+def test_rows_per_row_values_read_by_the_scalar_unit_share_one_reverse_s_v_event(write_module):
+    """Per-row values the scalar unit reads for a ``where``, one of them stored (so double
+    buffered) and one single-slot, with reductions (S ids from group 1): the next tile's vector
+    writes waited for two reverse S_V events, a slotted and a constant-id one, each an id group of
+    its own, and insert-sync ran out of ids ("S_V is needed at 4 unordered points", rows seed
+    10087, f32). The constant-id event, which the next tile waits for, covers both buffers.
+    C = 20000 runs the column-chunked twin."""
+    mod = write_module("""
+        import dsl
+        from dsl import Tensor, f16, f32
+
+        @dsl.op(dtypes=(f16, f32))
+        def rz10087(z: Tensor[..., "C"], q: Tensor[f16, "C"], w: Tensor[..., "C"], *, alpha: float = 0.5, k: int = 3):
+            v0 = dsl.cast(dsl.min(z, axis=-1, keepdims=True), w.dtype)
+            v1 = v0
+            m = dsl.max(dsl.cast(w, w.dtype), axis=-1, keepdims=True)
+            v2 = dsl.where((q - (k + k)) <= m, dsl.max(v1 + z, axis=-1, keepdims=True) - dsl.cast(alpha, w.dtype), v1)
+            v3 = w
+            return v2, v1, v3
+        """)
+    rng = np.random.default_rng(10087)
+    for dt in (np.dtype(np.float32), np.dtype(np.float16)):
+        for shape in ((3, 700, 33), (3, 20000)):
+            # small integers: every sum, difference and comparison is exact in f16
+            z = rng.integers(-8, 9, shape).astype(dt)
+            w = rng.integers(-8, 9, shape).astype(dt)
+            q = rng.integers(-2, 15, shape[-1]).astype(np.float16)
+            zf, wf = z.astype(np.float64), w.astype(np.float64)
+            v0 = zf.min(axis=-1, keepdims=True)
+            cond = q.astype(np.float64) - 6 <= wf.max(axis=-1, keepdims=True)
+            v2 = np.where(cond, (v0 + zf).max(axis=-1, keepdims=True) - 0.5, v0)
+            check(mod.rz10087, (z, q, w), (v2.astype(dt), v0.astype(dt), w))
+
+
 def test_rowin_scalar_events_without_reductions_take_id_group_0(write_module):
     """An i32 operator with a per-row input ``w: [R, 1]`` read by the scalar unit, a forward S_V
     pair and two reverse S_V events (a slotted and a single-slot buffer): with S events starting
@@ -594,14 +628,7 @@ def test_bcast_one_tensor_input(write_module):
 
 
 # Seeds of the fuzzer's families that still fail (see benchmarks/fuzz.md).
-OPEN_SEEDS: list[tuple[str, int, str]] = [
-    (
-        "rows",
-        10087,
-        "insert-sync: S_V is needed at 4 unordered points of a tile (8 event ids, only 0-5 exist): "
-        "scalar reads of per-row max/min values for a where, with reductions (S ids from group 1)",
-    ),
-]
+OPEN_SEEDS: list[tuple[str, int, str]] = []
 
 
 @pytest.mark.parametrize("family,seed,why", OPEN_SEEDS, ids=[f"{f}-{s}" for f, s, _ in OPEN_SEEDS])
@@ -674,6 +701,12 @@ FIXED_SEEDS_ALL_STREAMS = [
     ("rows", 10020, "round of a cast comparison of constants reached the kernel as a scalar round"),
     ("rows", 10028, "a bool attribute named op became OP, shadowed by the row helpers' template <RowOp OP>"),
     ("rows", 10090, "a bool attribute named op became OP (the class of seed 10028)"),
+    (
+        "rows",
+        10087,
+        "insert-sync: S_V is needed at 4 unordered points (a slotted and a single-slot reverse S_V event "
+        "took an id group each)",
+    ),
 ]
 # found before the no-T and API-names streams existed (their programs: api_and_no_T=False)
 BEFORE_API_AND_NO_T = {("rowin", 8008), ("rowin", 8054), ("bcast", 8006), ("bcast", 8009), ("bcast", 7044)}
