@@ -492,6 +492,32 @@ def cmd_profile(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from backends.ascendc.check import CheckUsageError, format_report, include_dirs, load_golden, run_check
+    from backends.ascendc.targets import get_target
+
+    try:
+        golden = load_golden(args.golden) if args.golden else None
+        dtypes = [d.strip() for d in args.dtype.split(",")] if args.dtype else None
+        report = run_check(
+            Path(args.dir),
+            args.op,
+            get_target(args.target),
+            shapes=args.shape,
+            dtypes=dtypes,
+            attrs=args.attr or [],
+            includes=include_dirs(args.include or []),
+            golden=golden,
+            max_faults=args.max_faults,
+            seed=args.seed,
+            cores=args.cores,
+        )
+    except CheckUsageError as e:
+        raise UsageError(str(e)) from None
+    print(format_report(report, args.seed))
+    return 0 if report.ok else 1
+
+
 # -- the parser ---------------------------------------------------------------------------------------
 
 
@@ -511,7 +537,8 @@ class _Parser(argparse.ArgumentParser):
 
 EPILOG = """exit status: 0 success, 1 user error (a message, no traceback), 2 bad usage.
 environment: DSLC_CACHE (cache folder, default ~/.cache/dslc), DSLC_CACHE_MAX (its size
-bound, default 1G), DSLC_MAX_MEMORY (memory limit of run/profile, default half the available)."""
+bound, default 1G), DSLC_MAX_MEMORY (memory limit of run/profile, default half the available),
+DSLC_CHECK_INCLUDE (include folders of check, separated by ':', searched after the -I ones)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -528,7 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=fmt,
     )
     p.add_argument("--version", action=_Version, nargs=0, help="show program's version number and exit")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{ir,opt,compile,run,profile}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{ir,opt,compile,run,check,profile}")
 
     def subparser(name: str, help: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help, description=help, epilog=EPILOG, formatter_class=fmt)
@@ -651,6 +678,59 @@ def build_parser() -> argparse.ArgumentParser:
     run = subparser("run", "simulate on random inputs and compare with the reference")
     random_run_args(run, "run", DEFAULT_RUN_SHAPE)
     run.set_defaults(run=cmd_run)
+
+    chk = subparser(
+        "check",
+        "run a CANN operator folder (op_host/ with its OpDef, op_kernel/) on the emulator as it is: "
+        "every fault with its line, and the outputs against a golden function",
+    )
+    chk.add_argument("dir", help="the operator folder (op_host/*.cpp with OP_ADD, op_kernel/<op>.cpp)")
+    chk.add_argument("--op", required=True, metavar="OpType", help="the OpType its OpDef registers")
+    chk.add_argument(
+        "-I",
+        dest="include",
+        action="append",
+        metavar="DIR",
+        help="a folder searched for the headers the sources include (repeatable; also $DSLC_CHECK_INCLUDE)",
+    )
+    chk.add_argument(
+        "--shape",
+        action="append",
+        type=shape_arg,
+        metavar="N[,M...]",
+        help="input shape: one for all required inputs, one per required input, or one per input "
+        "(default: 4096)",
+    )
+    chk.add_argument(
+        "--dtype",
+        metavar="T[,T...]",
+        help="the first input's dtype, or one per input: picks the OpDef's DataType column (default: "
+        "the first column)",
+    )
+    attr_args(chk)
+    chk.add_argument(
+        "--golden",
+        metavar="MODULE:FUNCTION",
+        help="compare the outputs with FUNCTION(*inputs, **attrs) of MODULE (a module name or a .py file)",
+    )
+    chk.add_argument(
+        "--max-faults",
+        type=positive_int,
+        default=20,
+        metavar="N",
+        help="stop after N distinct faults (default: 20)",
+    )
+    chk.add_argument("--target", default="ascend910b", choices=targets, help="the NPU (default: ascend910b)")
+    chk.add_argument(
+        "--cores",
+        type=positive_int,
+        metavar="N",
+        help="AI cores the platform reports (default: the target's)",
+    )
+    chk.add_argument(
+        "--seed", type=seed_arg, default=0, metavar="S", help="random seed of the inputs (default: 0)"
+    )
+    chk.set_defaults(run=cmd_check)
 
     prof = subparser("profile", "the performance model's report (and a Perfetto trace)")
     random_run_args(prof, "profile", DEFAULT_PROFILE_SHAPE)

@@ -129,24 +129,97 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _start_compile(src: str, out: Path, flags: list[str], cwd: Path) -> tuple[subprocess.Popen, Path, Path]:
+def _start_compile(
+    src: str, out: Path, flags: list[str], cwd: Path, deps: bool = False
+) -> tuple[subprocess.Popen, Path, Path]:
+    """``deps``: also write the headers the source includes (``-MD``), for ``_deps_manifest``."""
     tmp = _tmp_name(out)
     cmd = [CXX, *BASE_FLAGS, *flags, "-c", src, "-o", str(tmp)]
+    if deps:
+        cmd += ["-MD", "-MF", str(tmp) + ".d"]
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc.dslc_cwd = Path(cwd)  # relative paths of its dependency file are relative to this
     return proc, tmp, out
 
 
 def _finish(jobs: list[tuple[subprocess.Popen, Path, Path]], what: str) -> None:
+    """Waits for the compiles; a compile with ``-MD`` leaves its object's manifest of included
+    files (``_deps_manifest``), and each object's warnings (``-Werror`` off) go next to it."""
     errors = []
     for proc, tmp, out in jobs:
         log, _ = proc.communicate()
+        depfile = Path(str(tmp) + ".d")
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
+            depfile.unlink(missing_ok=True)
             errors.append(_first_lines(log))
-        else:
-            os.replace(tmp, out)
+            continue
+        if depfile.exists():
+            _write_atomically(_manifest_path(out), _deps_manifest(depfile.read_text(), proc.dslc_cwd))
+            depfile.unlink(missing_ok=True)
+        _write_atomically(_warnings_path(out), log.strip())
+        os.replace(tmp, out)
     if errors:
         raise BuildError(f"{what} failed to compile for the emulator:\n" + "\n".join(errors))
+
+
+# -- builds against include folders a user names (dslc check -I): the key covers what is included --
+# An object compiled with user include folders gets a manifest of every header it included (outside
+# the emulator's own, which the key covers, and the system's) with their content hashes; the object
+# is reused only while every one of them still hashes the same, so an edited repo header or shim
+# rebuilds it. Hashing only the included files keeps a whole repo on the include path cheap.
+
+
+def _manifest_path(obj: Path) -> Path:
+    return obj.with_name(obj.name + ".deps")
+
+
+def _warnings_path(obj: Path) -> Path:
+    return obj.with_name(obj.name + ".warn")
+
+
+def _file_hash(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:24]
+    except OSError:
+        return "-"
+
+
+def _deps_manifest(depfile_text: str, cwd: Path) -> str:
+    """``sha path`` per line for the headers a ``-MD`` dependency file lists, the emulator's and the
+    system's left out."""
+    body = depfile_text.replace("\\\n", " ").split(":", 1)[-1]
+    lines = []
+    for dep in dict.fromkeys(body.split()):
+        path = Path(dep) if Path(dep).is_absolute() else cwd / dep
+        path = path.resolve()
+        if path.is_relative_to(INCLUDE_DIR) or path.parts[1:2] == ("usr",):
+            continue
+        lines.append(f"{_file_hash(path)} {path}")
+    return "\n".join(lines)
+
+
+def _manifest_valid(obj: Path) -> bool:
+    """The object of a build with include folders is current: its manifest exists and every file
+    it lists has the content it had."""
+    manifest = _manifest_path(obj)
+    try:
+        text = manifest.read_text()
+    except OSError:
+        return False
+    for line in text.splitlines():
+        digest, _, path = line.partition(" ")
+        if _file_hash(Path(path)) != digest:
+            return False
+    return True
+
+
+def build_warnings(exe: Path) -> str:
+    """The compiler warnings of the objects of an executable (a build without ``-Werror``)."""
+    try:
+        return (exe.parent / "warnings.txt").read_text()
+    except OSError:
+        return ""
 
 
 # The emulator's own sources (src/), compiled once and linked into every project.
@@ -298,6 +371,23 @@ def _glue_source(op_name: str, n_args: int) -> str:
     )
 
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _describe_launcher() -> str:
+    """The launcher of a describe-only executable: the harness's describe request returns before
+    any kernel; reaching this is an emulator bug, reported as a fault of the run."""
+    return (
+        "#include <cstdint>\n#include <stdexcept>\n"
+        'extern "C" void dslc_launch(uint8_t**) { throw std::logic_error("this emulator executable was '
+        'built to describe the OpDef and has no kernel"); }\n'
+    )
+
+
 def _template_launcher(src: ProjectSources, n_args: int) -> str:
     """The launcher of a templated entry, compiled as the main file after the kernel source: one
     instance per ASCENDC_TPL_SEL combination, picked by the tiling key (dslc_sim/tpl_dispatch.h)."""
@@ -340,9 +430,23 @@ extern "C" void dslc_launch(uint8_t** a) {{
 """
 
 
-def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list[str] | None = None) -> Path:
+def build_project(
+    src: ProjectSources,
+    npu_arch: int,
+    n_args: int,
+    defines: list[str] | None = None,
+    include_dirs: tuple[Path, ...] = (),
+    werror: bool = True,
+    describe_only: bool = False,
+) -> Path:
     """Returns the path of the emulator executable for this project, compiling what is stale.
-    ``defines`` are extra ``-D`` flags of the kernel (``ProjectSources.dtype_macros``)."""
+    ``defines`` are extra ``-D`` flags of the kernel (``ProjectSources.dtype_macros``).
+    ``include_dirs`` (``dslc check -I``): folders searched after the project's own for the
+    headers its sources include; the objects are then keyed by the content of every header they
+    included (``_manifest_valid``). ``werror=False``: warnings are kept (``build_warnings``), not
+    fatal (code someone else wrote; dslc's own projects keep ``-Werror``). ``describe_only``: the
+    host sources only, linked with a launcher that refuses to run a kernel (the harness's describe
+    request reads the OpDef and runs InferShape, never a kernel)."""
     runtime_objs = _runtime_objects(cache_root())
     if not all(o.exists() for o in runtime_objs):  # evicted from the cache since: rebuild
         _runtime_objects.cache_clear()
@@ -351,7 +455,10 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
     host_bytes = _source_tree_bytes(proj / "op_host")
     kernel_bytes = _source_tree_bytes(proj / "op_kernel")
     common = _emulator_digest()
-    gen = ["-isystem", str(INCLUDE_DIR), *GENERATED_FLAGS, "-Iop_host", "-Iop_kernel"]
+    warn = GENERATED_FLAGS if werror else tuple(f for f in GENERATED_FLAGS if f != "-Werror")
+    gen = ["-isystem", str(INCLUDE_DIR), *warn, "-Iop_host", "-Iop_kernel"]
+    gen += [f"-I{Path(d).resolve()}" for d in include_dirs]
+    tracked = bool(include_dirs)  # objects keyed by the headers they included, too
     if src.kernel_src.read_text(errors="replace").startswith("// Generated by dslc"):
         gen += DSLC_FLAGS
     host_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}"]
@@ -376,7 +483,9 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
             )
         kernel_flags += ["-include", str(rel), "-include", "dslc_sim/tiling_default.h"]
     kernel_rel = str(src.kernel_src.relative_to(proj))
-    if src.entry_template is not None:
+    if describe_only:
+        glue = _describe_launcher()
+    elif src.entry_template is not None:
         glue = _template_launcher(src, n_args)
         # The kernel is force-included before the launcher; -include names it ./op_kernel/..., and the
         # prefix map gives __FILE__ / __builtin_FILE (fault locations) their usual op_kernel/... form.
@@ -389,7 +498,33 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
     kernel_key = _digest(
         common, " ".join(kernel_flags), kernel_bytes, host_bytes, src.op_name, glue, entry_header or ""
     )
+    host_os = [objs / f"host-{k}.o" for k in host_keys]
+    kernel_o = objs / f"kernel-{kernel_key}.o"
+
+    def current(o: Path) -> bool:
+        return _cached(o) and (not tracked or _manifest_valid(o))
+
+    def compile_stale() -> None:
+        jobs = []
+        for h, o in zip(src.host_srcs, host_os):
+            if not current(o):
+                jobs.append(_start_compile(str(h.relative_to(proj)), o, host_flags, proj, tracked))
+        if not describe_only and not current(kernel_o):
+            if src.entry_template is not None:
+                launcher = objs / f"launch-{kernel_key}.cpp"
+                _write_atomically(launcher, glue)
+                jobs.append(_start_compile(str(launcher), kernel_o, kernel_flags, proj, tracked))
+            else:
+                jobs.append(_start_compile(kernel_rel, kernel_o, kernel_flags, proj, tracked))
+        _finish(jobs, f"operator project {proj.name}")
+
+    if describe_only:
+        kernel_key = "describe"
     exe_key = _digest(common, *host_keys, kernel_key, glue)
+    if tracked:  # the objects first: the executable is keyed by the included headers they saw
+        compile_stale()
+        used = [*host_os] if describe_only else [*host_os, kernel_o]
+        exe_key = _digest(exe_key, *(_manifest_path(o).read_text() for o in used))
 
     root = cache_root()
     touch(runtime_objs[0].parent)
@@ -397,25 +532,14 @@ def build_project(src: ProjectSources, npu_arch: int, n_args: int, defines: list
     if exe.exists():
         touch(exe.parent)
         return exe
-    host_os = [objs / f"host-{k}.o" for k in host_keys]
-    kernel_o = objs / f"kernel-{kernel_key}.o"
-    jobs = []
-    for h, o in zip(src.host_srcs, host_os):
-        if not _cached(o):
-            jobs.append(_start_compile(str(h.relative_to(proj)), o, host_flags, proj))
-    if not _cached(kernel_o):
-        if src.entry_template is not None:
-            launcher = objs / f"launch-{kernel_key}.cpp"
-            _write_atomically(launcher, glue)
-            jobs.append(_start_compile(str(launcher), kernel_o, kernel_flags, proj))
-        else:
-            jobs.append(_start_compile(kernel_rel, kernel_o, kernel_flags, proj))
-    _finish(jobs, f"operator project {proj.name}")
+    compile_stale()
 
     exe.parent.mkdir(parents=True, exist_ok=True)
-    link_inputs = [*map(str, runtime_objs), *map(str, host_os), str(kernel_o)]
+    link_inputs = [*map(str, runtime_objs), *map(str, host_os)] + ([] if describe_only else [str(kernel_o)])
+    warnings = [w for o in (*host_os, kernel_o) if (w := _read(_warnings_path(o)))]
+    _write_atomically(exe.parent / "warnings.txt", "\n".join(warnings))
     cmd = [CXX, *BASE_FLAGS, "-pthread"]
-    if src.entry_template is None:
+    if describe_only or src.entry_template is None:
         glue_cpp = exe.parent / "launch.cpp"
         _write_atomically(glue_cpp, glue)
         cmd += ["-x", "c++", str(glue_cpp), "-x", "none"]

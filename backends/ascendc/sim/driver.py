@@ -19,7 +19,7 @@ import numpy as np
 from backends.ascendc.targets import Target
 from dsl import errors
 
-from .build import ProjectSources, build_project
+from .build import ProjectSources, build_project, build_warnings
 from .dtypes import c_type, ge_code
 from .trace import SimTrace
 from .vf_rules import check_project as check_vf_rules
@@ -53,6 +53,13 @@ class SimResult:
     counters: dict = field(default_factory=dict)
     # Every instruction of every block (``simulate_project(..., trace=True)``), else None.
     trace: SimTrace | None = None
+    # ``keep_going=True``: every distinct fault of the run, in order, as (error class, block, message);
+    # block -1 is host code. Empty for a clean run.
+    faults: list[tuple[type[errors.SimulationError], int, str]] = field(default_factory=list)
+    # The compiler's warnings (a ``werror=False`` build), "" without any.
+    warnings: str = ""
+    # What the host code and the kernel printed (``keep_going``; otherwise faults carry it).
+    host_output: str = ""
 
 
 def _shm_dir() -> str | None:
@@ -100,6 +107,12 @@ def simulate_project(
     timeout: float = DEFAULT_TIMEOUT_S,
     trace: bool = False,
     interleave: int = 0,
+    include_dirs: tuple[Path, ...] = (),
+    werror: bool = True,
+    keep_going: bool = False,
+    max_faults: int = 8,
+    ub_backing: int = 0,
+    sources: ProjectSources | None = None,
 ) -> SimResult:
     """Compile ``project_dir`` for the emulator and run it on ``inputs``.
 
@@ -114,17 +127,29 @@ def simulate_project(
     reference-ops.md s4.1 that CANN's TPipe, with one pool per event type, does not take): a
     SetFlag on an id number another event type holds live is a SyncError, and
     AllocEventID/FetchEventID hand out ids no event type holds.
+    ``include_dirs``/``werror``: see ``build_project``. ``keep_going`` (``dslc check``): a fault does
+    not stop the run; every block runs, up to ``max_faults`` distinct faults, which the result lists
+    (``SimResult.faults``) with the outputs as the kernel left them, instead of raising; a UB
+    allocation over capacity is one of them and the run goes on in a backing store of ``ub_backing``
+    bytes. ``sources``: the project's sources when the caller found them (``ProjectSources.find``).
     """
     cores = target.aiv_cores if cores is None else int(cores)
     if cores < 1:
         raise errors.ArgumentError(f"cores must be >= 1, got {cores}")
-    src = ProjectSources.find(Path(project_dir), op_name)
+    src = sources or ProjectSources.find(Path(project_dir), op_name)
     check_vf_rules(src.project_dir)
     defines = src.dtype_macros(
         [None if a is None else c_type(np.asarray(a).dtype) for a in inputs],
         [c_type(dt) for _, dt in outputs],
     )
-    exe = build_project(src, target.npu_arch, len(inputs) + len(outputs) + 2, defines)
+    exe = build_project(
+        src,
+        target.npu_arch,
+        len(inputs) + len(outputs) + 2,
+        defines,
+        include_dirs=include_dirs,
+        werror=werror,
+    )
 
     with tempfile.TemporaryDirectory(prefix="dslc-sim-", dir=_shm_dir()) as tmp:
         tmpdir = Path(tmp)
@@ -141,6 +166,9 @@ def simulate_project(
             f"race {int(race_detection)}",
             f"soc {target.soc_config or target.name}",
             "bf16_ops " + " ".join(sorted(target.bf16_vector_ops)),
+            f"keep_going {int(keep_going)}",
+            f"max_faults {int(max_faults)}",
+            f"ub_backing {int(ub_backing)}",
         ]
         for i, arr in enumerate(inputs):
             if arr is None:
@@ -186,7 +214,11 @@ def simulate_project(
                 f"{op_name}: the emulator exited with status {proc.returncode}\n{host_output}"
             )
         res = json.loads(result.read_text())
-        if res["status"] != "ok":
+        faults = [
+            (_FAULTS.get(f["kind"], errors.SimulationError), int(f["block"]), f["message"])
+            for f in res["faults"]
+        ]
+        if res["status"] != "ok" and not keep_going:
             cls = _FAULTS.get(res["kind"], errors.SimulationError)
             msg = res["message"]
             if host_output:
@@ -202,4 +234,55 @@ def simulate_project(
         workspace_bytes=int(res["workspace_bytes"]),
         counters={**_aggregate(res["blocks"]), "kernel_seconds": float(res["kernel_seconds"])},
         trace=recorded,
+        faults=faults if keep_going else [],
+        warnings=build_warnings(exe),
+        host_output=host_output if keep_going else "",
     )
+
+
+def describe_project(
+    src: ProjectSources,
+    *,
+    target: Target,
+    inputs: list[tuple[tuple[int, ...], np.dtype] | None] | None = None,
+    attrs: list[bool | int | float | str] = (),
+    include_dirs: tuple[Path, ...] = (),
+    werror: bool = True,
+    timeout: float = DEFAULT_TIMEOUT_S,
+) -> dict:
+    """Runs the project's OpDef registration (host sources only, no kernel) and returns it:
+    ``{"type", "inputs": [{"name", "option", "dtypes"}], "outputs": [...], "attrs": [{"name", "kind",
+    "option", "has_default", "default"}], "configs"}`` (dtypes as ge codes). With ``inputs`` (shape
+    and dtype per OpDef input, None: absent), InferShape and InferDataType run on them and the
+    result is ``{"opdef", "infer_shape", "shapes", "dtypes"}`` (empty lists where a function is absent)."""
+    exe = build_project(src, target.npu_arch, 0, include_dirs=include_dirs, werror=werror, describe_only=True)
+    with tempfile.TemporaryDirectory(prefix="dslc-describe-", dir=_shm_dir()) as tmp:
+        request, result = Path(tmp) / "request.txt", Path(tmp) / "result.json"
+        lines = ["describe 1", f"arch {target.npu_arch}", f"soc {target.soc_config or target.name}"]
+        for i, spec in enumerate(inputs or []):
+            if spec is None:
+                lines.append(f"input {i} 0")
+                continue
+            shape, dt = spec
+            dims = " ".join(str(int(d)) for d in shape)
+            lines.append(f"input {i} 1 {ge_code(np.dtype(dt))} {len(shape)} {dims} - 0")
+        lines += [_attr_line(i, v) for i, v in enumerate(attrs)]
+        request.write_text("\n".join(lines) + "\n")
+        try:
+            proc = subprocess.run(
+                [str(exe), str(request), str(result)], capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            raise errors.SimulationError(
+                f"{src.op_type}: describing the OpDef did not finish within {timeout:.0f} s"
+            ) from None
+        host_output = (proc.stdout + proc.stderr).strip()
+        if proc.returncode != 0 or not result.exists():
+            raise errors.SimulationError(
+                f"{src.op_type}: the emulator exited with status {proc.returncode}\n{host_output}"
+            )
+        res = json.loads(result.read_text())
+    if res["status"] != "ok":
+        msg = res["message"] + (f"\nhost output:\n{host_output}" if host_output else "")
+        raise _FAULTS.get(res["kind"], errors.SimulationError)(msg)
+    return res["describe"]

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -49,6 +50,9 @@ struct Request {
     uint32_t cores = 1, aic_cores = 1;
     std::string soc;
     std::string trace;  // where to write the instruction trace ("": none)
+    // `dslc check`: describe the registered OpDef (and InferShape/InferDataType of the given input
+    // shapes) instead of running the kernel.
+    bool describe = false;
 };
 
 std::string unhex(const std::string& h) {
@@ -77,6 +81,10 @@ Request parse_request(const char* path) {
         else if (key == "strict") ss >> c.strict;
         else if (key == "shared_ids") ss >> c.shared_ids;
         else if (key == "race") ss >> c.race;
+        else if (key == "describe") ss >> r.describe;
+        else if (key == "keep_going") ss >> c.keep_going;
+        else if (key == "max_faults") ss >> c.max_faults;
+        else if (key == "ub_backing") ss >> c.ub_backing;
         else if (key == "trace") {
             ss >> r.trace;
             c.trace = !r.trace.empty();
@@ -192,6 +200,8 @@ std::string counters_json(const dslc::BlockCounters& c) {
 
 struct Result {
     std::string status = "ok", kind, message;
+    std::string describe;  // the OpDef description (describe mode)
+    std::vector<SimFault> faults;  // keep_going: every distinct fault of the run, in order
     uint64_t tiling_key = 0, workspace = 0;
     double kernel_seconds = 0;
     uint32_t block_dim = 0;
@@ -227,7 +237,13 @@ void write_result(const char* path, const Result& r, const std::string& extra) {
       << "\",\"tiling_key\":" << r.tiling_key << ",\"block_dim\":" << r.block_dim
       << ",\"workspace_bytes\":" << r.workspace << ",\"kernel_seconds\":" << r.kernel_seconds << ",\"blocks\":[";
     for (size_t i = 0; i < r.blocks.size(); i++) o << (i ? "," : "") << r.blocks[i];
-    o << "]" << extra << "}\n";
+    o << "],\"faults\":[";
+    for (size_t i = 0; i < r.faults.size(); i++)
+        o << (i ? "," : "") << "{\"kind\":\"" << kKindName[r.faults[i].kind] << "\",\"block\":" << r.faults[i].block
+          << ",\"message\":\"" << json_escape(r.faults[i].message) << "\"}";
+    o << "]";
+    if (!r.describe.empty()) o << ",\"describe\":" << r.describe;
+    o << extra << "}\n";
 }
 
 void on_signal(int sig) {
@@ -241,13 +257,75 @@ void on_signal(int sig) {
     _exit(128 + sig);
 }
 
+const char* kOptionName[] = {"IGNORE", "OPTIONAL", "REQUIRED", "DYNAMIC", "VIRTUAL"};
+
+// The registered OpDef as JSON: inputs and outputs (name, ParamType, DataType and Format columns),
+// attributes (name, type, REQUIRED/OPTIONAL, default) and the AICore configs.
+std::string opdef_json(const ops::OpDef& op) {
+    std::ostringstream o;
+    auto params = [&](const std::deque<ops::OpParamDef>& ps) {
+        o << "[";
+        for (size_t i = 0; i < ps.size(); i++) {
+            const ops::OpParamDef& p = ps[i];
+            o << (i ? "," : "") << "{\"name\":\"" << json_escape(p.name_) << "\",\"option\":\""
+              << kOptionName[p.option_] << "\",\"dtypes\":[";
+            for (size_t k = 0; k < p.dtypes_.size(); k++) o << (k ? "," : "") << static_cast<int>(p.dtypes_[k]);
+            o << "]}";
+        }
+        o << "]";
+    };
+    o << "{\"type\":\"" << json_escape(op.type_) << "\",\"inputs\":";
+    params(op.inputs_);
+    o << ",\"outputs\":";
+    params(op.outputs_);
+    o << ",\"attrs\":[";
+    for (size_t i = 0; i < op.attrs_.size(); i++) {
+        const ops::OpAttrDef& a = op.attrs_[i];
+        o << (i ? "," : "") << "{\"name\":\"" << json_escape(a.name_) << "\",\"kind\":\""
+          << (a.def_.kind ? std::string(1, a.def_.kind) : std::string("?")) << "\",\"option\":\""
+          << kOptionName[a.option_] << "\",\"has_default\":" << (a.has_default_ ? "true" : "false")
+          << ",\"default\":";
+        switch (a.def_.kind) {
+            case 'b': o << (a.def_.b ? "true" : "false"); break;
+            case 'i': o << a.def_.i; break;
+            case 'f': {
+                char b[64];
+                snprintf(b, sizeof b, "%.9g", static_cast<double>(a.def_.f));
+                o << (std::isfinite(a.def_.f) ? b : "null");
+                break;
+            }
+            case 's': o << "\"" << json_escape(a.def_.s) << "\""; break;
+            default: o << "null";
+        }
+        o << "}";
+    }
+    o << "],\"configs\":[";
+    for (size_t i = 0; i < op.aicore_.configs_.size(); i++)
+        o << (i ? "," : "") << "\"" << json_escape(op.aicore_.configs_[i]) << "\"";
+    o << "]}";
+    return o.str();
+}
+
+// The same fault at the same place as one already recorded: the message up to its " (block "
+// (a hard fault repeats in every block; one entry names the first).
+bool same_place(const std::vector<SimFault>& all, const SimFault& f) {
+    auto place = [](const std::string& m) { return m.substr(0, m.rfind(" (block ")); };
+    for (const SimFault& r : all)
+        if (r.kind == f.kind && place(r.message) == place(f.message)) return true;
+    return false;
+}
+
 void run(const Request& req, Result& res) {
     auto& reg = dslc_host::registry();
     if (reg.size() != 1)
         host_fault(dslc::F_SIM, "the host sources must register exactly one operator with OP_ADD (found " +
                                     std::to_string(reg.size()) + ")");
     ops::OpDef& op = *reg[0];
-    if (req.inputs.size() != op.inputs_.size() || req.outputs.size() != op.outputs_.size())
+    if (req.describe && req.inputs.empty()) {
+        res.describe = opdef_json(op);
+        return;
+    }
+    if (req.inputs.size() != op.inputs_.size() || (req.outputs.size() != op.outputs_.size() && !req.describe))
         host_fault(dslc::F_SIM, "OpDef " + op.type_ + " declares " + std::to_string(op.inputs_.size()) +
                                     " inputs and " + std::to_string(op.outputs_.size()) + " outputs; simulate got " +
                                     std::to_string(req.inputs.size()) + " and " + std::to_string(req.outputs.size()));
@@ -296,6 +374,7 @@ void run(const Request& req, Result& res) {
         s.tensor.dtype_ = s.desc.dtype_;
         ctx.outputs_.push_back(s);
     }
+    if (req.describe) ctx.outputs_.resize(op.outputs_.size());  // InferShape / InferDataType fill them
     for (size_t i = 0; i < op.attrs_.size(); i++)
         ctx.attrs_.values_.push_back(coerce_attr(op.attrs_[i], i < req.attrs.size() ? &req.attrs[i] : nullptr));
 
@@ -305,6 +384,8 @@ void run(const Request& req, Result& res) {
     ops::InferShapeKernelFunc infer_shape = op.infer_shape_ ? op.infer_shape_ : (impl ? impl->infer_shape : nullptr);
     ops::TilingKernelFunc tiling_func = op.aicore_.tiling_ ? op.aicore_.tiling_ : (impl ? impl->tiling : nullptr);
 
+    std::vector<gert::Shape> inferred_shapes;
+    std::vector<ge::DataType> inferred_dtypes;
     if (infer_shape) {
         gert::InferShapeContext ictx;
         ictx.op_type_ = op.type_;
@@ -316,7 +397,8 @@ void run(const Request& req, Result& res) {
         ictx.out_.resize(ctx.outputs_.size());
         ictx.attrs_ = &ctx.attrs_;
         if (infer_shape(&ictx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferShape returned GRAPH_FAILED");
-        for (size_t i = 0; i < ctx.outputs_.size(); i++)
+        inferred_shapes = ictx.out_;
+        for (size_t i = 0; i < ctx.outputs_.size() && !req.describe; i++)
             if (ictx.out_[i] != ctx.outputs_[i].shape.GetOriginShape())
                 host_fault(F_INFER, "InferShape gives output " + std::to_string(i) + " ('" + op.outputs_[i].name_ +
                                         "') the shape " + shape_str(ictx.out_[i]) + " but the caller allocated " +
@@ -329,7 +411,8 @@ void run(const Request& req, Result& res) {
         for (const auto& s : ctx.inputs_) dctx.in_.push_back(s.present ? s.desc.dtype_ : ge::DT_UNDEFINED);
         dctx.attrs_ = &ctx.attrs_;
         if (op.infer_dtype_(&dctx) != ge::GRAPH_SUCCESS) host_fault(F_INFER, "InferDataType returned GRAPH_FAILED");
-        for (size_t i = 0; i < ctx.outputs_.size(); i++) {
+        inferred_dtypes = dctx.out_;
+        for (size_t i = 0; i < ctx.outputs_.size() && !req.describe; i++) {
             ge::DataType got = i < dctx.out_.size() ? dctx.out_[i] : ge::DT_UNDEFINED;
             if (got != ctx.outputs_[i].desc.dtype_)
                 host_fault(F_INFER, "InferDataType gives output " + std::to_string(i) + " ('" + op.outputs_[i].name_ +
@@ -338,6 +421,21 @@ void run(const Request& req, Result& res) {
         }
     }
 
+    if (req.describe) {  // the outputs as InferShape / InferDataType give them (absent: not run)
+        std::ostringstream o;
+        o << "{\"opdef\":" << opdef_json(op) << ",\"infer_shape\":" << (infer_shape ? "true" : "false")
+          << ",\"shapes\":[";
+        for (size_t i = 0; i < inferred_shapes.size(); i++) {
+            o << (i ? ",[" : "[");
+            for (size_t d = 0; d < inferred_shapes[i].GetDimNum(); d++) o << (d ? "," : "") << inferred_shapes[i].GetDim(d);
+            o << "]";
+        }
+        o << "],\"dtypes\":[";
+        for (size_t i = 0; i < inferred_dtypes.size(); i++) o << (i ? "," : "") << static_cast<int>(inferred_dtypes[i]);
+        o << "]}";
+        res.describe = o.str();
+        return;
+    }
     if (!tiling_func)
         host_fault(dslc::F_TILING, "OpDef " + op.type_ +
                                        " has no AICore().SetTiling(...) and no IMPL_OP_OPTILING(" + op.type_ +
@@ -402,13 +500,24 @@ void run(const Request& req, Result& res) {
         dslc::begin_block(b, ctx.block_dim_, ctx.tiling_key_);
         try {
             dslc::run_block(dslc_launch, args.data());
+        } catch (const SimFault& f) {
+            res.blocks.push_back(counters_json(dslc::block_counters()));
+            auto& all = dslc::recorded_faults();
+            if (!dslc::config().keep_going || all.size() >= dslc::config().max_faults) throw;
+            // keep_going: a fault that stopped this block is one more of the run; the next block runs.
+            bool known = false;
+            for (const SimFault& r : all) known = known || r.message == f.message;
+            if (!known && !same_place(all, f)) all.push_back(f);
+            if (all.size() >= dslc::config().max_faults) throw;
+            continue;
         } catch (...) {
             res.blocks.push_back(counters_json(dslc::block_counters()));
             throw;
         }
         res.blocks.push_back(counters_json(dslc::block_counters()));
-        // A block with recoverable faults ran to its end; later blocks would mostly repeat them.
-        if (!dslc::recorded_faults().empty()) throw dslc::recorded_faults().front();
+        // A block with recoverable faults ran to its end; later blocks would mostly repeat them
+        // (dslc check's keep_going runs them all: their other faults and outputs count).
+        if (!dslc::recorded_faults().empty() && !dslc::config().keep_going) throw dslc::recorded_faults().front();
     }
     res.kernel_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -426,6 +535,8 @@ int main(int argc, char** argv) {
     try {
         req = parse_request(argv[1]);
         run(req, res);
+        // keep_going: the run went to its end; the faults it recorded make it a faulty one.
+        if (!dslc::recorded_faults().empty()) throw dslc::recorded_faults().front();
     } catch (const SimFault& f) {
         // The first fault names the error; the run's other distinct faults follow it.
         std::vector<SimFault> faults = dslc::recorded_faults();
@@ -433,6 +544,7 @@ int main(int argc, char** argv) {
         for (const SimFault& r : faults) known = known || r.message == f.message;
         if (!known) faults.push_back(f);
         res.status = "fault";
+        res.faults = faults;
         res.kind = kKindName[faults.front().kind];
         res.message = faults.front().message;
         if (faults.size() > 1) {

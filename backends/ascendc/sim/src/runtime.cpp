@@ -14,6 +14,7 @@
 //    destinations, ordered only by PipeBarrier or a flag round trip.
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -178,9 +179,8 @@ std::string format(const char* fmt, ...) {
 }
 
 // Recoverable faults (races, flag misuse, undefined data escaping) are recorded and the block goes
-// on, so one run reports several distinct faults; each (kind, line, detail) once. After this
-// many the run stops.
-constexpr size_t kMaxFaults = 8;
+// on, so one run reports several distinct faults; each (kind, line, detail) once. After
+// Config::max_faults of them (8 unless `dslc check --max-faults` says otherwise) the run stops.
 
 // `key` and `detail` say which faults are the same: a race is keyed by the earlier instruction
 // and the later pipe (one missing path, however many accesses it leaves unordered).
@@ -209,8 +209,8 @@ void soft_fault(FaultKind kind, Loc loc, Loc key, long detail, const char* fmt, 
     va_start(ap, fmt);
     std::string msg = vformat(fmt, ap);
     va_end(ap);
-    s.faults.push_back(SimFault{kind, located(loc, msg)});
-    if (s.faults.size() >= kMaxFaults) throw s.faults.back();
+    s.faults.push_back(SimFault{kind, located(loc, msg), s.block_idx});
+    if (s.faults.size() >= s.cfg.max_faults) throw s.faults.back();
 }
 
 // Event id -> (src, dst) among the AIV pipes, or -1.
@@ -508,7 +508,7 @@ void init_core(CoreState& c, CoreKind kind, int sub) {
     for (auto& v : c.vc) v = Clock{};
     for (auto& d : c.self_done) d = 0;
     uint32_t phys = kind == CK_AIC ? cfg.l1_bytes + cfg.l0a_bytes + cfg.l0b_bytes + cfg.l0c_bytes
-                                   : (cfg.ub_bytes > cfg.ub_capacity ? cfg.ub_bytes : cfg.ub_capacity);
+                                   : std::max({cfg.ub_bytes, cfg.ub_capacity, cfg.ub_backing});
     if (!c.ub || c.ub_alloc_bytes != phys) {
         c.ub.reset(new uint8_t[phys + 64]);
         c.ub_alloc_bytes = phys;
@@ -595,7 +595,7 @@ void fault(FaultKind kind, Loc loc, const char* fmt, ...) {
     va_start(ap, fmt);
     std::string msg = vformat(fmt, ap);
     va_end(ap);
-    throw SimFault{kind, located(loc, msg)};
+    throw SimFault{kind, located(loc, msg), S().block_idx};
 }
 
 uint32_t issue(Pipe p, const char* api, Loc loc) {
@@ -743,10 +743,15 @@ int ub_alloc(uint32_t& cursor, uint32_t bytes, const char* kind, int slot, Loc l
         }
         ledger += format("\n    %s#%d%s (this InitBuffer) at %s:%d: %u B at 0x%x", kind, slot <= 0 ? s.buf_seq : s.buf_seq - 1,
                          slot >= 0 ? format(" slot %d", slot).c_str() : "", loc.file, loc.line, len, start);
-        fault(F_MEMORY, loc,
-              "UB over capacity: InitBuffer(%s, %u B) brings the allocation to %llu B > %u B usable on this target "
-              "(UB %u B); buffers:%s",
-              kind, bytes, (unsigned long long)end, s.cfg.ub_capacity, s.cfg.ub_bytes, ledger.c_str());
+        const char* fmt =
+            "UB over capacity: InitBuffer(%s, %u B) brings the allocation to %llu B > %u B usable on this target "
+            "(UB %u B); buffers:%s";
+        // keep_going (dslc check): recorded, and the run goes on in the larger backing store.
+        if (!s.cfg.keep_going || end > s.ub_alloc_bytes)
+            fault(F_MEMORY, loc, fmt, kind, bytes, (unsigned long long)end, s.cfg.ub_capacity, s.cfg.ub_bytes,
+                  ledger.c_str());
+        soft_fault(F_MEMORY, loc, loc, -7, fmt, kind, bytes, (unsigned long long)end, s.cfg.ub_capacity,
+                   s.cfg.ub_bytes, ledger.c_str());
     }
     cursor = static_cast<uint32_t>(end);
     if (end > s.counters.ub_peak_bytes) s.counters.ub_peak_bytes = end;

@@ -14,6 +14,7 @@ namespace dslc {
 struct SimFault {
     FaultKind kind;
     std::string message;
+    int64_t block = -1;  // the block that raised it (-1: host code)
 };
 
 struct Config {
@@ -32,6 +33,12 @@ struct Config {
     // Cross-core interleaving: 0 runs each core until it waits (deterministic); otherwise the seed of
     // a random choice of the next core at every cross-core flag, and of the order of consecutive Sets.
     uint64_t interleave_seed = 0;
+    // `dslc check` (keep_going): the run goes on after a fault (every block runs; a fault that stops a
+    // block is recorded and the next block starts), until max_faults distinct faults; a UB allocation
+    // over ub_capacity is recorded and served from a backing store of ub_backing bytes.
+    bool keep_going = false;
+    size_t max_faults = 8;
+    uint32_t ub_backing = 0;
 };
 
 // One record per instruction issued (and per SetL2CacheHint) when Config::trace is on: what the
