@@ -4,7 +4,7 @@ Takes a tile-level function after select-vector-path; for a tile loop marked
 ``vector_path = "regbase"`` it
 
 1. checks the backend can write the region as one VF (the ops and element types of
-   ``REG_OPS``/``REG_CASTS``, no 8-bit data, a flat kernel, at most ``MAX_LIVE`` registers live);
+   ``REG_OPS``/``REG_CASTS``, no 8-bit data, at most ``MAX_LIVE`` registers live);
    where it cannot, the loop goes back to MemBase and ``vector_why`` says why;
 2. moves the broadcasts hoist-invariants made before the loop into it (a VF duplicates a scalar
    into a register once, before its element loop: no resident UB repeat);
@@ -77,8 +77,6 @@ def vf_ops(region: list[Op]) -> list[Op]:
 
 def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
     """Why this tile loop cannot be one VF yet (None: it can)."""
-    if func.attributes.get("broadcast"):
-        return "RegBase vector functions are not emitted for broadcasting kernels yet"
     if func.attributes.get("layout") == "rows":  # seed 002's row VF (row_vf.py), then the op checks
         why = row_vf.blocker(func, loop, region)
         if why is not None:
