@@ -62,7 +62,7 @@ REG_OPS = {
     "where": NUMBERS | {bf16},
     "cast": None,  # REG_CASTS
 }
-REG_CASTS = {(f16, f32), (bf16, f32), (f32, f16), (f32, bf16), (f32, i32), (i32, f32)}
+REG_CASTS = {(f16, f32), (bf16, f32), (f32, f16), (f32, bf16), (f32, i32), (i32, f32), (f16, bool_)}
 MAX_LIVE = 24  # registers a VF keeps live at once (32 exist; the rest for loads, masks, spills)
 
 
@@ -97,8 +97,9 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
         for v in ([op.result] if op.result is not None else []) + list(op.operands):
             if isinstance(v.type, TensorType) and v.type.dtype.bytes == 1 and v.type.dtype != bool_:
                 return f"RegBase does not load or store {v.type.dtype} data yet"
-            if isinstance(v.type, TensorType) and v.type.dtype == bool_ and not _mask_only(v, region):
-                return "RegBase does not load or store bool_ data yet"
+            if isinstance(v.type, TensorType) and v.type.dtype == bool_:
+                if not (_mask_only(v, region) or _stored_bytes(v, region)):
+                    return "RegBase does not load or store bool_ data yet"
     live = max_live(region)
     if live > MAX_LIVE:
         return f"the tile keeps {live} values live, more than the {MAX_LIVE} registers one VF may use"
@@ -111,6 +112,15 @@ def _mask_only(v, region: list[Op]) -> bool:
         return False
     readers = [op for op in region if any(x is v for x in op.operands)]
     return all(op.opname in REG_OPS and not op.opname.startswith("dma.") for op in readers)
+
+
+def _stored_bytes(v, region: list[Op]) -> bool:
+    """A bool output: materialize-bools' 0/1 bytes (a cast of a 1/0 f16 Select) that only the copy
+    out reads; the VF stores the cast's 8-bit register packed (DIST_PACK4_B32 / DIST_PACK_B16)."""
+    if v.owner is None or v.owner.opname != "cast" or v.owner.operands[0].type.dtype != f16:
+        return False
+    readers = [op for op in region if any(x is v for x in op.operands)]
+    return bool(readers) and all(op.opname == "dma.store" for op in readers)
 
 
 def max_live(region: list[Op]) -> int:

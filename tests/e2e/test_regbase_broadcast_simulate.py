@@ -36,7 +36,12 @@ TARGET = "ascend950"
 EXAMPLES = {"bias_add": bias_add, "outer_max": outer_max, "greater": greater, "masked_fill": masked_fill}
 CORES = (1, 8, get_target(TARGET).aiv_cores)
 # dtypes whose tile the rule gives to RegBase (the others: one Add/Max with a LocalTensor API)
-REGBASE_DTYPES = {"bias_add": ("bf16",), "outer_max": ("bf16",), "greater": (), "masked_fill": ()}
+REGBASE_DTYPES = {
+    "bias_add": ("bf16",),
+    "outer_max": ("bf16",),
+    "greater": ("f16", "f32", "bf16"),  # and i32; i8/u8: "RegBase does not render a cast i8 -> f16 yet"
+    "masked_fill": (),  # "RegBase does not render a cast i8 -> f16 yet" (the i8 mask)
+}
 
 
 def _inputs(name: str, sa, sb, tname: str, rng):
@@ -81,6 +86,10 @@ FAST = [
     ("bias_add", "bf16", (5, 33), (5, 1), "COL"),  # one value per row
     ("bias_add", "bf16", (4113,), (1,), "SCALAR_X2"),  # the twin: bias by value into the VF
     ("bias_add", "bf16", (37,), (37,), "FLAT"),
+    ("greater", "f16", (5, 33), (33,), "ROW"),  # bool output: Cast<uint8_t, half>, DIST_PACK_B16
+    ("greater", "f32", (5, 33), (5, 1), "COL"),  # 64 lanes: DIST_PACK4_B32; the row padding stored
+    ("greater", "f32", (30000,), (1,), "SCALAR_X2"),  # the twin: Compares with x2 by value
+    ("greater", "bf16", (40, 300), (300,), "RESIDENT1"),
     ("outer_max", "bf16", (1, 9), (300, 1), "GENERAL"),  # a column and a resident row
     ("outer_max", "bf16", (2, 3, 9000), (3, 1), "GENERAL"),  # rows longer than a tile: chunks
 ]
