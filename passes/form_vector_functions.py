@@ -4,7 +4,7 @@ Takes a tile-level function after select-vector-path; for a tile loop marked
 ``vector_path = "regbase"`` it
 
 1. checks the backend can write the region as one VF (the ops and element types of
-   ``REG_OPS``/``REG_CASTS``, no 8-bit data, a flat kernel, at most ``MAX_LIVE`` registers live);
+   ``REG_OPS``/``REG_CASTS``, no 8-bit data, at most ``MAX_LIVE`` registers live);
    where it cannot, the loop goes back to MemBase and ``vector_why`` says why;
 2. moves the broadcasts hoist-invariants made before the loop into it (a VF duplicates a scalar
    into a register once, before its element loop: no resident UB repeat);
@@ -62,7 +62,7 @@ REG_OPS = {
     "where": NUMBERS | {bf16},
     "cast": None,  # REG_CASTS
 }
-REG_CASTS = {(f16, f32), (bf16, f32), (f32, f16), (f32, bf16), (f32, i32), (i32, f32)}
+REG_CASTS = {(f16, f32), (bf16, f32), (f32, f16), (f32, bf16), (f32, i32), (i32, f32), (f16, bool_)}
 MAX_LIVE = 24  # registers a VF keeps live at once (32 exist; the rest for loads, masks, spills)
 
 
@@ -77,8 +77,6 @@ def vf_ops(region: list[Op]) -> list[Op]:
 
 def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
     """Why this tile loop cannot be one VF yet (None: it can)."""
-    if func.attributes.get("broadcast"):
-        return "RegBase vector functions are not emitted for broadcasting kernels yet"
     if func.attributes.get("layout") == "rows":  # seed 002's row VF (row_vf.py), then the op checks
         why = row_vf.blocker(func, loop, region)
         if why is not None:
@@ -99,8 +97,9 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
         for v in ([op.result] if op.result is not None else []) + list(op.operands):
             if isinstance(v.type, TensorType) and v.type.dtype.bytes == 1 and v.type.dtype != bool_:
                 return f"RegBase does not load or store {v.type.dtype} data yet"
-            if isinstance(v.type, TensorType) and v.type.dtype == bool_ and not _mask_only(v, region):
-                return "RegBase does not load or store bool_ data yet"
+            if isinstance(v.type, TensorType) and v.type.dtype == bool_:
+                if not (_mask_only(v, region) or _stored_bytes(v, region)):
+                    return "RegBase does not load or store bool_ data yet"
     live = max_live(region)
     if live > MAX_LIVE:
         return f"the tile keeps {live} values live, more than the {MAX_LIVE} registers one VF may use"
@@ -113,6 +112,15 @@ def _mask_only(v, region: list[Op]) -> bool:
         return False
     readers = [op for op in region if any(x is v for x in op.operands)]
     return all(op.opname in REG_OPS and not op.opname.startswith("dma.") for op in readers)
+
+
+def _stored_bytes(v, region: list[Op]) -> bool:
+    """A bool output: materialize-bools' 0/1 bytes (a cast of a 1/0 f16 Select) that only the copy
+    out reads; the VF stores the cast's 8-bit register packed (DIST_PACK4_B32 / DIST_PACK_B16)."""
+    if v.owner is None or v.owner.opname != "cast" or v.owner.operands[0].type.dtype != f16:
+        return False
+    readers = [op for op in region if any(x is v for x in op.operands)]
+    return bool(readers) and all(op.opname == "dma.store" for op in readers)
 
 
 def max_live(region: list[Op]) -> int:

@@ -319,10 +319,13 @@ def vf_edges(region: list[Op]) -> list[Op]:
         flags = [op for op in inside if op.opname.startswith("sync.") and op.opname != "sync.barrier"]
         early = [op for op in flags if not (op.opname == "sync.set" and op.attrs["event"].startswith("V_"))]
         late = [op for op in flags if op.opname == "sync.set" and op.attrs["event"].startswith("V_")]
-        others = [op for op in inside if op not in ops and not op.opname.startswith("sync.")]
+        fills = [op for op in inside if op.opname == FILL]  # V writes of the VF's inputs: before it
+        others = [
+            op for op in inside if op not in ops and op not in fills and not op.opname.startswith("sync.")
+        ]
         if others:
             raise CompileError(f"insert-sync: '{others[0].opname}' inside a vector function", others[0].loc)
-        region = region[:first] + early + ops + late + region[last + 1 :]
+        region = region[:first] + early + fills + ops + late + region[last + 1 :]
     return region
 
 

@@ -31,7 +31,6 @@ CORES = (1, 8, None)
 # Flat examples whose tiles the rule leaves on MemBase (the reason --explain prints).
 MEMBASE = {
     "fake_quant": "MemBase: RegBase does not render 'round' yet",
-    "is_close": "MemBase: RegBase does not render a cast f16 -> bool yet",
 }
 
 

@@ -83,6 +83,7 @@ def test_loads_and_stores_are_priced_per_distribution():
         "DIST_FIRST_ELEMENT_B32",
         "DIST_PACK_B32",
         "DIST_PACK4_B32",
+        "DIST_PACK_B16",
     }
     assert body(*[("StoreAlign", "f32", "DIST_FIRST_ELEMENT_B32")] * 4).cycles(A5) == 4
     assert body(*[("LoadAlign", "f32", "DIST_BRC_B32")] * 4).cycles(A5) == 2

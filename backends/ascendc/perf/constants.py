@@ -383,6 +383,7 @@ REG_STORE_DIST = {
     "DIST_FIRST_ELEMENT_B16": MoveCost(True, 0, 1, "[H] as DIST_FIRST_ELEMENT_B32, 2 bytes [G]"),
     "DIST_FIRST_ELEMENT_B8": MoveCost(True, 0, 1, "[H] as DIST_FIRST_ELEMENT_B32, 1 byte [G]"),
     "DIST_PACK4_B32": MoveCost(True, 0, 1, "[H] as DIST_PACK_B32, VL/4 bytes [G]"),
+    "DIST_PACK_B16": MoveCost(True, 0, 1, "[H] as DIST_PACK_B32, VL/2 bytes [G]"),
 }
 
 # 950 MemBase APIs priced as the VF the 3510 impl runs per VL: API -> UB sources loaded per VL.

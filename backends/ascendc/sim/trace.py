@@ -37,6 +37,7 @@ REG_DIST = {
     19: "DIST_FIRST_ELEMENT_B16",
     20: "DIST_FIRST_ELEMENT_B8",
     21: "DIST_PACK4_B32",
+    22: "DIST_PACK_B16",
 }
 NONE16, NONE32, NONE8 = 0xFFFF, 0xFFFFFFFF, 0xFF
 # enum DType of include/dslc_sim/runtime.h

@@ -58,6 +58,7 @@ CAST_TRAIT_OF = {
     (f32, bf16): "kCastRint",
     (f32, i32): "kCastTruncSat",  # toward zero, saturating (the 910B kernels' CAST_TRUNC)
     (i32, f32): "kCastRint",
+    (f16, bool_): "kCastRintSat",  # a bool output's 1/0 halves -> bytes 1/0 (exact)
 }
 FLIP = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq", "ne": "ne"}
 LOCALS = {"count", "repeats", "i", "mask", "one"}  # the VF's own names
@@ -188,8 +189,16 @@ class VfWriter:
     # -- names and types --
 
     def reg(self, x: Operand) -> str:
+        """A value's register: a MaskReg for a comparison, a RegTensor of bytes for a bool output
+        (the cast of a 1/0 Select, form-vector-functions' ``_stored_bytes``), else its type's."""
         name = x.text + (self.suffix or ("Reg" if x.text in LOCALS else ""))
-        self.regs.setdefault(name, "mask" if x.dtype == bool_ else self.ctype(x))
+        if x.dtype != bool_:
+            kind = self.ctype(x)
+        elif x.value is not None and x.value.owner is not None and x.value.owner.opname == "cast":
+            kind = "uint8_t"
+        else:
+            kind = "mask"
+        self.regs.setdefault(name, kind)
         return name
 
     def ctype(self, x: Operand) -> str:
@@ -245,7 +254,12 @@ class VfWriter:
 
     def store(self, x: Operand) -> None:
         r, p = self.reg(x), self.ptr(x)
-        if self.unpacked and x.dtype.bytes == 2:
+        if x.dtype == bool_:  # the low byte of each lane, packed (StoreAlign.md table 3)
+            dist = "DIST_PACK4_B32" if self.lanes == 64 else "DIST_PACK_B16"
+            self.loop.append(
+                f"Reg::StoreAlign<uint8_t, Reg::StoreDist::{dist}>({p} + {self.step()}, {r}, mask);"
+            )
+        elif self.unpacked and x.dtype.bytes == 2:
             c = self.ptrs[p]
             self.loop.append(
                 f"Reg::StoreAlign<{c}, Reg::StoreDist::DIST_PACK_B32>({p} + {self.step()}, {r}, mask);"
@@ -328,7 +342,11 @@ class VfWriter:
         masks = ["mask"] + decls.get("mask", [])
         lines.append(f"Reg::MaskReg {', '.join(masks)};")
         lines += self.before
-        t = "float" if self.lanes == 64 else next(c for c in self.regs.values() if c != "mask")
+        t = (
+            "float"
+            if self.lanes == 64
+            else next(c for c in self.regs.values() if c not in ("mask", "uint8_t"))
+        )
         lines.append("for (uint16_t i = 0; i < repeats; ++i) {")
         lines.append(
             f"    mask = Reg::UpdateMask<{t}>(count);  // the last step's tail: count -= {self.lanes}"

@@ -17,12 +17,15 @@
 //         DIST_FIRST_ELEMENT_B8/B16/B32  element 0 only (b8/b16/b32), the mask ignored       1 / 2 / 4
 //         DIST_PACK4_B32   the low 8 bits of each active b32 lane, packed: lane i -> b8 i    32
 //                          (table 3: "min(32, VL/4)"; a prefix mask only, as for PACK_B32)
+//         DIST_PACK_B16    the low 8 bits of each active b16 lane, packed: lane i -> b8 i    32
+//                          (table 3: "min(32, VL/2)"; asc-devkit's ascend_quant_3510_impl.h stores
+//                          a Cast<int8_t, half> register so, under a b16 mask; a prefix mask only)
 //         DIST_PACK_B32    the low 16 bits of each active b32 lane, packed: lane i -> b16 i  32
 //                          (the doc: "valid elements stored contiguously"; only a prefix mask
 //                          is modelled, where packing and placing agree)
 // Every load and store is a V instruction in the race detector. A load records all the bytes it
-// reads; bytes nothing wrote give undefined lanes. A store writes only active lanes and faults on
-// an undefined one.
+// reads; bytes nothing wrote give undefined lanes. A store writes only active lanes; an undefined
+// one leaves its UB bytes undefined (store_def), as a MemBase op's output would be.
 #pragma once
 #include "reg_vf.h"
 
@@ -56,18 +59,12 @@ inline void ub_read(uint32_t id, uint32_t addr, uint32_t bytes, dslc::Loc loc) {
     dslc::vf_load(id, addr, bytes, loc);
 }
 
-template <typename R> inline void check_store(const R& r, uint32_t lane, uint32_t id, uint32_t addr, dslc::Loc loc) {
-    if (!r.lane_undef(lane)) return;
-    if (r.from.file)
-        dslc::fault(dslc::F_MEMORY, loc,
-                    "Reg::StoreAlign stores lane %u of a RegTensor that holds no defined data there (UB 0x%x): it comes "
-                    "from LoadAlign at %s:%d, which read UB that nothing has written (uninitialised UB)",
-                    lane, addr, r.from.file, r.from.line);
-    dslc::fault(dslc::F_MEMORY, loc,
-                "Reg::StoreAlign stores lane %u of a RegTensor that holds no defined data there (UB 0x%x): the register "
-                "(declared at %s:%d) was never written in that lane",
-                lane, addr, r.home.file, r.home.line);
-    (void)id;
+// A stored lane that holds undefined data leaves its UB bytes undefined (after the write defined
+// them), as MemBase ops do: the fault comes where the data escapes (a UB -> GM copy into an
+// output, a scalar read), not at the store (a tile's row padding is computed and stored, never
+// copied out). `lane`: the register element of `w` bytes that went to UB [addr, addr + w).
+template <typename R> inline void store_def(const R& r, uint32_t lane, uint32_t w, uint32_t id, uint32_t addr) {
+    if (r.undef.any(lane * w, w)) dslc::ub_mark_undef(id, addr, w, dslc::kDefined);
 }
 
 // The origin of undefined lanes carries from the sources of an op.
@@ -106,6 +103,7 @@ template <StoreDist dist> constexpr uint32_t store_dist_code() {
         case StoreDist::DIST_FIRST_ELEMENT_B16: return 19;
         case StoreDist::DIST_FIRST_ELEMENT_B8: return 20;
         case StoreDist::DIST_PACK4_B32: return 21;
+        case StoreDist::DIST_PACK_B16: return 22;
         default: return 16;  // DIST_NORM(_Bn)
     }
 }
@@ -164,9 +162,10 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
                           (dist == StoreDist::DIST_NORM_B32 && sizeof(T) == 4);
     constexpr bool first = dist == StoreDist::DIST_FIRST_ELEMENT_B8 || dist == StoreDist::DIST_FIRST_ELEMENT_B16 ||
                            dist == StoreDist::DIST_FIRST_ELEMENT_B32;
-    static_assert(norm || first || dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK4_B32,
-                  "StoreAlign: the emulator models DIST_NORM(_Bn), DIST_FIRST_ELEMENT_B8/B16/B32, DIST_PACK_B32 and "
-                  "DIST_PACK4_B32");
+    static_assert(norm || first || dist == StoreDist::DIST_PACK_B32 || dist == StoreDist::DIST_PACK4_B32 ||
+                      dist == StoreDist::DIST_PACK_B16,
+                  "StoreAlign: the emulator models DIST_NORM(_Bn), DIST_FIRST_ELEMENT_B8/B16/B32, DIST_PACK_B16, "
+                  "DIST_PACK_B32 and DIST_PACK4_B32");
     check_reg(src, "StoreAlign", loc);
     check_reg(mask, "StoreAlign", loc);
     dslc::trace_dtype(dslc::DTypeOf<E>::value);
@@ -189,8 +188,8 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
             if (mask.unknown(i, sizeof(T)))
                 dslc::fault(dslc::F_MEMORY, loc, "Reg::StoreAlign: the mask of lane %u is undefined", i);
             if (!mask.on(i, sizeof(T))) continue;
-            check_store(src, i, id, a + i * sizeof(T), loc);
             write(a + i * static_cast<uint32_t>(sizeof(T)), src.bytes + i * sizeof(T), sizeof(T));
+            store_def(src, i, sizeof(T), id, a + i * static_cast<uint32_t>(sizeof(T)));
         }
     } else if constexpr (first) {
         constexpr uint32_t w = dist == StoreDist::DIST_FIRST_ELEMENT_B8 ? 1 : (dist == StoreDist::DIST_FIRST_ELEMENT_B16 ? 2 : 4);
@@ -198,24 +197,27 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
         const char* name = w == 1 ? "DIST_FIRST_ELEMENT_B8" : (w == 2 ? "DIST_FIRST_ELEMENT_B16" : "DIST_FIRST_ELEMENT_B32");
         uint32_t a = ub_addr_of(dstp, w, w, "StoreAlign", name, loc);
         dslc::trace_operand(id, a, true);
-        check_store(src, 0, id, a, loc);
         write(a, src.bytes, w);
-    } else if constexpr (dist == StoreDist::DIST_PACK4_B32) {
-        static_assert(sizeof(T) == 1, "StoreAlign<DIST_PACK4_B32>: the element must be 8 bits wide (the low bytes "
-                                      "of b32 lanes, e.g. after a 16 -> 8 bit Cast of unpacked data)");
+        store_def(src, 0, w, id, a);
+    } else if constexpr (dist == StoreDist::DIST_PACK4_B32 || dist == StoreDist::DIST_PACK_B16) {
+        // the low byte of each active lane of w bytes: b32 lanes (PACK4_B32) or b16 lanes (PACK_B16)
+        constexpr uint32_t w = dist == StoreDist::DIST_PACK4_B32 ? 4 : 2;
+        const char* name = w == 4 ? "DIST_PACK4_B32" : "DIST_PACK_B16";
+        static_assert(sizeof(T) == 1, "StoreAlign<DIST_PACK4_B32/DIST_PACK_B16>: the element must be 8 bits wide "
+                                      "(the low bytes of b32/b16 lanes, e.g. after a 16 -> 8 bit Cast)");
         uint32_t n = 0;
-        while (n < VL / 4 && mask.on(4 * n, 1) && !mask.unknown(4 * n, 1)) n++;
-        for (uint32_t i = n; i < VL / 4; i++)
-            if (mask.on(4 * i, 1) || mask.unknown(4 * i, 1))
+        while (n < VL / w && mask.on(w * n, 1) && !mask.unknown(w * n, 1)) n++;
+        for (uint32_t i = n; i < VL / w; i++)
+            if (mask.on(w * i, 1) || mask.unknown(w * i, 1))
                 dslc::fault(dslc::F_UNSUPPORTED, loc,
-                            "Reg::StoreAlign<DIST_PACK4_B32>: the mask is not a prefix of b32 lanes (lane %u active "
-                            "after inactive lane %u); only prefix masks are modelled",
-                            i, n);
-        uint32_t a = ub_addr_of(dstp, n, 32, "StoreAlign", "DIST_PACK4_B32", loc);
+                            "Reg::StoreAlign<%s>: the mask is not a prefix of b%u lanes (lane %u active after "
+                            "inactive lane %u); only prefix masks are modelled",
+                            name, 8 * w, i, n);
+        uint32_t a = ub_addr_of(dstp, n, 32, "StoreAlign", name, loc);
         dslc::trace_operand(id, a, true);
         for (uint32_t i = 0; i < n; i++) {
-            check_store(src, 4 * i, id, a + i, loc);
-            write(a + i, src.bytes + 4 * i, 1);
+            write(a + i, src.bytes + w * i, 1);
+            store_def(src, w * i, 1, id, a + i);
         }
     } else {
         static_assert(sizeof(T) == 2, "StoreAlign<DIST_PACK_B32>: the element must be 16 bits wide (the low halves "
@@ -231,8 +233,8 @@ inline void store(T* dstp, U& src, MaskReg& mask, dslc::Loc loc) {
         uint32_t a = ub_addr_of(dstp, 2 * n, 32, "StoreAlign", "DIST_PACK_B32", loc);
         dslc::trace_operand(id, a, true);
         for (uint32_t i = 0; i < n; i++) {
-            if (src.undef.any(4 * i, 2)) check_store(src, 2 * i, id, a + 2 * i, loc);
             write(a + 2 * i, src.bytes + 4 * i, 2);
+            store_def(src, 2 * i, 2, id, a + 2 * i);
         }
     }
 }
