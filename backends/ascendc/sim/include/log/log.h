@@ -14,6 +14,8 @@
 #include <type_traits>
 
 #include "dslc_sim/host_types.h"
+// Host code calls memset_s/EOK with only the CANN headers included (they bring securec.h).
+#include "securec.h"
 
 #ifndef OP_SUBMOD_NAME
 #define OP_SUBMOD_NAME "OPS_BASE"
