@@ -77,3 +77,11 @@ def test_optional_input_by_name(capsys):
 def test_usage_errors(capsys, args, message):
     assert main(["check", str(OP_DIR), "--op", "HostApi", *args]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == f"dslc: error: {message}"
+
+
+def test_opbase_parameter_error_macro(capsys):
+    # the TilingFunc refuses a 2-D x with OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON (opbase's message text)
+    assert main(["check", str(OP_DIR), "--op", "HostApi", "--shape", "4,16"]) == 1
+    out = capsys.readouterr().out
+    assert "TilingError: TilingFunc returned GRAPH_FAILED" in out
+    assert "Parameter x of HostApi has incorrect shape [4, 16]. Reason: HostApi takes a 1-D x." in out
