@@ -60,6 +60,27 @@ def shape_arg(text: str) -> tuple[int, ...]:
     return dims
 
 
+def named_shape_arg(text: str) -> tuple[str | None, tuple[int, ...] | None]:
+    """``dslc check --shape``: ``SHAPE`` or ``NAME=SHAPE`` (``NAME=-``: the input is absent)."""
+    name, eq, dims = text.partition("=")
+    if not eq:
+        return None, shape_arg(text)
+    name = name.strip()
+    if not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"'{name}' is not an input name (in '{text}')")
+    return name, (None if dims.strip() == "-" else shape_arg(dims))
+
+
+def fill_arg(text: str) -> tuple[str, float]:
+    name, eq, value = text.partition("=")
+    try:
+        if not eq or not name.strip().isidentifier():
+            raise ValueError
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, such as lr=0.001, got '{text}'") from None
+
+
 def positive_int(text: str) -> int:
     if not text.strip().isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
@@ -511,6 +532,7 @@ def cmd_check(args) -> int:
             max_faults=args.max_faults,
             seed=args.seed,
             cores=args.cores,
+            fills=args.fill or [],
         )
     except CheckUsageError as e:
         raise UsageError(str(e)) from None
@@ -696,10 +718,11 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument(
         "--shape",
         action="append",
-        type=shape_arg,
-        metavar="N[,M...]",
+        type=named_shape_arg,
+        metavar="[NAME=]N[,M...]",
         help="input shape: one for all required inputs, one per required input, or one per input "
-        "(default: 4096)",
+        "(default: 4096); NAME=SHAPE sets input NAME's (an optional one becomes present), NAME=- leaves "
+        "it absent",
     )
     chk.add_argument(
         "--dtype",
@@ -708,6 +731,13 @@ def build_parser() -> argparse.ArgumentParser:
         "the first column)",
     )
     attr_args(chk)
+    chk.add_argument(
+        "--fill",
+        action="append",
+        type=fill_arg,
+        metavar="NAME=VALUE",
+        help="input NAME is VALUE everywhere instead of random (a learning rate, an epsilon); repeatable",
+    )
     chk.add_argument(
         "--golden",
         metavar="MODULE:FUNCTION",

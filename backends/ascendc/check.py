@@ -125,6 +125,8 @@ class Plan:
     attrs: list
     attr_names: list[str]
     output_specs: list[tuple[tuple[int, ...], np.dtype]] = field(default_factory=list)
+    # Per output: the input whose data it starts with (a ref output, ApplyAdamW's var/m/v), or None.
+    output_init: list[np.ndarray | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -153,12 +155,32 @@ def pick_column(opdef: dict, dtypes: list[str] | None) -> int:
     )
 
 
-def input_shapes(opdef: dict, shapes: list[tuple[int, ...]] | None) -> list[tuple[int, ...] | None]:
-    """One ``--shape`` for every REQUIRED input (OPTIONAL ones absent), one per REQUIRED input,
-    or one per input (all present)."""
+def input_shapes(
+    opdef: dict, given: list[tuple[str | None, tuple[int, ...]]] | None
+) -> list[tuple[int, ...] | None]:
+    """Unnamed ``--shape``s: one for every REQUIRED input (OPTIONAL ones absent), one per REQUIRED
+    input, or one per input (all present); then ``--shape NAME=SHAPE`` sets input NAME's shape (an
+    OPTIONAL one becomes present; ``NAME=-`` leaves it absent)."""
     inputs = opdef["inputs"]
+    names = [d["name"] for d in inputs]
     required = [i for i, d in enumerate(inputs) if d["option"] == "REQUIRED"]
-    shapes = shapes or [DEFAULT_SHAPE]
+    named = [(n, s) for n, s in given or [] if n is not None]
+    shapes = [s for n, s in given or [] if n is None] or [DEFAULT_SHAPE]
+    for n, _ in named:
+        if n not in names:
+            raise CheckUsageError(
+                f"--shape {n}=...: {opdef['type']} has no input '{n}' (it has: {', '.join(names)})"
+            )
+    out = _unnamed_shapes(opdef, shapes, required)
+    for n, s in named:
+        out[names.index(n)] = s
+    if all(s is None for s in out):
+        raise CheckUsageError(f"--shape: every input of {opdef['type']} is absent")
+    return out
+
+
+def _unnamed_shapes(opdef: dict, shapes: list, required: list[int]) -> list:
+    inputs = opdef["inputs"]
     if len(shapes) == 1 and len(inputs) != 1:
         return [shapes[0] if i in required else None for i in range(len(inputs))]
     if len(shapes) == len(inputs):
@@ -270,6 +292,7 @@ def plan_check(
     attrs,
     seed: int,
     includes: tuple[Path, ...],
+    fills: list[tuple[str, float]] = (),
 ) -> Plan:
     opdef = describe_project(src, target=target, include_dirs=includes, werror=False)
     column = pick_column(opdef, dtypes)
@@ -284,13 +307,32 @@ def plan_check(
         if column >= len(d["dtypes"]):
             raise ArgumentError(f"{opdef['type']}: input '{d['name']}' declares no dtype in column {column}")
         inputs.append(random_input(tuple(shape), ge_numpy(d["dtypes"][column]), rng))
+    names = [d["name"] for d in opdef["inputs"]]
+    for name, value in fills:  # --fill NAME=VALUE: a constant input (hyperparameters, scalars)
+        if name not in names:
+            raise CheckUsageError(
+                f"--fill {name}=...: {opdef['type']} has no input '{name}' (it has: {', '.join(names)})"
+            )
+        k = names.index(name)
+        if inputs[k] is None:
+            raise CheckUsageError(
+                f"--fill {name}=...: input '{name}' is absent (give it a --shape {name}=SHAPE)"
+            )
+        inputs[k] = np.full(inputs[k].shape, value, dtype=np.float64).astype(inputs[k].dtype)
     plan = Plan(opdef, column, inputs, values, [a["name"] for a in opdef["attrs"]])
     specs = [None if a is None else (a.shape, a.dtype) for a in inputs]
     inferred = describe_project(
         src, target=target, inputs=specs, attrs=values, include_dirs=includes, werror=False
     )
     first = next(a for a in inputs if a is not None)
+    by_name = {d["name"]: a for d, a in zip(opdef["inputs"], inputs)}
     for k, o in enumerate(opdef["outputs"]):
+        ref = by_name.get(o["name"])
+        if ref is not None:  # a ref output (named like an input): the input's memory on the NPU
+            plan.output_specs.append((ref.shape, ref.dtype))
+            plan.output_init.append(ref)
+            continue
+        plan.output_init.append(None)
         if k < len(inferred["dtypes"]) and inferred["dtypes"][k] in _GE:
             dt = ge_numpy(inferred["dtypes"][k])
         elif column < len(o["dtypes"]):
@@ -304,6 +346,9 @@ def plan_check(
             if k == 0:
                 plan.notes.append("no InferShape registered: the outputs take the first input's shape")
         plan.output_specs.append((shape, dt))
+    refs = [o["name"] for o, init in zip(opdef["outputs"], plan.output_init) if init is not None]
+    if refs:
+        plan.notes.append(f"ref output(s) {', '.join(refs)} start with the input of that name, as on the NPU")
     return plan
 
 
@@ -320,10 +365,18 @@ def run_check(
     max_faults: int = 20,
     seed: int = 0,
     cores: int | None = None,
+    fills: list[tuple[str, float]] = (),
 ) -> CheckReport:
     src = find_operator(folder, op_type)
     plan = plan_check(
-        src, target, shapes=shapes, dtypes=dtypes, attrs=list(attrs), seed=seed, includes=includes
+        src,
+        target,
+        shapes=shapes,
+        dtypes=dtypes,
+        attrs=list(attrs),
+        seed=seed,
+        includes=includes,
+        fills=fills,
     )
     res = simulate_project(
         src.project_dir,
@@ -338,6 +391,7 @@ def run_check(
         keep_going=True,
         max_faults=max_faults,
         ub_backing=UB_BACKING_FACTOR * target.ub_bytes,
+        output_init=plan.output_init,
         sources=src,
     )
     report = CheckReport(

@@ -35,6 +35,9 @@ SOURCE_SUFFIXES = (".h", ".hpp", ".cpp", ".cc")
 # library function's, whatever the operator's name.
 ENTRY_PREFIX = "dslc_entry_"
 ERROR_LINES = 40
+# __CCE_AICORE__ per __NPU_ARCH__: 220 is the Atlas A2/A3 (dav-c220) value kernels test
+# (`#if __CCE_AICORE__ == 220`, e.g. ops-nn norm/add_layer_norm); the 950's is not set (unsourced).
+CCE_AICORE = {2201: 220}
 
 
 def cache_root() -> Path:
@@ -463,6 +466,8 @@ def build_project(
         gen += DSLC_FLAGS
     host_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}"]
     kernel_flags = [*gen, f"-D__NPU_ARCH__={npu_arch}", f"-DDSLC_OP_TYPE={src.op_type}", *(defines or [])]
+    if npu_arch in CCE_AICORE:  # bisheng's core version macro, which CANN 8.x kernels branch on
+        kernel_flags.append(f"-D__CCE_AICORE__={CCE_AICORE[npu_arch]}")
     kernel_flags += _mix_flags(src.kernel_src.read_text(errors="replace"))
     objs = cache_root() / "obj"
     objs.mkdir(parents=True, exist_ok=True)

@@ -113,6 +113,7 @@ def simulate_project(
     max_faults: int = 8,
     ub_backing: int = 0,
     sources: ProjectSources | None = None,
+    output_init: list[np.ndarray | None] | None = None,
 ) -> SimResult:
     """Compile ``project_dir`` for the emulator and run it on ``inputs``.
 
@@ -132,6 +133,7 @@ def simulate_project(
     (``SimResult.faults``) with the outputs as the kernel left them, instead of raising; a UB
     allocation over capacity is one of them and the run goes on in a backing store of ``ub_backing``
     bytes. ``sources``: the project's sources when the caller found them (``ProjectSources.find``).
+    ``output_init``: per output, an array its GM starts with instead of the poison (None: poison).
     """
     cores = target.aiv_cores if cores is None else int(cores)
     if cores < 1:
@@ -185,8 +187,14 @@ def simulate_project(
             shape = tuple(int(d) for d in shape)
             nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
             path = tmpdir / f"out{i}.bin"
+            init = output_init[i] if output_init is not None and i < len(output_init) else None
             with open(path, "wb") as f:
-                f.write(bytes([POISON]) * nbytes)
+                if init is not None:
+                    f.write(
+                        np.ascontiguousarray(init, dtype=dt).reshape(-1)[: nbytes // dt.itemsize].tobytes()
+                    )
+                else:
+                    f.write(bytes([POISON]) * nbytes)
             out_specs.append((path, shape, dt))
             dims = " ".join(str(d) for d in shape)
             lines.append(f"output {i} 1 {ge_code(dt)} {len(shape)} {dims} {path} {nbytes}")

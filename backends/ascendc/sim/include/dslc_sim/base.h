@@ -78,6 +78,16 @@ __aicore__ inline GM_ADDR GetUserWorkspace(GM_ADDR workspace) { return workspace
 __aicore__ inline void InitSocState() {}
 template <typename T> __aicore__ inline T CeilDivision(T a, T b) { return (a + b - 1) / b; }
 __aicore__ inline constexpr uint32_t GetVecLen() { return 256; }
+// Constants and helpers CANN 8.x kernels use unqualified (bisheng's kernel headers define them; not in
+// the public asc-devkit headers): a 32-byte data block, its float count, a 256-byte repeat, the mask
+// placeholder of an API called with isSetMask = false (BlockReduceSum.md: MASK_PLACEHOLDER), and
+// AlignUp(a, b), a rounded up to a multiple of b.
+constexpr int32_t ONE_BLK_SIZE = 32;
+constexpr int32_t ONE_BLK_FLOAT_NUM = 8;
+constexpr int32_t ONE_BLK_HALF_NUM = 16;
+constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
+constexpr int32_t MASK_PLACEHOLDER = 0;
+template <typename T> __aicore__ inline constexpr T AlignUp(T a, T b) { return b == 0 ? a : (a + b - 1) / b * b; }
 
 // Type traits of impl/basic_api/utils (asc-devkit kernel_utils_ceil_oom_que.h): IsSameType<T, U>::value.
 template <bool b> struct BoolInst {

@@ -4,6 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+// CANN's graph headers bring these in; op_host code (ops-nn common/inc) relies on them.
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -19,6 +24,8 @@ enum DataType {
 };
 enum Format { FORMAT_NCHW = 0, FORMAT_NHWC = 1, FORMAT_ND = 2, FORMAT_NC1HWC0 = 3, FORMAT_FRACTAL_Z = 4,
               FORMAT_FRACTAL_NZ = 29, FORMAT_RESERVED = 40 };
+// metadef graph/types.h: the primary format is the low byte of a format with sub-format bits.
+inline int32_t GetPrimaryFormat(int32_t format) { return static_cast<int32_t>(static_cast<uint32_t>(format) & 0xffU); }
 }  // namespace ge
 
 namespace gert {
@@ -75,6 +82,9 @@ public:
     int64_t GetDimNum() const { return static_cast<int64_t>(storage_.GetDimNum()); }
     int64_t GetDim(size_t i) const { return storage_.GetDim(i); }
     int64_t GetShapeSize() const { return storage_.GetShapeSize(); }
+    // metadef exe_graph/runtime/storage_shape.h: equal when both the origin and the storage shape are.
+    bool operator==(const StorageShape& o) const { return origin_ == o.origin_ && storage_ == o.storage_; }
+    bool operator!=(const StorageShape& o) const { return !(*this == o); }
 
 private:
     Shape origin_, storage_;
@@ -134,6 +144,16 @@ namespace fe {
 // What the emulator's platform reports: filled by the harness from the target table.
 class PlatFormInfos {
 public:
+    // metadef platform_infos_def.h: `bool GetPlatformRes(const std::string& label, const std::string& key,
+    // std::string& val)`. The emulator answers the core counts and the UB size of SoCInfo / AICoreSpec;
+    // any other resource is unknown (false, val empty), as for a key the platform file lacks.
+    bool GetPlatformRes(const std::string& label, const std::string& key, std::string& val) {
+        val.clear();
+        if (label == "SoCInfo" && key == "ai_core_cnt") val = std::to_string(aic_cores);
+        else if (label == "SoCInfo" && key == "vector_core_cnt") val = std::to_string(aiv_cores);
+        else if (label == "AICoreSpec" && key == "ub_size") val = std::to_string(ub_bytes);
+        return !val.empty();
+    }
     uint32_t aiv_cores = 0, aic_cores = 0;
     uint64_t ub_bytes = 0;
     int npu_arch = 2201;

@@ -12,6 +12,13 @@ enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORD
 
 namespace detail {
 
+// The ReduceSum (count form) result the AccVal register holds for GetAccVal (AIV-only kernels:
+// blocks run one after another, so one register serves the run).
+inline double& acc_val() {
+    static double v = 0;
+    return v;
+}
+
 template <typename C> inline C reduce_pair(ReduceType t, C a, C b) {
     return t == ReduceType::SUM ? a + b : (t == ReduceType::MAX ? max_c(a, b) : min_c(a, b));
 }
@@ -81,6 +88,7 @@ inline void reduce_count(const char* api, ReduceType t, const LocalTensor<T>& ds
     // The result (and index) is defined iff every reduced lane is.
     dslc::ub_mark(id, dst.addr(), outs * sizeof(T), dslc::ub_undef_at(src.addr(), uint32_t(count) * sizeof(T)));
     dst.ptr()[0] = r;
+    if (t == ReduceType::SUM) acc_val() = static_cast<double>(static_cast<float>(r));
     if (outs == 2) {
         uint32_t bits = idx;
         std::memcpy(dst.ptr() + 1, &bits, sizeof(T) < 4 ? sizeof(T) : 4);
@@ -138,6 +146,23 @@ inline void reduce_repeat(const char* api, ReduceType t, const LocalTensor<T>& d
     }
 }
 
+// BlockReduceSum's sum of one 32-byte block: a pairwise tree, each add rounded to T; for half a
+// sum beyond 65504 is kept as +-65504 (BlockReduceSum.md, v8.5.0: "结果大于65504时结果保存为65504").
+template <typename T> inline T block_tree_sum(const T* x, const bool* on, uint32_t n) {
+    T level[16];
+    for (uint32_t i = 0; i < n; i++) level[i] = on[i] ? x[i] : T(0.0f);
+    while (n > 1) {
+        uint32_t h = n / 2;
+        for (uint32_t i = 0; i < h; i++) {
+            float s = float(level[2 * i]) + float(level[2 * i + 1]);
+            if (std::is_same<T, half>::value) s = s > 65504.0f ? 65504.0f : (s < -65504.0f ? -65504.0f : s);
+            level[i] = static_cast<T>(s);
+        }
+        n = h;
+    }
+    return level[0];
+}
+
 }  // namespace detail
 
 template <typename T, bool isSetMask = true>
@@ -191,4 +216,56 @@ __aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTens
                           srcRepStride, order, loc);
 }
 
+}  // namespace AscendC
+
+namespace AscendC {
+// GetAccVal (asc-devkit v8.5.0 docs/api/context/GetAccVal(ISASI).md: `template <typename T> T GetAccVal()`,
+// half/float, A2/A3): the result of the last ReduceSum count form. Gone from 9.1.
+template <typename T> __aicore__ inline T GetAccVal(dslc::Loc loc = {}) {
+    dslc::issue(dslc::P_S, "GetAccVal", loc);
+    return static_cast<T>(static_cast<float>(detail::acc_val()));
+}
+
+// BlockReduceSum (asc-devkit v8.5.0 docs/api/context/BlockReduceSum.md; v9.0.1 has it, 9.1 not): per
+// repeat, the sum of the masked elements of each of its 8 data blocks, written to 8 consecutive
+// elements of dst (dstRepStride in units of those 8 results); continuous mask form. A block none of
+// whose elements the mask enables is written as 0.
+template <typename T, bool isSetMask = true>
+__aicore__ inline void BlockReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                      const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, dslc::Loc loc = {}) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "BlockReduceSum takes half or float");
+    const char* api = "BlockReduceSum";
+    detail::check_repeat(api, repeatTime, loc);
+    uint32_t id = detail::vec_issue<T>(api, loc);
+    const uint32_t lanes = 256 / sizeof(T), per_block = 32 / sizeof(T);
+    detail::LaneMask m = detail::LaneMask::first(static_cast<uint64_t>(mask), lanes);
+    detail::L0Operand os{src.addr(), uint32_t(srcBlkStride), uint32_t(srcRepStride), sizeof(T)};
+    detail::l0_touch(id, src.buf(), os, m, lanes, repeatTime, false, api, "src", loc);
+    const uint32_t step = uint32_t(dstRepStride) * 8;
+    if (repeatTime > 0) {
+        uint64_t span = (uint64_t(repeatTime - 1) * step + 8) * sizeof(T);
+        dslc::ub_check(dst.buf(), dst.addr(), span, true, api, "dst", loc);
+        for (int32_t r = 0; r < repeatTime; r++)
+            dslc::ub_access(id, dst.addr() + r * step * sizeof(T), 8 * sizeof(T), true, false);
+    }
+    dslc::count_vector(repeatTime);
+    uint8_t* ub = dslc::ub_base();
+    for (int32_t r = 0; r < repeatTime; r++) {
+        T* d = reinterpret_cast<T*>(ub + dst.addr()) + r * step;
+        for (uint32_t b = 0; b < 8; b++) {
+            T vals[16];
+            bool on[16];
+            uint32_t undef = dslc::kDefined;
+            for (uint32_t k = 0; k < per_block; k++) {
+                uint32_t j = b * per_block + k;
+                on[k] = m.on(j);
+                std::memcpy(&vals[k], ub + detail::lane_addr(os, r, j), sizeof(T));
+                if (on[k] && undef == dslc::kDefined) undef = dslc::ub_undef_at(detail::lane_addr(os, r, j), sizeof(T));
+            }
+            dslc::ub_mark(id, dst.addr() + (r * step + b) * sizeof(T), sizeof(T), undef);
+            d[b] = detail::block_tree_sum<T>(vals, on, per_block);
+        }
+    }
+}
 }  // namespace AscendC

@@ -14,6 +14,8 @@
 #include <type_traits>
 
 #include "dslc_sim/host_types.h"
+// Host code calls memset_s/EOK with only the CANN headers included (they bring securec.h).
+#include "securec.h"
 
 #ifndef OP_SUBMOD_NAME
 #define OP_SUBMOD_NAME "OPS_BASE"
@@ -132,3 +134,47 @@ inline std::string ToString(const gert::Shape& shape) {
             return ge::GRAPH_FAILED;                                                                            \
         }                                                                                                       \
     } while (0)
+
+// The parameter-error family of opbase's log.h (include/op_common/log/log.h, error codes EZ0008...):
+// the same arguments (strings or anything std::string takes) and message texts; the emulator logs the
+// message as an error (no error-manager report).
+#define DSLC_OP_LOGE_PARAM(entity, fmt, ...)                                                   \
+    do {                                                                                       \
+        std::string dslc_entity_(entity);                                                      \
+        OP_LOGE(dslc_entity_.c_str(), fmt, __VA_ARGS__);                                       \
+    } while (0)
+#define DSLC_S(x) std::string(x).c_str()
+#define DSLC_PARAM_IT(entity, param, what, bad, good)                                                              \
+    DSLC_OP_LOGE_PARAM(entity, "Parameter %s of %s has incorrect " what " %s. It should be %s.", DSLC_S(param), \
+                       DSLC_S(entity), DSLC_S(bad), DSLC_S(good))
+#define DSLC_PARAM_REASON(entity, param, what, bad, reason)                                                         \
+    DSLC_OP_LOGE_PARAM(entity, "Parameter %s of %s has incorrect " what " %s. Reason: %s.", DSLC_S(param),      \
+                       DSLC_S(entity), DSLC_S(bad), DSLC_S(reason))
+#define DSLC_PARAMS_REASON(entity, params, what, bad, reason)                                                       \
+    DSLC_OP_LOGE_PARAM(entity, "Parameters %s of %s have incorrect " what " %s. Reason: %s.", DSLC_S(params),   \
+                       DSLC_S(entity), DSLC_S(bad), DSLC_S(reason))
+#define OP_LOGE_FOR_INVALID_SHAPE(e, p, bad, good) DSLC_PARAM_IT(e, p, "shape", bad, good)
+#define OP_LOGE_FOR_INVALID_SHAPE_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "shape", bad, r)
+#define OP_LOGE_FOR_INVALID_SHAPES_WITH_REASON(e, p, bad, r) DSLC_PARAMS_REASON(e, p, "shapes", bad, r)
+#define OP_LOGE_FOR_INVALID_SHAPEDIM(e, p, bad, good) DSLC_PARAM_IT(e, p, "shape dim", bad, good)
+#define OP_LOGE_FOR_INVALID_SHAPEDIM_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "shape dim", bad, r)
+#define OP_LOGE_FOR_INVALID_SHAPEDIMS_WITH_REASON(e, p, bad, r) DSLC_PARAMS_REASON(e, p, "shape dims", bad, r)
+#define OP_LOGE_FOR_INVALID_SHAPESIZE(e, p, bad, good) DSLC_PARAM_IT(e, p, "shape size", bad, good)
+#define OP_LOGE_FOR_INVALID_SHAPESIZE_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "shape size", bad, r)
+#define OP_LOGE_FOR_INVALID_SHAPESIZES_WITH_REASON(e, p, bad, r) DSLC_PARAMS_REASON(e, p, "shape sizes", bad, r)
+#define OP_LOGE_FOR_INVALID_FORMAT(e, p, bad, good) DSLC_PARAM_IT(e, p, "format", bad, good)
+#define OP_LOGE_FOR_INVALID_FORMAT_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "format", bad, r)
+#define OP_LOGE_FOR_INVALID_FORMATS_WITH_REASON(e, p, bad, r) DSLC_PARAMS_REASON(e, p, "formats", bad, r)
+#define OP_LOGE_FOR_INVALID_DTYPE(e, p, bad, good) DSLC_PARAM_IT(e, p, "dtype", bad, good)
+#define OP_LOGE_FOR_INVALID_DTYPE_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "dtype", bad, r)
+#define OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON(e, p, bad, r) DSLC_PARAMS_REASON(e, p, "dtypes", bad, r)
+#define OP_LOGE_FOR_INVALID_VALUE(e, p, bad, good) DSLC_PARAM_IT(e, p, "value", bad, good)
+#define OP_LOGE_FOR_INVALID_VALUE_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "value", bad, r)
+#define OP_LOGE_FOR_INVALID_VALUES_WITH_REASON(e, p, bad, r) DSLC_PARAMS_REASON(e, p, "values", bad, r)
+#define OP_LOGE_FOR_INVALID_LISTSIZE(e, p, bad, good) DSLC_PARAM_IT(e, p, "element nums", bad, good)
+#define OP_LOGE_FOR_INVALID_LISTSIZE_WITH_REASON(e, p, bad, r) DSLC_PARAM_REASON(e, p, "element nums", bad, r)
+#define OP_LOGE_FOR_INVALID_TENSORNUM(e, p, bad, good)                                                             \
+    DSLC_OP_LOGE_PARAM(e, "Parameter %s of %s has invalid tensor num %ld. It should be %s.", DSLC_S(p), DSLC_S(e), \
+                       static_cast<long>(bad), DSLC_S(good))
+#define OP_LOGE_FOR_INVALID_ARGUMENT_WITH_REASON(e, p, r) \
+    DSLC_OP_LOGE_PARAM(e, "Parameter %s of %s is invalid. Reason: %s.", DSLC_S(p), DSLC_S(e), DSLC_S(r))

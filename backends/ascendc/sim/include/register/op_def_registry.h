@@ -11,6 +11,17 @@
 
 namespace gert {
 
+// metadef exe_graph/runtime/compute_node_info.h: the node's name, type and IR input/output counts.
+class ComputeNodeInfo {
+public:
+    const char* GetNodeName() const { return name_; }
+    const char* GetNodeType() const { return name_; }
+    size_t GetInputsNum() const { return inputs_; }
+    size_t GetOutputsNum() const { return outputs_; }
+    const char* name_ = "";
+    size_t inputs_ = 0, outputs_ = 0;
+};
+
 class TilingData {
 public:
     void* GetData() { return data_; }
@@ -51,6 +62,12 @@ public:
     fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
     // The object IMPL_OP_OPTILING(...).TilingParse<CompileInfo>(...) filled (nullptr without one).
     template <typename T> const T* GetCompileInfo() const { return static_cast<const T*>(compile_info_); }
+    // metadef exe_graph/runtime/tiling_context.h also has the untyped `const void* GetCompileInfo() const`.
+    const void* GetCompileInfo() const { return compile_info_; }
+    const ComputeNodeInfo* GetComputeNodeInfo() const {
+        node_info_ = ComputeNodeInfo{op_type_.c_str(), inputs_.size(), outputs_.size()};
+        return &node_info_;
+    }
     ge::graphStatus SetBlockDim(uint32_t n) {
         block_dim_ = n;
         block_dim_set_ = true;
@@ -83,6 +100,7 @@ public:
     const char* GetNodeName() const { return op_type_.c_str(); }
     const char* GetNodeType() const { return op_type_.c_str(); }
     size_t GetComputeNodeInputNum() const { return inputs_.size(); }
+    size_t GetComputeNodeOutputNum() const { return outputs_.size(); }
 
     // Filled by the harness.
     std::vector<TensorSlot> inputs_, outputs_;
@@ -95,6 +113,7 @@ public:
     bool block_dim_set_ = false;
     uint64_t tiling_key_ = 0;
     std::string op_type_;
+    mutable ComputeNodeInfo node_info_;
 
 private:
     static bool Present(const std::vector<TensorSlot>& v, size_t i) { return i < v.size() && v[i].present; }
@@ -135,7 +154,15 @@ public:
     const RuntimeAttrs* GetAttrs() const { return attrs_; }
     const char* GetNodeName() const { return op_type_.c_str(); }
     const char* GetNodeType() const { return op_type_.c_str(); }
+    // metadef ExtendedKernelContext: the node's IR input and output counts.
+    size_t GetComputeNodeInputNum() const { return in_.size(); }
+    size_t GetComputeNodeOutputNum() const { return out_.size(); }
+    const ComputeNodeInfo* GetComputeNodeInfo() const {
+        node_info_ = ComputeNodeInfo{op_type_.c_str(), in_.size(), out_.size()};
+        return &node_info_;
+    }
     std::string op_type_;
+    mutable ComputeNodeInfo node_info_;
     std::vector<Shape> in_, out_;
     std::vector<bool> in_present_;
     std::vector<Tensor> tensors_;

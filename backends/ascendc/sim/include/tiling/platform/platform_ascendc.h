@@ -2,6 +2,7 @@
 // docs/zh/api/Utils-API/平台信息获取/PlatformAscendC/). Answers from the target table.
 #pragma once
 #include "dslc_sim/host_types.h"
+#include "platform/soc_spec.h"
 
 namespace platform_ascendc {
 
@@ -28,6 +29,8 @@ public:
             default: size = 0;
         }
     }
+    // The architecture (asc-devkit PlatformAscendC::GetCurNpuArch, CANN 8.5+: NpuArch of platform/soc_spec.h).
+    NpuArch GetCurNpuArch() const { return p_ ? static_cast<NpuArch>(p_->npu_arch) : NpuArch::DAV_RESV; }
     SocVersion GetSocVersion() const {
         return p_ && p_->npu_arch == 3510 ? SocVersion::ASCEND950 : SocVersion::ASCEND910B;
     }

@@ -1,0 +1,45 @@
+"""numpy goldens of the real ops-nn / ops-math operators tests/check/test_real_kernels.py runs with
+`dslc check --golden` (our own formulas from the operators' documented semantics)."""
+
+import numpy as np
+
+
+def greater(x1, x2):
+    return np.greater(x1.astype(np.float64), x2.astype(np.float64))
+
+
+def is_close(x1, x2, rtol, atol, equal_nan):
+    a, b = x1.astype(np.float64), x2.astype(np.float64)
+    return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+def apply_adam_w(
+    var,
+    m,
+    v,
+    beta1_power,
+    beta2_power,
+    lr,
+    weight_decay,
+    beta1,
+    beta2,
+    epsilon,
+    grad,
+    max_grad_norm,
+    amsgrad,
+    maximize,
+):
+    """AdamW as the kernel states it (beta powers are those of the previous step)."""
+    assert not amsgrad
+    np.seterr(invalid="ignore")
+    f = lambda a: np.asarray(a, dtype=np.float32)
+    b1p, b2p, lr_, wd, b1, b2, eps = (
+        float(f(a).reshape(-1)[0])
+        for a in (beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon)
+    )
+    g = -f(grad) if maximize else f(grad)
+    m_new = b1 * f(m) + (1 - b1) * g
+    v_new = b2 * f(v) + (1 - b2) * g * g
+    var_new = f(var) * (1 - lr_ * wd) + lr_ / (b1p * b1 - 1) * m_new / (np.sqrt(v_new / (1 - b2p * b2)) + eps)
+    dt = var.dtype
+    return var_new.astype(dt), m_new.astype(dt), v_new.astype(dt)

@@ -1,0 +1,125 @@
+"""Opt-in: real operators of hicann/ops-math and hicann/ops-nn run unmodified by `dslc check`, with
+only include paths given. CI cannot fetch them: set DSLC_OPS_MATH and DSLC_OPS_NN to checkouts
+(benchmarks/real_kernels.md names the commits and records the results); skipped otherwise."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dsl.cli import main
+
+OPS_MATH = os.environ.get("DSLC_OPS_MATH")
+OPS_NN = os.environ.get("DSLC_OPS_NN")
+GOLDENS = Path(__file__).parent / "real_goldens.py"
+TAIL = "1000003"  # 48 cores with a tail: not a whole number of 32-byte blocks per core
+ADAMW_SCALARS = [
+    *(
+        f"--shape={n}=1"
+        for n in ("beta1_power", "beta2_power", "lr", "weight_decay", "beta1", "beta2", "epsilon")
+    ),
+    *("--fill=beta1_power=0.9", "--fill=beta2_power=0.999", "--fill=lr=0.001", "--fill=weight_decay=0.01"),
+    *("--fill=beta1=0.9", "--fill=beta2=0.999", "--fill=epsilon=1e-8"),
+]
+
+math_only = pytest.mark.skipif(not OPS_MATH, reason="set DSLC_OPS_MATH to a hicann/ops-math checkout")
+nn_only = pytest.mark.skipif(not OPS_NN, reason="set DSLC_OPS_NN to a hicann/ops-nn checkout")
+
+
+def check(capsys, *args):
+    code = main(["check", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+@math_only
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+def test_greater_matches(capsys, dtype):
+    code, out = check(
+        capsys,
+        f"{OPS_MATH}/experimental/math/greater",
+        "--op",
+        "Greater",
+        "--dtype",
+        dtype,
+        "--golden",
+        f"{GOLDENS}:greater",
+    )
+    assert code == 0, out
+    assert "Greater: no faults, matches the golden" in out
+
+
+@math_only
+def test_greater_reads_past_the_end_at_a_tail(capsys):
+    code, out = check(
+        capsys, f"{OPS_MATH}/experimental/math/greater", "--op", "Greater", "--dtype", "f32", "--shape", TAIL
+    )
+    assert code == 1
+    assert (
+        "MemoryFaultError: op_kernel/greater.h:112: DataCopy(GM->UB): GM read [3972864, 4000128) B is out of "
+        "bounds of input 0 'x1' (4000012 B): 116 B past the end (block 47 of 48)" in out
+    )
+
+
+@math_only
+@pytest.mark.parametrize("dtype,shape", [("f32", "4096"), ("f16", "4096"), ("f32", TAIL), ("f16", TAIL)])
+def test_is_close_matches(capsys, dtype, shape):
+    code, out = check(
+        capsys,
+        f"{OPS_MATH}/experimental/math/is_close",
+        "--op",
+        "IsClose",
+        "--dtype",
+        dtype,
+        "--shape",
+        shape,
+        "--golden",
+        f"{GOLDENS}:is_close",
+    )
+    assert code == 0, out
+    assert "IsClose: no faults, matches the golden" in out
+
+
+@nn_only
+@pytest.mark.parametrize("dtype,line", [("f32", 173), ("f16", 170)])
+def test_apply_adam_w_ub_overrun_and_match(capsys, dtype, line):
+    code, out = check(
+        capsys,
+        f"{OPS_NN}/experimental/optim/apply_adam_w",
+        "--op",
+        "ApplyAdamW",
+        "-I",
+        f"{OPS_NN}/common/inc",
+        *ADAMW_SCALARS,
+        "--dtype",
+        dtype,
+        "--golden",
+        f"{GOLDENS}:apply_adam_w",
+    )
+    assert code == 1  # its faults; the outputs still match
+    assert f"MemoryFaultError: op_kernel/apply_adam_w.h:{line}: UB over capacity" in out
+    assert "ApplyAdamW: 3 fault(s), matches the golden" in out
+
+
+@nn_only
+def test_apply_adam_w_reads_past_the_end_at_a_tail(capsys):
+    code, out = check(
+        capsys,
+        f"{OPS_NN}/experimental/optim/apply_adam_w",
+        "--op",
+        "ApplyAdamW",
+        "-I",
+        f"{OPS_NN}/common/inc",
+        *ADAMW_SCALARS,
+        "--dtype",
+        "f32",
+        "--shape",
+        TAIL,
+    )
+    assert code == 1
+    assert (
+        "MemoryFaultError: op_kernel/apply_adam_w.h:187: DataCopy(GM->UB): GM read [3995296, 4000032) B is out "
+        "of bounds of input 0 'var' (4000012 B): 20 B past the end (block 47 of 48)" in out
+    )
