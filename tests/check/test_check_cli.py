@@ -121,7 +121,7 @@ def test_without_the_include_path_the_util_header_is_not_found(capsys):
 
 
 def test_the_environment_variable_gives_include_paths(capsys, monkeypatch):
-    monkeypatch.setenv("DSLC_CHECK_INCLUDE", f"/nonexistent-first-is-skipped-no:{INCLUDE}".split(":", 1)[1])
+    monkeypatch.setenv("DSLC_CHECK_INCLUDE", str(INCLUDE))
     code, out, _ = check(capsys, OP_DIR, "--op", "ScaleAdd")
     assert code == 0, out
 

@@ -1,6 +1,6 @@
 """CANN 8.x kernel API that real 910B operators use (AddLayerNorm's ReduceSumFP32 / ReduceSumShort):
 BlockReduceSum (asc-devkit v8.5.0 docs/api/context/BlockReduceSum.md), GetAccVal (GetAccVal(ISASI).md),
-AlignUp, ONE_BLK_SIZE, ONE_BLK_FLOAT_NUM, ONE_REPEAT_BYTE_SIZE and __CCE_AICORE__, on the fixture kernel
+AlignUp, ONE_BLK_SIZE, ONE_BLK_FLOAT_NUM, ONE_REPEAT_BYTE_SIZE, __CCE_AICORE__ and block_idx, on the fixture kernel
 fixtures/kernels/block_reduce.cpp, against numpy in the documented pairwise order."""
 
 from __future__ import annotations
@@ -37,3 +37,4 @@ def test_block_reduce_sum_and_acc_val(projects, rng, key):
     assert abs(total - x.astype(np.float64).sum()) <= 1e-4 * np.abs(x).sum()
     assert z[N // 8 + 1] == 520  # AlignUp(513, ONE_BLK_FLOAT_NUM)
     assert z[N // 8 + 2] == 220  # __CCE_AICORE__ of ascend910b
+    assert z[N // 8 + 3] == 0  # block_idx of the only block

@@ -100,3 +100,10 @@ template <typename T, typename U> struct IsSameType : public FalseType {};
 template <typename T> struct IsSameType<T, T> : public TrueType {};
 
 }  // namespace AscendC
+
+// bisheng's built-in `block_idx` (CANN 8.x kernels read it as the block index, = GetBlockIdx()):
+// a global whose value is the running block's index.
+struct DslcBlockIdxVar {
+    __aicore__ inline operator int64_t() const { return ::dslc::view_block_idx(); }
+};
+inline constexpr DslcBlockIdxVar block_idx{};
