@@ -156,3 +156,41 @@ def test_run_past_the_full_row_limit_names_n_and_the_limit(capsys):
     code, out, err = run(["run", example, "--shape", "3,16", "--shape", "1024,16", "--shape", "1024"], capsys)
     assert code == 0, err
     assert "matmul_rms_norm[f16] matches the reference" in out
+
+
+EXAMPLE_LINEAR_GELU = Path(__file__).resolve().parents[1] / "examples" / "linear_gelu.py"
+
+
+@pytest.mark.parametrize(
+    "target,path,why",
+    [
+        (
+            "ascend950",
+            "auto",
+            "MemBase: RegBase vector functions are not emitted yet (the rule picks RegBase: 10 ops, "
+            "9 intermediates kept in registers)",
+        ),
+        ("ascend950", "membase", "MemBase: asked for (vector_path='membase')"),
+        ("ascend910b", "auto", "MemBase: the target has no RegBase"),
+    ],
+)
+def test_explain_names_the_epilogue_vector_path(tmp_path, capsys, target, path, why):
+    """select-vector-path's rule (seed 004 section 3) on the epilogue, as --explain prints it: on
+    950 it picks RegBase for linear_gelu's chain and the epilogue stays MemBase, saying why."""
+    argv = ["compile", EXAMPLE_LINEAR_GELU, "-o", tmp_path, "--target", target, "--vector-path", path]
+    code, out, err = run([*argv, "--explain"], capsys)
+    assert code == 0, err
+    assert out.count(f"  vector path: {why}\n") == 2  # f16 and bf16
+
+
+def test_regbase_epilogue_is_a_located_error(tmp_path, capsys):
+    argv = ["compile", EXAMPLE_LINEAR_GELU, "-o", tmp_path / "out", "--target", "ascend950"]
+    code, out, err = run([*argv, "--vector-path", "regbase"], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"dslc: {EXAMPLE_LINEAR_GELU}:16:9: error: vector_path='regbase' for linear_gelu: the matmul "
+        "epilogue's RegBase vector functions are not implemented yet (its vector ops run MemBase: "
+        "vector_path='auto' or 'membase')\n"
+    ), err
+    assert "    y = x @ w.T + bias\n" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

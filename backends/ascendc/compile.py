@@ -76,7 +76,7 @@ def lower(
     refuse_matmul(op, target)
     check_names(op, warn_builtin)
     if any(o.opname == "matmul" for o in op.func(op.dtypes[0]).walk()):
-        return _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each)
+        return _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, vector_path)
     # On ascend950 the MemBase (LocalTensor) API runs through vector-function emulation, so the
     # same kernels are valid there (ascendc-api.md section 7); the RegBase path comes later.
     name = op.name
@@ -263,9 +263,9 @@ def check_names(op, warn_builtin: bool) -> None:
         check_attr_name(a.name)
 
 
-def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each) -> Compiled:
+def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, vector_path: str = "auto") -> Compiled:
     """The matmul schedule (``matmul.py``): split-cube-vector + the row passes, the CV kernel."""
-    from .matmul import lower_matmul
+    from .matmul import epilogue_vector_path, lower_matmul
 
     name, camel = op.name, op_type(op.name)
     funcs = {dt: op.func(dt) for dt in op.dtypes}
@@ -287,7 +287,7 @@ def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each) -> Compiled:
         op,
         tgt,
         {"plan": plan, "header": header, "carrier": t_carrier(plan)},
-        select_vector_path_spelling(tgt, "membase"),
+        epilogue_vector_path(op, tgt, vector_path),
         sink,
         None,
     )

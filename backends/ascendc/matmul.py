@@ -40,6 +40,22 @@ def pipeline(tgt, vector: str) -> list:
     return matmul_pipeline(f"split-cube-vector{{{opts}}}", vector)
 
 
+def epilogue_vector_path(op, tgt, path: str) -> str:
+    """select-vector-path for the epilogue: the rule (seed 004 section 3) names the path and its
+    reason for ``--explain``; the epilogue is rendered MemBase on both targets until its RegBase
+    vector functions are (so ``auto`` keeps a RegBase pick on MemBase and says so, and asking for
+    ``regbase`` is a located error)."""
+    if path == "regbase":
+        mm = find_matmul(op.func(op.dtypes[0]))
+        raise CompileError(
+            f"vector_path='regbase' for {op.name}: the matmul epilogue's RegBase vector functions are not "
+            "implemented yet (its vector ops run MemBase: vector_path='auto' or 'membase')",
+            mm.loc if mm is not None else None,
+        )
+    regbase = str(tgt.regbase).lower()
+    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase=false}}"
+
+
 def refuse_target(op, tgt) -> None:
     """What a target cannot take: i8 operands on ascend950 (its L1 -> L0 load, LoadData2DParamsV2,
     is emulated for 16-bit types only)."""

@@ -1,4 +1,4 @@
-"""The matmul schedule's kernel (910B): one ``__mix__(1, 2)`` kernel, a cube part and its epilogue.
+"""The matmul schedule's kernel: one ``__mix__(1, 2)`` kernel, a cube part and its epilogue.
 
 (An identity epilogue, ``return x @ w`` in f32/i32, takes no vector core: ``__mix__(1, 0)``, the
 AIC's Fixpipe writes the output rows from L0C, no workspace; ``direct_output``.)
@@ -15,17 +15,24 @@ tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
   then ``Fixpipe`` f32/i32 L0C -> the block's workspace slot (count % 2) and
   ``CrossCoreSetFlag<2, PIPE_FIX>`` to the AIVs; before the Fixpipe of its third tile on it waits
   the AIVs' release of that workspace slot (``CrossCoreWaitFlag``); drained after the loop.
-* AIV: per tile, ``CrossCoreWaitFlag``, then its half of the tile's rows (``halfM = ceil(curM /
-  2)``; AIV1 may get none and still answers) in chunks of ``CHUNK_ROWS`` rows read from the
-  workspace slot; the epilogue's vector ops through the vector-code layer (MemBase); the columns
-  ([N] inputs) are the tile's slice, reloaded per tile; per-row ``[M, 1]`` inputs (per-token
-  scales) come in with the rows, ``PER_ROW`` (32 bytes) apart, as in the row kernels, and a row op
-  with a per-row value reads it as Brcb blocks (``SpreadPerRow``, ``RowsByValue``, the row
-  kernels' helpers with ``PITCH`` as the pitch and ``cols_ = curN``); reductions along N (the cube
-  tile then holds whole rows: ``full_row``) run ``ReduceRows`` (and the fold) over the chunk's
-  rows into per-row buffers, means times ``invCols_ = 1 / N``; ``CrossCoreSetFlag<2, PIPE_MTE3>``
-  after its last copy out (issued on MTE3: it fires when the stores, and the reads they follow,
-  are done).
+* AIV: per tile, ``CrossCoreWaitFlag``, the epilogue object on the tile, ``CrossCoreSetFlag``;
+  ``Drain()`` after the loop. The epilogue is a class with seed 004's contract (``Init(Params,
+  baseM, baseN, ProblemShape)``: the UB layout from ``LocalMemAllocator<Hardware::UB>``, the
+  product's rows first at offset 0, GM binding and the pre-issued reverse events; ``GetTensor()``;
+  ``operator()(BlockShape, gmOffset, flagId)``), the same text on both targets but for where the
+  rows come from. ``operator()`` takes its half of the tile's rows (SplitM: ``halfM =
+  ceil(curM / GetTaskRatio())``, sub-block 1 gets ``halfM - 1`` when curM is odd, none when curM
+  = 1 and returns: the kernel still answers), 950: in one step from offset 0 of UB slot
+  ``flagId``; 910B: in chunks of ``CHUNK_ROWS`` rows read from workspace slot ``flagId``; GM rows
+  from ``GetSubBlockIdx() * halfM``; the epilogue's vector ops through the vector-code layer
+  (MemBase); the columns ([N] inputs) are the tile's slice, reloaded per tile; per-row ``[M,
+  1]`` inputs (per-token scales) come in with the rows, ``PER_ROW`` (32 bytes) apart, as in the
+  row kernels, and a row op with a per-row value reads it as Brcb blocks (``SpreadPerRow``,
+  ``RowsByValue``, the row kernels' helpers, members of the epilogue, with ``PITCH`` as the pitch
+  and ``cols_ = curN``); reductions along N (the cube tile then holds whole rows: ``full_row``)
+  run ``ReduceRows`` (and the fold) over the chunk's rows into per-row buffers, means times
+  ``invCols_ = 1 / N``. The AIV's ``CrossCoreSetFlag`` is issued on MTE3 after the epilogue's
+  copies out (it fires when the stores, and the reads they follow, are done).
 
 The intra-core flags of the epilogue are the ones insert-sync placed in the row function; the
 column reload adds one ``V_MTE2``/``MTE2_V`` pair of its own (pre-issued and drained).
@@ -298,7 +305,7 @@ class EpilogueRenderer:
         if name == "scalar.load":
             p = op.operands[0]
             self.e.scalar_inputs[p.name] = self.ct(p.type.dtype)
-            expr = f"LoadScalar<{self.ct(p.type.dtype)}>({gm_param(p.name)})"
+            expr = f"LoadScalar<{self.ct(p.type.dtype)}>(params.{gm_param(p.name)})"
         elif name == "cast" and t.dtype == f32 and op.operands[0].type.dtype.name in ("f16", "bf16"):
             expr = f"ToF32({arg(op.operands[0])})"
             self.e.widen = True
@@ -553,6 +560,15 @@ def _cube_kernel(
         w.line(comment="")
         for line in (__doc__ or "").split("\n\n")[0].splitlines():
             w.line(comment=line.strip())
+        if not direct:
+            w.line(
+                comment=f"{target.name}: "
+                + (
+                    "the AIC's Fixpipe writes the tile's f32 rows split over M into its two AIVs' UB."
+                    if ub_mode
+                    else "the AIC's Fixpipe writes the tile's f32 rows to a GM workspace the AIVs read."
+                )
+            )
         if direct:
             w.line(
                 comment=f"Here the epilogue is the identity: Fixpipe writes {direct} from L0C, __mix__(1, 0)."
@@ -618,6 +634,9 @@ def _cube_kernel(
             w.line("return (PITCH * sizeof(U) - (n * sizeof(U) + 31) / 32 * 32) / 32;")
     w.line()
     args = [f"GM_ADDR {gm_param(n)}" for n in inputs + outputs]
+    epi = None if direct else f"{plan.op_type}Epilogue"
+    if epi:
+        _epilogue_class(w, epi, e, acc_ct, cid, ub_mode, td, target)
     w.line("template <typename T>")
     with w.block(f"class {cls}", "};"):
         w.level -= 1
@@ -631,27 +650,35 @@ def _cube_kernel(
             w.line("tiles_ = tiling.tilesM * tiling.tilesN;")
             w.line(f"{camel(a)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(a)}, uint64_t(m_) * k_);")
             w.line(f"{camel(b)}Gm_.SetGlobalBuffer((__gm__ {A}*){gm_param(b)}, uint64_t(k_) * n_);")
-            for name, (ct, kind) in e.inputs.items():
-                size = {COL: "n_", PERROW: "m_"}.get(kind, "uint64_t(m_) * n_")
-                w.line(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, {size});")
-            for name, ct in e.outputs.items():
+            if direct:
                 w.line(
-                    f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*){gm_param(name)}, uint64_t(m_) * n_);"
+                    f"{camel(direct)}Gm_.SetGlobalBuffer((__gm__ {acc_ct}*){gm_param(direct)}, uint64_t(m_) * n_);"
                 )
             for name in inputs:
                 if name not in (a, b) and name not in e.inputs and name not in e.scalar_inputs:
                     w.line(f"(void){gm_param(name)};", "an optional input this key's epilogue does not read")
-            for member, ct, expr, loc in e.scalars:
-                w.line(f"{member} = {expr};", loc)
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
             if direct or ub_mode:
                 why = "the AIC writes the output from L0C" if direct else "the product goes L0C -> UB"
                 w.line("(void)workspace;", f"no user workspace: {why}")
             else:
                 w.line(
-                    f"wsGm_.SetGlobalBuffer((__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
-                    f"uint64_t(block_) * {WS_SLOTS} * BASE_M * BASE_N, {WS_SLOTS} * BASE_M * BASE_N);",
+                    f"__gm__ {acc_ct}* ws = (__gm__ {acc_ct}*)GetUserWorkspace(workspace) + "
+                    f"uint64_t(block_) * {WS_SLOTS} * BASE_M * BASE_N;",
                     f"{WS_SLOTS} f32 tiles per AI Core",
+                )
+                w.line(
+                    f"wsGm_.SetGlobalBuffer(ws, {WS_SLOTS} * BASE_M * BASE_N);", "the AIC's Fixpipe writes it"
+                )
+            if epi:
+                fields = _epilogue_params(e, ub_mode)
+                vals = [
+                    "(GM_ADDR)ws" if f == "workspace" else "&tiling" if f == "tiling" else f for f in fields
+                ]
+                w.line(f"typename {epi}<T>::Params params{{{', '.join(vals)}}};")
+                w.line(
+                    "epilogue_.Init(params, tiling.baseM, tiling.baseN, ProblemShape{m_, n_, k_, 1});",
+                    "both cores: the AIC takes its UB tensor (GetTensor)" if ub_mode else None,
                 )
         w.line()
         w.line(comment="Output tile t: row block t / tilesN; serpentine: odd row blocks walk N backwards.")
@@ -665,40 +692,20 @@ def _cube_kernel(
             w.line("mOff = mb * baseM_, nOff = nb * baseN_;")
             w.line("curM = Min(baseM_, m_ - mOff), curN = Min(baseN_, n_ - nOff);")
         w.line()
-        if not direct and (e.needs.spreads or e.needs.row_ops or e.needs.row_reduces):
-            by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH")
         _aic(w, cube, A, acc_ct, a, b, bt, td, direct, ub_mode and not direct, ub_mode)
         if not direct:
             w.line()
-            _aiv(w, e, acc_ct, cid, ub_mode)
+            _aiv(w, ub_mode, bool(e.post or e.cols))
         w.level -= 1
         w.line("private:")
         w.level += 1
-        if direct:
-            e.outputs[direct] = acc_ct
-        else:
-            w.line("TPipe pipe_;")
-            for buf in sorted(e.buffers):
-                w.line(f"TBuf<TPosition::{e.positions.get(buf, 'VECCALC')}> {buf}_;")
         w.line(f"GlobalTensor<{A}> {camel(a)}Gm_, {camel(b)}Gm_;")
-        for name, (ct, _) in e.inputs.items():
-            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
-        for name, ct in e.outputs.items():
-            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
-        if not direct and not ub_mode:
-            w.line(f"GlobalTensor<{acc_ct}> wsGm_;")
-        for member, ct, _, _ in e.scalars:
-            w.line(f"{ct} {member};")
-        if not direct and (e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold):
-            w.line(
-                "uint32_t cols_ = 0;", "the AIV's current tile's columns (curN): the row helpers' row length"
-            )
-        if not direct and e.needs.uses_fold:
-            w.line("uint32_t foldNum_ = 0;", "the largest power of two below cols_ (at least 64): the fold")
-        if not direct and e.needs.uses_mean:
-            w.line("float invCols_ = 0;", "1 / N, for means (the tile holds whole rows)")
-        if e.scratch and not direct:
-            w.line("TBuf<TPosition::VECCALC> scratchBuf_;", "reductions")
+        if direct:
+            w.line(f"GlobalTensor<{acc_ct}> {camel(direct)}Gm_;")
+        elif not ub_mode:
+            w.line(f"GlobalTensor<{acc_ct}> wsGm_;", "the AIC's Fixpipe destination")
+        if epi:
+            w.line(f"{epi}<T> epilogue_;")
         w.line(
             "uint32_t m_ = 0, n_ = 0, k_ = 0, baseM_ = 0, baseN_ = 0, tilesN_ = 0, tiles_ = 0, block_ = 0;"
         )
@@ -732,8 +739,6 @@ def _aic(
         w.line("LocalMemAllocator<Hardware::L0A> l0a;")
         w.line("LocalMemAllocator<Hardware::L0B> l0b;")
         w.line("LocalMemAllocator<Hardware::L0C> l0c;")
-        if ub:
-            w.line("LocalMemAllocator<Hardware::UB> ub;", "a view of the AIVs' UBs, from offset 0")
         w.line(f"LocalTensor<{A}> aL1[2], bL1[2], aL0[2], bL0[2];")
         w.line(f"LocalTensor<{acc}> cL0[2];")
         with w.block("for (int s = 0; s < 2; s++)"):
@@ -745,8 +750,8 @@ def _aic(
             w.line(f"cL0[s] = l0c.Alloc<{acc}>(BASE_M * BASE_N);")
         if ub:
             w.line(
-                f"const LocalTensor<{acc}> accUb = ub.Alloc<{acc}>(ACC_SLOT * 2 / sizeof({acc}));",
-                "the AIVs' first buffer (two slots): where their epilogue reads the rows",
+                f"const LocalTensor<{acc}> accUb = epilogue_.GetTensor();",
+                "the AIVs' UB from offset 0 (two slots): where their epilogue reads the rows",
             )
         with w.block("for (int s = 0; s < 2; s++)", "}"):
             w.line("SetFlag<HardEvent::MTE1_MTE2>(s);", "pre-issued: L1 slot s is free")
@@ -870,7 +875,7 @@ def _aic(
                     "the AIVs have read workspace slot c (two tiles ago)",
                 )
                 w.line(
-                    "Fixpipe(wsGm_[c * BASE_M * BASE_N], cL0[c], FixpipeParamsV220{uint16_t(curN), uint16_t(curM), "
+                    "Fixpipe(wsGm_[c * baseM_ * baseN_], cL0[c], FixpipeParamsV220{uint16_t(curN), uint16_t(curM), "
                     "uint16_t(Ceil16(curM)), curN, false, QuantMode_t::NoQuant, 0, 1, 0, 0, 0});",
                     "f32 NZ -> ND rows of curN",
                 )
@@ -894,86 +899,252 @@ def _aic(
             )
 
 
-def _aiv(w: CodeWriter, e: Epilogue, acc: str, cid: int, ub: bool = False) -> None:
-    with w.block("__aicore__ inline void ProcessAiv()"):
-        order = sorted(e.buffers, key=lambda b: (b != e.acc_buf, b)) if ub else sorted(e.buffers)
-        for buf in order:  # on 950 the product's buffer first: UB offset 0, where the Fixpipe writes
-            w.line(f"pipe_.InitBuffer({buf}_, {buf.upper()}_SLOT * {e.buffers[buf]['slots']});")
+def _epilogue_params(e: Epilogue, ub: bool) -> list[str]:
+    """The fields of the epilogue's Params, in order: the GM addresses it reads and writes, the
+    910B workspace (this AI Core's slots) and the tiling data when an attribute is a scalar of it."""
+    fields = [gm_param(n) for n in [*e.inputs, *e.scalar_inputs, *e.outputs]]
+    if not ub:
+        fields.append("workspace")
+    if any("tiling." in expr for _, _, expr, _ in e.scalars):
+        fields.append("tiling")
+    return fields
+
+
+def _epilogue_class(
+    w: CodeWriter, epi: str, e: Epilogue, acc: str, cid: int, ub: bool, td: str, target
+) -> None:
+    """The epilogue as a class with seed 004's contract (§2): ``Init(Params, baseM, baseN,
+    ProblemShape)`` lays out UB (the product's rows first: offset 0), binds GM and pre-issues the
+    reverse events; ``GetTensor()`` is the tensor the tile's rows are in (950: the AIC's Fixpipe
+    writes it; 910B: the AIV reads them into it from the workspace); ``operator()(BlockShape,
+    gmOffset, flagId)`` runs one tile on this AIV's rows (SplitM, §4); ``Drain()`` waits what Init
+    pre-issued. The kernel's AIV loop calls it between its cross-core Wait and Set."""
+    w.line(
+        comment="A problem's (M, N, K, batch) and a tile's (curM, curN, K, batch): blaze's four-int64 Shape"
+    )
+    w.line(comment="(AscendC::Shape is the 9.x tensor API; a plain struct is the same on both targets).")
+    w.line("struct ProblemShape {")
+    w.line("    int64_t m, n, k, batch;")
+    w.line("};")
+    w.line("using BlockShape = ProblemShape;")
+    w.line()
+    where_rows = "Fixpipe writes into its UB" if ub else "AIC's Fixpipe writes to the GM workspace"
+    w.line(comment=f"The epilogue (seed 004 section 2) of a tile whose f32 rows the {where_rows}:")
+    w.line(comment="Init lays out UB and binds GM, operator() runs one tile on this AIV's half of the rows,")
+    w.line(comment="Drain waits the reverse events Init pre-issued. The kernel does the cross-core protocol.")
+    w.line("template <typename T>")
+    fields = _epilogue_params(e, ub)
+    with w.block(f"class {epi}", "};"):
+        w.level -= 1
+        w.line("public:")
+        w.level += 1
+        with w.block("struct Params", "};"):
+            for f in fields:
+                if f == "workspace":
+                    w.line("GM_ADDR workspace;", "this AI Core's workspace slots")
+                elif f == "tiling":
+                    w.line(f"const {td}* tiling;", "the attributes")
+                else:
+                    w.line(f"GM_ADDR {f};")
+        w.line()
+        with w.block(
+            "__aicore__ inline void Init(const Params& params, uint32_t baseM, uint32_t baseN, "
+            "const ProblemShape& problem)"
+        ):
+            w.line("m_ = problem.m, n_ = problem.n;")
+            if ub:
+                w.line(
+                    "(void)baseM, (void)baseN;",
+                    "the layout is the compile-time one: ACC_SLOT holds half a BASE_M x PITCH tile",
+                )
+            else:
+                w.line("wsTile_ = baseM * baseN;", "elements of a workspace slot")
+            w.line("LocalMemAllocator<Hardware::UB> ub;")
+            order = sorted(e.buffers, key=lambda b: (b != e.acc_buf, b)) if ub else sorted(e.buffers)
+            for buf in order:  # on 950 the product's buffer first: UB offset 0, where the Fixpipe writes
+                pos = e.positions.get(buf, "VECCALC")
+                slots = e.buffers[buf]["slots"]
+                if ub and buf == e.acc_buf:
+                    if slots != 2:
+                        raise CompileError(f"the product's UB buffer {buf} has {slots} slots, not 2", None)
+                    w.line(
+                        f"{buf}_ = ub.Alloc<TPosition::{pos}, uint8_t>(ACC_SLOT * 2);",
+                        "offset 0: the Fixpipe's two slots",
+                    )
+                else:
+                    w.line(f"{buf}_ = ub.Alloc<TPosition::{pos}, uint8_t>({buf.upper()}_SLOT * {slots});")
+            if e.scratch:
+                w.line("scratch_ = ub.Alloc<TPosition::VECCALC, float>(SCRATCH_LEN);", "reductions")
+            with w.block("if ASCEND_IS_AIV"):
+                for name, (ct, kind) in e.inputs.items():
+                    size = {COL: "n_", PERROW: "m_"}.get(kind, "uint64_t(m_) * n_")
+                    w.line(
+                        f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, {size});"
+                    )
+                for name, ct in e.outputs.items():
+                    w.line(
+                        f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, "
+                        "uint64_t(m_) * n_);"
+                    )
+                if not ub:
+                    w.line(f"wsGm_.SetGlobalBuffer((__gm__ {acc}*)params.workspace, {WS_SLOTS} * wsTile_);")
+                if "tiling" in fields:
+                    w.line(f"const {td}& tiling = *params.tiling;")
+                for member, ct, expr, loc in e.scalars:
+                    w.line(f"{member} = {expr};", loc)
+                if e.needs.uses_mean:
+                    w.line("invCols_ = 1.0f / static_cast<float>(n_);", "a tile holds whole rows: curN == N")
+                for line in e.pre:
+                    w.line(line)
+                if e.cols:
+                    w.line(f"SetFlag<HardEvent::V_MTE2>({cid});", "pre-issued: the column buffers are free")
+        w.line()
+        acc_buf = e.acc_buf
+        if ub:
+            w.line(
+                comment="The tile's rows, each AIV's half from offset 0 of a slot: the AIC's Fixpipe destination."
+            )
+        else:
+            w.line(comment="The tile's rows, read from the workspace a chunk at a time into a slot of it.")
+        with w.block(f"__aicore__ inline LocalTensor<{acc}> GetTensor() const"):
+            w.line(f"return {acc_buf}_.ReinterpretCast<{acc}>();")
+        w.line()
+        if e.needs.spreads or e.needs.row_ops or e.needs.row_reduces:
+            by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH", scratch="scratch_")
+        _epilogue_tile(w, e, cid, ub)
+        if e.post or e.cols:
+            w.line()
+            with w.block("__aicore__ inline void Drain()"):
+                for line in e.post:
+                    w.line(line)
+                if e.cols:
+                    w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the column buffers' pre-issued event")
+        w.level -= 1
+        w.line("private:")
+        w.level += 1
+        w.line(f"LocalTensor<uint8_t> {', '.join(f'{b}_' for b in sorted(e.buffers))};")
+        if e.scratch:
+            w.line("LocalTensor<float> scratch_;", "reductions")
+        for name, (ct, _) in e.inputs.items():
+            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
+        for name, ct in e.outputs.items():
+            w.line(f"GlobalTensor<{ct}> {camel(name)}Gm_;")
+        if not ub:
+            w.line(f"GlobalTensor<{acc}> wsGm_;")
+        for member, ct, _, _ in e.scalars:
+            w.line(f"{ct} {member};")
+        if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
+            w.line("uint32_t cols_ = 0;", "the current tile's columns (curN): the row helpers' row length")
+        if e.needs.uses_fold:
+            w.line("uint32_t foldNum_ = 0;", "the largest power of two below cols_ (at least 64): the fold")
+        if e.needs.uses_mean:
+            w.line("float invCols_ = 0;", "1 / N, for means (the tile holds whole rows)")
+        if ub:
+            w.line("uint32_t m_ = 0, n_ = 0;")
+        else:
+            w.line("uint32_t m_ = 0, n_ = 0, wsTile_ = 0, step_ = 0;", "step_: chunks done (their UB slot)")
+    w.line()
+
+
+def _epilogue_tile(w: CodeWriter, e: Epilogue, cid: int, ub: bool) -> None:
+    """``operator()``: one tile. SplitM (seed 004 section 4): sub-block 0 takes ``halfM =
+    ceil(curM / ratio)`` rows, sub-block 1 the rest (none when curM = 1: it returns, and the
+    kernel still answers the AIC); its rows start at UB offset 0 of the slot, at GM row
+    ``GetSubBlockIdx() * halfM`` of the tile."""
+    with w.block(
+        "__aicore__ inline void operator()(const BlockShape& tile, int64_t gmOffset, uint16_t flagId)"
+    ):
+        w.line("const uint32_t curM = tile.m, curN = tile.n;")
+        text = "\n".join([*e.cols, *e.body])
+        offs = [
+            f"{v} = gmOffset {op} n_"
+            for v, op in (("mOff", "/"), ("nOff", "%"))
+            if re.search(rf"\b{v}\b", text)
+        ]
+        if offs:
+            w.line(f"const uint32_t {', '.join(offs)};", "the tile's first row and column")
+        w.line("const uint32_t halfM = (curM + GetTaskRatio() - 1) / GetTaskRatio();", "sub-block 0's rows")
+        w.line(
+            "const uint32_t myRows = curM % 2 == 1 ? halfM - GetSubBlockIdx() : halfM;",
+            "sub-block 1 has none when curM = 1",
+        )
+        w.line("if (myRows == 0) return;")
+        w.line("const uint32_t row0 = GetSubBlockIdx() * halfM;", "my first row of the tile (GM side only)")
+        if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
+            w.line("cols_ = curN;", "the row length the row helpers work on")
+        if e.needs.uses_fold:
+            w.line("foldNum_ = curN;")
+            w.line(
+                "if (curN > 64) for (foldNum_ = 64; foldNum_ * 2 < curN;) foldNum_ *= 2;",
+                "fold the columns past it onto the front (seed 002)",
+            )
         for (buf, ct), name in e.views.items():
             if (buf, ct) in e.col_views:
-                w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>();")
-        if e.scratch:
-            w.line("pipe_.InitBuffer(scratchBuf_, SCRATCH_LEN * sizeof(float));", "reductions")
-        if e.needs.uses_mean:
-            w.line("invCols_ = 1.0f / static_cast<float>(n_);", "a tile holds whole rows: curN == N")
-        for line in e.pre:
-            w.line(line)
+                w.line(f"const LocalTensor<{ct}> {name} = {buf}_.ReinterpretCast<{ct}>();")
         if e.cols:
-            w.line(f"SetFlag<HardEvent::V_MTE2>({cid});", "pre-issued: the column buffers are free")
-        w.line("const uint32_t sub = GetSubBlockIdx();")
-        w.line("uint32_t count = 0;" if ub else "uint32_t step = 0, count = 0;")
+            w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the last tile's columns are read")
+            for line in e.cols:
+                if line.startswith("DataCopyPad"):
+                    w.line(line)
+            w.line(f"SetFlag<HardEvent::MTE2_V>({cid});")
+            w.line(f"WaitFlag<HardEvent::MTE2_V>({cid});")
+            for line in e.cols:
+                if not line.startswith("DataCopyPad"):
+                    w.line(line)
+        if not ub:
+            w.line("const uint32_t wsAt = flagId * wsTile_;", "the tile is in workspace slot flagId")
+        step = "for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step_++)"
+        with contextlib.nullcontext() if ub else w.block(step):
+            if ub:
+                w.line(
+                    "const uint32_t rows = myRows, slot = flagId;",
+                    "the half tile in one step, UB slot flagId",
+                )
+            else:
+                w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step_ % 2;")
+            if any(re.search(r"\bn\b|nAligned", line) for line in e.body):
+                w.line("const uint32_t n = rows * PITCH;")
+            if any("nAligned" in line for line in e.body):
+                ca = e.count_align
+                w.line(
+                    f"const uint32_t nAligned = (n + {ca - 1}) / {ca} * {ca};",
+                    "Compare/Select: whole repeats",
+                )
+            rows0 = "row0" if ub else "row0 + r0"
+            w.line(f"const uint64_t gmAt = gmOffset + uint64_t({rows0}) * n_;")
+            for (buf, ct), name in e.views.items():
+                if (buf, ct) in e.col_views:
+                    continue
+                slotted = e.buffers[buf]["slots"] > 1
+                off = f"[slot * ({buf.upper()}_SLOT / sizeof({ct}))]" if slotted else ""
+                w.line(f"const LocalTensor<{ct}> {name} = {buf}_.ReinterpretCast<{ct}>(){off};")
+            for line in e.body:
+                w.line(line)
+        if e.cols:
+            w.line(f"SetFlag<HardEvent::V_MTE2>({cid});")
+    w.line()
+
+
+def _aiv(w: CodeWriter, ub: bool, drain: bool) -> None:
+    """The AIV's tile loop: the cross-core protocol around the epilogue (mode 4 to its AIC on
+    950, mode 2 to the block's AIC on 910B); the Set is issued on MTE3, after the copies out."""
+    with w.block("__aicore__ inline void ProcessAiv()"):
+        w.line("uint32_t count = 0;")
         with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
             w.line("uint32_t mOff, nOff, curM, curN;")
             w.line("TileAt(t, mOff, nOff, curM, curN);")
-            w.line("const uint32_t halfM = (curM + 1) / 2, row0 = sub * halfM;")
-            w.line("const uint32_t myRows = sub == 0 ? halfM : curM - halfM;", "AIV1 may have none")
-            if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
-                w.line("cols_ = curN;", "the row length the row helpers work on")
-            if e.needs.uses_fold:
-                w.line("foldNum_ = curN;")
-                w.line(
-                    "if (curN > 64) for (foldNum_ = 64; foldNum_ * 2 < curN;) foldNum_ *= 2;",
-                    "fold the columns past it onto the front (seed 002)",
-                )
             if ub:
-                w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from row 0")
+                w.line("CrossCoreWaitFlag<4>(AIC_TO_AIV);", "my rows are in UB slot count % 2, from offset 0")
             else:
-                w.line("const uint32_t wsAt = (count % 2) * BASE_M * BASE_N;")
                 w.line("CrossCoreWaitFlag(AIC_TO_AIV);", "the tile is in workspace slot count % 2")
-            with w.block("if (myRows > 0)"):
-                if e.cols:
-                    w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the last tile's columns are read")
-                    for line in e.cols:
-                        if line.startswith("DataCopyPad"):
-                            w.line(line)
-                    w.line(f"SetFlag<HardEvent::MTE2_V>({cid});")
-                    w.line(f"WaitFlag<HardEvent::MTE2_V>({cid});")
-                    for line in e.cols:
-                        if not line.startswith("DataCopyPad"):
-                            w.line(line)
-                step = "for (uint32_t r0 = 0; r0 < myRows; r0 += CHUNK_ROWS, step++)"
-                with contextlib.nullcontext() if ub else w.block(step):
-                    if ub:
-                        w.line("const uint32_t rows = myRows, slot = count % 2;", "the half tile in one step")
-                    else:
-                        w.line("const uint32_t rows = Min(CHUNK_ROWS, myRows - r0), slot = step % 2;")
-                    if any(re.search(r"\bn\b|nAligned", line) for line in e.body):
-                        w.line("const uint32_t n = rows * PITCH;")
-                    if any("nAligned" in line for line in e.body):
-                        ca = e.count_align
-                        w.line(
-                            f"const uint32_t nAligned = (n + {ca - 1}) / {ca} * {ca};",
-                            "Compare/Select: whole repeats",
-                        )
-                    rows0 = "row0" if ub else "row0 + r0"
-                    w.line(f"const uint64_t gmAt = uint64_t(mOff + {rows0}) * n_ + nOff;")
-                    for (buf, ct), name in e.views.items():
-                        if (buf, ct) in e.col_views:
-                            continue
-                        slotted = e.buffers[buf]["slots"] > 1
-                        off = f"[slot * ({buf.upper()}_SLOT / sizeof({ct}))]" if slotted else ""
-                        w.line(f"const LocalTensor<{ct}> {name} = {buf}_.Get<{ct}>(){off};")
-                    for line in e.body:
-                        w.line(line)
-                if e.cols:
-                    w.line(f"SetFlag<HardEvent::V_MTE2>({cid});")
+            w.line(
+                "epilogue_(BlockShape{curM, curN, k_, 1}, int64_t(mOff) * n_ + nOff, uint16_t(count % 2));"
+            )
             if ub:
                 w.line("CrossCoreSetFlag<4, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: UB slot free")
             else:
                 w.line(
                     "CrossCoreSetFlag<2, PIPE_MTE3>(AIV_TO_AIC);", "after the copies out: the slot is free"
                 )
-        for line in e.post:
-            w.line(line)
-        if e.cols:
-            w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});")
+        if drain:
+            w.line("epilogue_.Drain();", "the reverse events Init pre-issued")

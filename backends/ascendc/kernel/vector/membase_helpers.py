@@ -208,10 +208,13 @@ def reduce_chunk_helper(w, needs: list, vc) -> None:
         w.line()
 
 
-def by_value_helpers(w, needs: list, vc, pitch: str = "pitch_") -> None:
+def by_value_helpers(
+    w, needs: list, vc, pitch: str = "pitch_", scratch: str = "scratchBuf_.Get<float>()"
+) -> None:
     """``row (+) per-row`` without the scalar unit: Brcb spreads the per-row values over one
     32-byte block each, a level-0 vector call reads a row's block with block stride 0
-    (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits)."""
+    (ascendc-api.md section 5: Brcb, BinaryRepeatParams strides in 32-byte blocks, 8 bits).
+    ``scratch``: ReduceRows' f32 scratch tensor (the matmul epilogue's is a UB tensor of its own)."""
     if any(c.spreads for c in needs):
         w.line(
             comment="Each row's value (element r * PER_ROW of `values`) over a whole 32-byte block: block r * PER_ROW"
@@ -277,7 +280,7 @@ def by_value_helpers(w, needs: list, vc, pitch: str = "pitch_") -> None:
                 w.level -= 1
                 w.line("} else {")
                 w.level += 1
-            w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line(f"LocalTensor<float> scratch = {scratch};")
             with w.block("for (uint32_t r = 0; r < rows; ++r)"):
                 for k, kind in enumerate(kinds):
                     head = "if constexpr" if k == 0 else "} else if constexpr"
