@@ -70,7 +70,9 @@ def check(name: str, tname: str, sa, sb, cores: int, mode: str | None = None):
         assert _mode(res) == mode, what
 
 
-MEMBASE_CALL = r"(?m)^\s+(Add|Sub|Mul|Div|Max|Min|Adds|Muls|Maxs|Mins|Compare|CompareScalar|Select|Cast|Duplicate)\("
+MEMBASE_CALL = (
+    r"(?m)^\s+(Add|Sub|Mul|Div|Max|Min|Adds|Muls|Maxs|Mins|Compare|CompareScalar|Select|Cast|Duplicate)\("
+)
 
 
 def _kernel(op) -> str:
