@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dsl.dtypes import bf16, bool_, f16, f32, i32
+from dsl.dtypes import bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, TensorType
 
@@ -62,7 +62,17 @@ REG_OPS = {
     "where": NUMBERS | {bf16},
     "cast": None,  # REG_CASTS
 }
-REG_CASTS = {(f16, f32), (bf16, f32), (f32, f16), (f32, bf16), (f32, i32), (i32, f32), (f16, bool_)}
+REG_CASTS = {
+    (f16, f32),
+    (bf16, f32),
+    (f32, f16),
+    (f32, bf16),
+    (f32, i32),
+    (i32, f32),
+    (f16, bool_),  # a bool output's bytes (DIST_PACK4_B32 / DIST_PACK_B16 store)
+    (i8, f16),  # an 8-bit input (DIST_UNPACK_B8 / DIST_UNPACK4_B8 load)
+    (u8, f16),
+}
 MAX_LIVE = 24  # registers a VF keeps live at once (32 exist; the rest for loads, masks, spills)
 
 
@@ -94,9 +104,11 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
         elif t.dtype not in REG_OPS[op.opname]:
             return f"RegBase does not render '{op.opname}' on {t.dtype} yet"
     for op in region:  # 8-bit data (bool_, i8, u8 tiles) moves through UB
-        for v in ([op.result] if op.result is not None else []) + list(op.operands):
+        gm = op.opname == "dma.load"  # its operand is the GM tensor: the loaded tile is checked
+        for v in ([op.result] if op.result is not None else []) + ([] if gm else list(op.operands)):
             if isinstance(v.type, TensorType) and v.type.dtype.bytes == 1 and v.type.dtype != bool_:
-                return f"RegBase does not load or store {v.type.dtype} data yet"
+                if not _loaded_bytes(v, region):
+                    return f"RegBase does not load or store {v.type.dtype} data yet"
             if isinstance(v.type, TensorType) and v.type.dtype == bool_:
                 if not (_mask_only(v, region) or _stored_bytes(v, region)):
                     return "RegBase does not load or store bool_ data yet"
@@ -112,6 +124,14 @@ def _mask_only(v, region: list[Op]) -> bool:
         return False
     readers = [op for op in region if any(x is v for x in op.operands)]
     return all(op.opname in REG_OPS and not op.opname.startswith("dma.") for op in readers)
+
+
+def _loaded_bytes(v, region: list[Op]) -> bool:
+    """An i8/u8 input tile only casts to f16 read: the VF loads it unpacked into 16/32-bit lanes."""
+    if v.owner is None or v.owner.opname != "dma.load":
+        return False
+    readers = [op for op in region if any(x is v for x in op.operands)]
+    return bool(readers) and all(op.opname == "cast" and op.result.type.dtype == f16 for op in readers)
 
 
 def _stored_bytes(v, region: list[Op]) -> bool:

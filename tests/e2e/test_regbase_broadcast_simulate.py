@@ -39,8 +39,8 @@ CORES = (1, 8, get_target(TARGET).aiv_cores)
 REGBASE_DTYPES = {
     "bias_add": ("bf16",),
     "outer_max": ("bf16",),
-    "greater": ("f16", "f32", "bf16"),  # and i32; i8/u8: "RegBase does not render a cast i8 -> f16 yet"
-    "masked_fill": (),  # "RegBase does not render a cast i8 -> f16 yet" (the i8 mask)
+    "greater": ("f16", "f32", "bf16", "i8", "u8"),  # and i32
+    "masked_fill": ("f16", "f32"),  # the i8 mask loaded unpacked (DIST_UNPACK_B8 / DIST_UNPACK4_B8)
 }
 
 
@@ -70,6 +70,11 @@ def check(name: str, tname: str, sa, sb, cores: int, mode: str | None = None):
         assert _mode(res) == mode, what
 
 
+MEMBASE_CALL = (
+    r"(?m)^\s+(Add|Sub|Mul|Div|Max|Min|Adds|Muls|Maxs|Mins|Compare|CompareScalar|Select|Cast|Duplicate)\("
+)
+
+
 def _kernel(op) -> str:
     from backends.ascendc.compile import lower
 
@@ -90,6 +95,9 @@ FAST = [
     ("greater", "f32", (5, 33), (5, 1), "COL"),  # 64 lanes: DIST_PACK4_B32; the row padding stored
     ("greater", "f32", (30000,), (1,), "SCALAR_X2"),  # the twin: Compares with x2 by value
     ("greater", "bf16", (40, 300), (300,), "RESIDENT1"),
+    ("greater", "i8", (5, 33), (33,), "ROW"),  # 8-bit inputs: DIST_UNPACK_B8, Cast to half
+    ("masked_fill", "f16", (2, 64, 64), (2, 1, 64), "GENERAL"),  # the example's shapes
+    ("masked_fill", "f32", (40, 300), (300,), "RESIDENT1"),  # 64 lanes: DIST_UNPACK4_B8
     ("outer_max", "bf16", (1, 9), (300, 1), "GENERAL"),  # a column and a resident row
     ("outer_max", "bf16", (2, 3, 9000), (3, 1), "GENERAL"),  # rows longer than a tile: chunks
 ]
@@ -113,9 +121,17 @@ def test_broadcast_examples_are_regbase_where_the_rule_says():
         body = text[text.index("ProcessTile(uint64_t t)") :]
         body = body[: body.index("__simd_vf__")]
         for tname in REGBASE_DTYPES[name]:
-            flag = {"bf16": "IS_BF16", "f16": "IS_HALF", "f32": "IS_FLOAT"}[tname]
+            flag = {
+                "bf16": "IS_BF16",
+                "f16": "IS_HALF",
+                "f32": "IS_FLOAT",
+                "i8": "IS_INT8T",
+                "u8": "IS_UINT8T",
+            }[tname]
             branches = re.findall(rf"if constexpr \({flag}\b[^)]*\) \{{\n(.*?)\n\s*\}}", body, re.S)
-            assert branches and all("asc_vf_call" in b for b in branches), (name, tname)
+            assert any("asc_vf_call" in b for b in branches), (name, tname)
+            for b in branches:  # no MemBase vector call on this dtype's branches
+                assert not re.search(MEMBASE_CALL, b), (name, tname, b)
 
 
 def test_broadcast_vector_path_reason(tmp_path, capsys):

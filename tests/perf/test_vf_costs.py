@@ -75,7 +75,14 @@ def test_the_gelu_vf_is_bound_by_its_execution_units():
 def test_loads_and_stores_are_priced_per_distribution():
     """Stores issue singly in every distribution, loads dual (not DIST_DS); each takes one UB slot:
     4 FIRST_ELEMENT stores take 4 cycles, 4 BRC loads 2 (dual issue, 2 reads per cycle)."""
-    assert set(REG_LOAD_DIST) == {"DIST_NORM", "DIST_BRC_B16", "DIST_BRC_B32", "DIST_UNPACK_B16"}
+    assert set(REG_LOAD_DIST) == {
+        "DIST_NORM",
+        "DIST_BRC_B16",
+        "DIST_BRC_B32",
+        "DIST_UNPACK_B16",
+        "DIST_UNPACK_B8",
+        "DIST_UNPACK4_B8",
+    }
     assert set(REG_STORE_DIST) == {
         "DIST_NORM",
         "DIST_FIRST_ELEMENT_B8",

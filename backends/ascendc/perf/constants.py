@@ -375,6 +375,8 @@ REG_LOAD_DIST = {
     "DIST_BRC_B16": MoveCost(False, 1, 0, "[H] dual issue; one read slot for its 2 bytes [G]"),
     "DIST_BRC_B32": MoveCost(False, 1, 0, "[H] dual issue; one read slot for its 4 bytes [G]"),
     "DIST_UNPACK_B16": MoveCost(False, 1, 0, "[H] dual issue; one read slot for its VL/2 bytes [G]"),
+    "DIST_UNPACK_B8": MoveCost(False, 1, 0, "[H] as DIST_UNPACK_B16 [G]"),
+    "DIST_UNPACK4_B8": MoveCost(False, 1, 0, "[H] as DIST_UNPACK_B16, VL/4 bytes [G]"),
 }
 REG_STORE_DIST = {
     "DIST_NORM": MoveCost(True, 0, 1, "[H] one VL write, single issue"),

@@ -31,6 +31,8 @@ REG_DIST = {
     2: "DIST_BRC_B16",
     3: "DIST_BRC_B32",
     4: "DIST_UNPACK_B16",
+    5: "DIST_UNPACK_B8",
+    6: "DIST_UNPACK4_B8",
     16: "DIST_NORM",
     17: "DIST_FIRST_ELEMENT_B32",
     18: "DIST_PACK_B32",

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dsl.dtypes import bf16, bool_, f16, f32, i32
+from dsl.dtypes import bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Op
 
@@ -59,6 +59,8 @@ CAST_TRAIT_OF = {
     (f32, i32): "kCastTruncSat",  # toward zero, saturating (the 910B kernels' CAST_TRUNC)
     (i32, f32): "kCastRint",
     (f16, bool_): "kCastRintSat",  # a bool output's 1/0 halves -> bytes 1/0 (exact)
+    (i8, f16): "kCastWiden",  # exact; the bytes loaded unpacked (DIST_UNPACK_B8 / DIST_UNPACK4_B8)
+    (u8, f16): "kCastWiden",
 }
 FLIP = {"gt": "lt", "lt": "gt", "ge": "le", "le": "ge", "eq": "eq", "ne": "ne"}
 LOCALS = {"count", "repeats", "i", "mask", "one"}  # the VF's own names
@@ -142,9 +144,9 @@ class VfWriter:
         self.vops = vops
         produced = {id(v.op.result) for v in vops}
         values = [x for v in vops for x in (v.dst, *v.srcs) if x.form is not Form.SCALAR]
-        widths = {x.dtype.bytes for x in values if x.dtype != bool_}
-        if 1 in widths:
-            raise CompileError("RegBase does not load or store 8-bit data yet", vops[0].op.loc)
+        widths = {x.dtype.bytes for x in values if x.dtype.bytes > 1}
+        if any(v.dst.dtype.bytes == 1 and v.dst.dtype != bool_ for v in vops):  # only loads are 8-bit
+            raise CompileError("RegBase does not store 8-bit data yet", vops[0].op.loc)
         self.lanes = 64 if 4 in widths else 128
         self.unpacked = 4 in widths and 2 in widths  # 16-bit data in 32-bit lanes
         self.regs: dict[str, str] = {}  # register -> its C++ element type ("mask" for MaskReg)
@@ -244,7 +246,12 @@ class VfWriter:
             return
         self.loaded.add(r)
         p = self.ptr(x)
-        if self.unpacked and x.dtype.bytes == 2:
+        if x.dtype.bytes == 1:  # b8 element i in the low byte of lane i (LoadAlign.md table 3)
+            dist = "DIST_UNPACK4_B8" if self.lanes == 64 else "DIST_UNPACK_B8"
+            self.loop.append(
+                f"Reg::LoadAlign<{self.ptrs[p]}, Reg::LoadDist::{dist}>({r}, {p} + {self.step()});"
+            )
+        elif self.unpacked and x.dtype.bytes == 2:
             c = self.ptrs[p]
             self.loop.append(
                 f"Reg::LoadAlign<{c}, Reg::LoadDist::DIST_UNPACK_B16>({r}, {p} + {self.step()});"
@@ -342,11 +349,12 @@ class VfWriter:
         masks = ["mask"] + decls.get("mask", [])
         lines.append(f"Reg::MaskReg {', '.join(masks)};")
         lines += self.before
-        t = (
-            "float"
-            if self.lanes == 64
-            else next(c for c in self.regs.values() if c not in ("mask", "uint8_t"))
-        )
+        if self.lanes == 64:
+            t = "float"
+        elif any(x.dtype in (i8, u8) for v in self.vops for x in v.srcs if x.form is Form.TILE):
+            t = "uint16_t"  # 8-bit loads unpacked into b16 lanes: a b16 mask (ascend_quant_3510_impl.h)
+        else:
+            t = next(c for c in self.regs.values() if c not in ("mask", "uint8_t"))
         lines.append("for (uint16_t i = 0; i < repeats; ++i) {")
         lines.append(
             f"    mask = Reg::UpdateMask<{t}>(count);  // the last step's tail: count -= {self.lanes}"

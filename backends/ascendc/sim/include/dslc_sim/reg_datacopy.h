@@ -11,6 +11,9 @@
 // Distributions modelled (the doc's tables 3; alignment in bytes):
 //   load  DIST_NORM        VL bytes into the register                                      32
 //         DIST_BRC_B16/B32 one b16/b32 element broadcast to every lane                      2 / 4
+//         DIST_UNPACK_B8   VL/2 bytes read as u8, each followed by a zero u8 (b8 element i in  32
+//                          the low byte of b16 lane i); DIST_UNPACK4_B8: VL/4 bytes, each followed
+//                          by three zero bytes (b8 element i in the low byte of b32 lane i)
 //         DIST_UNPACK_B16  VL/2 bytes read as u16, each followed by a zero u16 (b16 element
 //                          i lands in the low half of b32 lane i)                            32
 //   store DIST_NORM(_Bn)   the active elements (mask bit of their first byte) at their place  32
@@ -81,6 +84,8 @@ template <typename T, LoadDist dist> constexpr const char* load_dist_name() {
         case LoadDist::DIST_BRC_B16: return "DIST_BRC_B16";
         case LoadDist::DIST_BRC_B32: return "DIST_BRC_B32";
         case LoadDist::DIST_UNPACK_B16: return "DIST_UNPACK_B16";
+        case LoadDist::DIST_UNPACK_B8: return "DIST_UNPACK_B8";
+        case LoadDist::DIST_UNPACK4_B8: return "DIST_UNPACK4_B8";
         default: return "LoadDist";
     }
 }
@@ -93,6 +98,8 @@ template <LoadDist dist> constexpr uint32_t load_dist_code() {
         case LoadDist::DIST_BRC_B16: return 2;
         case LoadDist::DIST_BRC_B32: return 3;
         case LoadDist::DIST_UNPACK_B16: return 4;
+        case LoadDist::DIST_UNPACK_B8: return 5;
+        case LoadDist::DIST_UNPACK4_B8: return 6;
         default: return 0;
     }
 }
@@ -112,8 +119,10 @@ template <typename T, LoadDist dist, typename U> inline void load(U& dst, const 
     using E = typename U::ActualT;
     static_assert(sizeof(E) == sizeof(T), "LoadAlign: the register and the UB pointer must have one element type");
     static_assert(dist == LoadDist::DIST_NORM || dist == LoadDist::DIST_BRC_B16 || dist == LoadDist::DIST_BRC_B32 ||
-                      dist == LoadDist::DIST_UNPACK_B16,
-                  "LoadAlign: the emulator models DIST_NORM, DIST_BRC_B16, DIST_BRC_B32 and DIST_UNPACK_B16");
+                      dist == LoadDist::DIST_UNPACK_B16 || dist == LoadDist::DIST_UNPACK_B8 ||
+                      dist == LoadDist::DIST_UNPACK4_B8,
+                  "LoadAlign: the emulator models DIST_NORM, DIST_BRC_B16, DIST_BRC_B32, DIST_UNPACK_B16, "
+                  "DIST_UNPACK_B8 and DIST_UNPACK4_B8");
     constexpr const char* name = load_dist_name<T, dist>();
     check_reg(dst, "LoadAlign", loc);
     dslc::trace_dtype(dslc::DTypeOf<E>::value);
@@ -140,15 +149,19 @@ template <typename T, LoadDist dist, typename U> inline void load(U& dst, const 
             dst.undef.set_range(k, w, u);
         }
     } else {
-        static_assert(sizeof(T) == 2, "LoadAlign<DIST_UNPACK_B16>: the element must be 16 bits wide");
-        uint32_t a = ub_addr_of(src, VL / 2, 32, "LoadAlign", name, loc);
-        ub_read(id, a, VL / 2, loc);
-        for (uint32_t i = 0; i < VL / 4; i++) {
-            bool u = dslc::ub_undef_at(a + 2 * i, 2) != dslc::kDefined;
-            std::memcpy(dst.bytes + 4 * i, ub + a + 2 * i, 2);
-            std::memset(dst.bytes + 4 * i + 2, 0, 2);
-            dst.undef.set_range(4 * i, 2, u);
-            dst.undef.set_range(4 * i + 2, 2, false);
+        // element i of w bytes into lane i of w * f bytes, zero above it: VL / f bytes read
+        constexpr uint32_t w = dist == LoadDist::DIST_UNPACK_B16 ? 2 : 1;
+        constexpr uint32_t f = dist == LoadDist::DIST_UNPACK4_B8 ? 4 : 2;
+        static_assert(sizeof(T) == w, "LoadAlign<DIST_UNPACK_B16/B8, DIST_UNPACK4_B8>: the element must be 16/8 "
+                                      "bits wide");
+        uint32_t a = ub_addr_of(src, VL / f, 32, "LoadAlign", name, loc);
+        ub_read(id, a, VL / f, loc);
+        for (uint32_t i = 0; i < VL / (w * f); i++) {
+            bool u = dslc::ub_undef_at(a + w * i, w) != dslc::kDefined;
+            std::memcpy(dst.bytes + w * f * i, ub + a + w * i, w);
+            std::memset(dst.bytes + w * f * i + w, 0, w * (f - 1));
+            dst.undef.set_range(w * f * i, w, u);
+            dst.undef.set_range(w * f * i + w, w * (f - 1), false);
         }
     }
 }
