@@ -87,6 +87,8 @@ constexpr int32_t ONE_BLK_FLOAT_NUM = 8;
 constexpr int32_t ONE_BLK_HALF_NUM = 16;
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t MASK_PLACEHOLDER = 0;
+// kernel_utils_constants.h (asc-devkit v9.0.x): the elements Brcb broadcasts per repeat.
+constexpr uint32_t BRCB_BROADCAST_NUMBER = 8;
 template <typename T> __aicore__ inline constexpr T AlignUp(T a, T b) { return b == 0 ? a : (a + b - 1) / b * b; }
 
 // Type traits of impl/basic_api/utils (asc-devkit kernel_utils_ceil_oom_que.h): IsSameType<T, U>::value.
