@@ -76,3 +76,16 @@ def test_duplicate_under_register_after_count_form(projects, xy):
     expected = np.ones(N, np.float32)
     expected[:8] = 0  # 16 int16 lanes of 0 = the first 32 bytes
     assert np.array_equal(z, expected)
+
+
+def test_deq_scale_cast_core_type_align_up(projects, xy):
+    """SetDeqScale(half) scales Cast int32_t -> half (Cast.md: src / 2^17 * scale * 2^17); g_coreType
+    is AIV in an AIV-only kernel; AlignUp takes mixed integer types."""
+    x, y = xy
+    res = run(projects("vector_mask"), x, y, key=7)
+    assert not res.faults
+    z = res.outputs[0]
+    halves = z.view(np.float16)[:N]
+    assert np.array_equal(halves, (np.rint(x) * 2).astype(np.float16))
+    assert np.all(z[N - 8 :] == 1.0)
+    assert np.all(z[N - 16 : N - 8] == N + 8)

@@ -96,6 +96,8 @@ struct CoreState {
     std::vector<uint32_t> ub_undef_by;
     // The vector mask registers of the core (SetVectorMask / SetMaskCount / SetMaskNorm).
     VecMask vmask;
+    // The DEQSCALE register (SetDeqScale(half)): Cast int32_t -> half multiplies by it.
+    float deq_scale = 1.0f;
 };
 
 struct State : CoreState {
@@ -477,6 +479,7 @@ std::vector<GmRegion>& gm_regions() { return S().regions; }
 const BlockCounters& block_counters() { return S().counters; }
 const char* last_api_summary() { return S().last_api; }
 VecMask& vec_mask() { return S().vmask; }
+float& deq_scale() { return S().deq_scale; }
 
 void begin_block(int64_t idx, int64_t num, uint64_t key) {
     State& s = S();
@@ -509,6 +512,7 @@ void init_core(CoreState& c, CoreKind kind, int sub) {
     c.kind = kind;
     c.sub = sub;
     c.vmask = VecMask{};
+    c.deq_scale = 1.0f;
     for (auto& v : c.vc) v = Clock{};
     for (auto& d : c.self_done) d = 0;
     uint32_t phys = kind == CK_AIC ? cfg.l1_bytes + cfg.l0a_bytes + cfg.l0b_bytes + cfg.l0c_bytes

@@ -91,6 +91,8 @@ struct VecMask {
     uint64_t hi = ~0ull, lo = ~0ull;
 };
 VecMask& vec_mask();
+// The running core's DEQSCALE register (SetDeqScale(half scale)); 1.0 until set.
+float& deq_scale();
 
 // ---- instructions ----
 // Issues one instruction on `pipe`; returns its id (for shadow-memory records).
