@@ -43,3 +43,17 @@ def apply_adam_w(
     var_new = f(var) * (1 - lr_ * wd) + lr_ / (b1p * b1 - 1) * m_new / (np.sqrt(v_new / (1 - b2p * b2)) + eps)
     dt = var.dtype
     return var_new.astype(dt), m_new.astype(dt), v_new.astype(dt)
+
+
+def add_layer_norm(x1, x2, gamma, beta, bias, epsilon, additional_output):
+    """AddLayerNorm (ops-nn norm/add_layer_norm README): x = x1 + x2 (+ bias); LayerNorm of x over
+    the last dimension with gamma/beta; outputs y, mean, rstd (= 1 / sqrt(var + epsilon)) and x."""
+    x = x1.astype(np.float64) + x2.astype(np.float64)
+    if bias is not None:
+        x = x + bias.astype(np.float64)
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    rstd = 1.0 / np.sqrt(var + float(epsilon))
+    y = (x - mean) * rstd * gamma.astype(np.float64) + beta.astype(np.float64)
+    dt = x1.dtype
+    return y.astype(dt), mean.astype(np.float32), rstd.astype(np.float32), x.astype(dt)

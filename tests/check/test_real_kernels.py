@@ -123,3 +123,44 @@ def test_apply_adam_w_reads_past_the_end_at_a_tail(capsys):
         "MemoryFaultError: op_kernel/apply_adam_w.h:187: DataCopy(GM->UB): GM read [3995296, 4000032) B is out "
         "of bounds of input 0 'var' (4000012 B): 20 B past the end (block 47 of 48)" in out
     )
+
+
+def add_layer_norm(capsys, dtype, rows, cols):
+    return check(
+        capsys,
+        f"{OPS_NN}/norm/add_layer_norm",
+        "--op",
+        "AddLayerNorm",
+        *("-I", f"{OPS_NN}/common/inc", "-I", f"{OPS_NN}/norm"),
+        "--dtype",
+        ",".join([dtype] * 5),
+        *(f"--shape=x1={rows},{cols}", f"--shape=x2={rows},{cols}"),
+        *(f"--shape=gamma={cols}", f"--shape=beta={cols}"),
+        "--attr",
+        "additional_output=true",
+        "--golden",
+        f"{GOLDENS}:add_layer_norm",
+    )
+
+
+@nn_only
+@pytest.mark.parametrize("rows,cols,key", [(4, 256, 140), (1000, 1003, 100)])
+def test_add_layer_norm_f32_matches(capsys, rows, cols, key):
+    """The 910B kernel (vector mask registers, isSetMask=false forms, BlockReduceSum, BroadCast):
+    4 rows on 4 blocks, and 1000 rows of 1003 on 48 blocks (a tail of rows, an unaligned row)."""
+    code, out = add_layer_norm(capsys, "f32", rows, cols)
+    assert code == 0, out
+    assert f"tiling key {key}," in out
+    assert "AddLayerNorm: no faults, matches the golden" in out
+
+
+@nn_only
+def test_add_layer_norm_f16_copies_gm_into_veccalc(capsys):
+    """f16 DataCopyPads GM into a TBuf<VECCALC> (add_layer_norm_base.h:62, DataCopyEx), which the
+    A2 DataCopyPad documentation does not list; the emulator stops those blocks."""
+    code, out = add_layer_norm(capsys, "f16", 4, 256)
+    assert code == 1
+    assert (
+        "UnsupportedError: op_kernel/add_layer_norm_base.h:62: DataCopyPad(GM->UB) on a TBuf<TPosition::VECCALC>"
+        in out
+    )

@@ -15,6 +15,7 @@
 #include "dslc_sim/vec_cast.h"
 #include "dslc_sim/vec_cmp.h"
 #include "dslc_sim/vec_reduce.h"
+#include "dslc_sim/vec_transpose.h"
 #include "dslc_sim/reg_types.h"
 #include "dslc_sim/reg_vf.h"
 #include "dslc_sim/reg_datacopy.h"

@@ -94,6 +94,10 @@ struct CoreState {
     // byte undefined (see ub_access and the "Definedness" section of sim/README.md).
     std::vector<uint8_t> ub_def;
     std::vector<uint32_t> ub_undef_by;
+    // The vector mask registers of the core (SetVectorMask / SetMaskCount / SetMaskNorm).
+    VecMask vmask;
+    // The DEQSCALE register (SetDeqScale(half)): Cast int32_t -> half multiplies by it.
+    float deq_scale = 1.0f;
 };
 
 struct State : CoreState {
@@ -474,6 +478,8 @@ std::vector<SimFault>& recorded_faults() { return S().faults; }
 std::vector<GmRegion>& gm_regions() { return S().regions; }
 const BlockCounters& block_counters() { return S().counters; }
 const char* last_api_summary() { return S().last_api; }
+VecMask& vec_mask() { return S().vmask; }
+float& deq_scale() { return S().deq_scale; }
 
 void begin_block(int64_t idx, int64_t num, uint64_t key) {
     State& s = S();
@@ -505,6 +511,8 @@ void init_core(CoreState& c, CoreKind kind, int sub) {
     const Config& cfg = S().cfg;
     c.kind = kind;
     c.sub = sub;
+    c.vmask = VecMask{};
+    c.deq_scale = 1.0f;
     for (auto& v : c.vc) v = Clock{};
     for (auto& d : c.self_done) d = 0;
     uint32_t phys = kind == CK_AIC ? cfg.l1_bytes + cfg.l0a_bytes + cfg.l0b_bytes + cfg.l0c_bytes
@@ -664,6 +672,7 @@ uint32_t allowed_2201(const char* api) {
         is("Mins"))
         return kArith2201;
     if (is("Relu")) return kF | bit(DT_I32);
+    if (is("Or")) return bit(DT_I16) | bit(DT_U16);  // Or.md: int16_t/uint16_t only
     if (is("Duplicate") || is("Brcb") || is("Copy"))
         return kF | bit(DT_I16) | bit(DT_U16) | bit(DT_I32) | bit(DT_U32);
     if (is("Compare") || is("Compares")) return kF | bit(DT_I32);

@@ -1,5 +1,6 @@
 // Qualifiers, positions, pipes and events of the Ascend C kernel language (ascendc-api.md s2, s6).
 #pragma once
+#include <type_traits>
 #include <cstdint>
 
 #include "runtime.h"
@@ -87,7 +88,15 @@ constexpr int32_t ONE_BLK_FLOAT_NUM = 8;
 constexpr int32_t ONE_BLK_HALF_NUM = 16;
 constexpr int32_t ONE_REPEAT_BYTE_SIZE = 256;
 constexpr int32_t MASK_PLACEHOLDER = 0;
-template <typename T> __aicore__ inline constexpr T AlignUp(T a, T b) { return b == 0 ? a : (a + b - 1) / b * b; }
+// kernel_utils_constants.h (asc-devkit v9.0.x): the elements Brcb broadcasts per repeat.
+constexpr uint32_t BRCB_BROADCAST_NUMBER = 8;
+constexpr uint32_t DEFAULT_REPEAT_STRIDE = 8;  // blocks between repeats of a contiguous level-0 operand
+// Mixed integer types (RmsNorm: AlignUp(uint64_t, int32_t)) compute in their common type.
+template <typename T, typename U>
+__aicore__ inline constexpr typename std::common_type<T, U>::type AlignUp(T a, U b) {
+    using C = typename std::common_type<T, U>::type;
+    return C(b) == 0 ? C(a) : (C(a) + C(b) - 1) / C(b) * C(b);
+}
 
 // Type traits of impl/basic_api/utils (asc-devkit kernel_utils_ceil_oom_que.h): IsSameType<T, U>::value.
 template <bool b> struct BoolInst {
@@ -107,3 +116,18 @@ struct DslcBlockIdxVar {
     __aicore__ inline operator int64_t() const { return ::dslc::view_block_idx(); }
 };
 inline constexpr DslcBlockIdxVar block_idx{};
+
+// The core types of asc-devkit's utils/sys_constants.h (MIX 0, AIC 1, AIV 2) and g_coreType, the
+// type of the running core (a global set per core by the kernel launch, kernel_utils_macros.h;
+// CANN 8.x kernels test `g_coreType == AIV`): here it reads the running core's kind.
+namespace AscendC {
+constexpr int32_t MIX = 0;
+constexpr int32_t AIC = 1;
+constexpr int32_t AIV = 2;
+}  // namespace AscendC
+struct DslcCoreTypeVar {
+    __aicore__ inline operator int32_t() const {
+        return ::dslc::core_kind() == ::dslc::CK_AIC ? ::AscendC::AIC : ::AscendC::AIV;
+    }
+};
+inline constexpr DslcCoreTypeVar g_coreType{};

@@ -82,6 +82,17 @@ uint64_t tiling_key();
 int npu_arch();
 bool strict_mode();
 uint8_t* ub_base();
+// The running core's vector mask registers: the mode (SetMaskNorm / SetMaskCount) and the two
+// 64-bit words SetVectorMask writes. Normal mode: bit j of {lo, hi} enables lane j of every
+// repeat; counter mode: `lo` is the element count of the whole instruction. Reset state (and
+// ResetMask): all lanes enabled.
+struct VecMask {
+    bool counter = false;
+    uint64_t hi = ~0ull, lo = ~0ull;
+};
+VecMask& vec_mask();
+// The running core's DEQSCALE register (SetDeqScale(half scale)); 1.0 until set.
+float& deq_scale();
 
 // ---- instructions ----
 // Issues one instruction on `pipe`; returns its id (for shadow-memory records).

@@ -26,11 +26,13 @@ inline void binary_count(const char* api, const LocalTensor<T>& dst, const Local
     }
 }
 
-template <typename T, typename F>
+template <bool isSetMask, typename T, typename F>
 inline void binary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LocalTensor<T>& b,
-                      const LaneMask& m, uint8_t repeat, const BinaryRepeatParams& p, dslc::Loc loc, F f) {
+                      const LaneMask& given, uint8_t repeatTime, const BinaryRepeatParams& p, dslc::Loc loc, F f) {
     uint32_t id = vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T);
+    uint32_t repeat = repeatTime;
+    const LaneMask m = api_mask<isSetMask>(given, lanes, repeat);
     L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
     L0Operand o0{a.addr(), p.src0BlkStride, p.src0RepStride, sizeof(T)};
     L0Operand o1{b.addr(), p.src1BlkStride, p.src1RepStride, sizeof(T)};
@@ -41,7 +43,7 @@ inline void binary_l0(const char* api, const LocalTensor<T>& dst, const LocalTen
     uint8_t* ub = dslc::ub_base();
     for (uint32_t r = 0; r < repeat; r++)
         for (uint32_t j = 0; j < lanes; j++) {
-            if (!m.on(j)) continue;
+            if (!m.on(j, r)) continue;
             T x, y;
             std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
             std::memcpy(&y, ub + lane_addr(o1, r, j), sizeof(T));
@@ -67,11 +69,13 @@ inline void unary_count(const char* api, const LocalTensor<T>& dst, const LocalT
     }
 }
 
-template <typename T, typename F>
-inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LaneMask& m,
-                     uint8_t repeat, const UnaryRepeatParams& p, dslc::Loc loc, F f) {
+template <bool isSetMask, typename T, typename F>
+inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LaneMask& given,
+                     uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc, F f) {
     uint32_t id = vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T);
+    uint32_t repeat = repeatTime;
+    const LaneMask m = api_mask<isSetMask>(given, lanes, repeat);
     L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
     L0Operand o0{a.addr(), p.srcBlkStride, p.srcRepStride, sizeof(T)};
     l0_touch(id, a.buf(), o0, m, lanes, repeat, false, api, "src", loc);
@@ -80,7 +84,7 @@ inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTens
     uint8_t* ub = dslc::ub_base();
     for (uint32_t r = 0; r < repeat; r++)
         for (uint32_t j = 0; j < lanes; j++) {
-            if (!m.on(j)) continue;
+            if (!m.on(j, r)) continue;
             T x;
             std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
             T z = static_cast<T>(f(calc_t<T>(x)));
@@ -112,14 +116,14 @@ template <typename C> inline C min_c(C a, C b) { return (a != a || b != b) ? (a 
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
                                 uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,       \
                                 dslc::Loc loc = {}) {                                                                  \
-        detail::binary_l0(#NAME, dst, src0, src1, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime,          \
+        detail::binary_l0<isSetMask>(#NAME, dst, src0, src1, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime,          \
                           repeatParams, loc, [](auto a, auto b) { return EXPR; });                                     \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,     \
                                 uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,     \
                                 dslc::Loc loc = {}) {                                                                  \
-        detail::binary_l0(#NAME, dst, src0, src1, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,         \
+        detail::binary_l0<isSetMask>(#NAME, dst, src0, src1, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,         \
                           [](auto a, auto b) { return EXPR; });                                                        \
     }
 
@@ -129,6 +133,9 @@ DSLC_BINARY(Mul, a* b)
 DSLC_BINARY(Div, a / b)
 DSLC_BINARY(Max, detail::max_c(a, b))
 DSLC_BINARY(Min, detail::min_c(a, b))
+// Or: bitwise, int16_t/uint16_t (asc-devkit docs/zh/api .../Or.md, v9.0.x: the same count and
+// level-0 forms as Add, isSetMask included).
+DSLC_BINARY(Or, a | b)
 #undef DSLC_BINARY
 
 // ---- vector-scalar ----
@@ -144,7 +151,7 @@ DSLC_BINARY(Min, detail::min_c(a, b))
                                 uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,        \
                                 dslc::Loc loc = {}) {                                                                  \
         const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(scalarValue);                                        \
-        detail::unary_l0(#NAME, dst, src, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime, repeatParams,    \
+        detail::unary_l0<isSetMask>(#NAME, dst, src, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime, repeatParams,    \
                          loc, [s](auto a) { return EXPR; });                                                           \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
@@ -152,7 +159,7 @@ DSLC_BINARY(Min, detail::min_c(a, b))
                                 uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,      \
                                 dslc::Loc loc = {}) {                                                                  \
         const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(scalarValue);                                        \
-        detail::unary_l0(#NAME, dst, src, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,                 \
+        detail::unary_l0<isSetMask>(#NAME, dst, src, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,                 \
                          [s](auto a) { return EXPR; });                                                                \
     }
 
@@ -173,13 +180,13 @@ DSLC_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
     template <typename T, bool isSetMask = true>                                                                       \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,                   \
                                 const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, dslc::Loc loc = {}) { \
-        detail::unary_l0(#NAME, dst, src, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime, repeatParams,    \
+        detail::unary_l0<isSetMask>(#NAME, dst, src, detail::LaneMask::first(mask, 256 / sizeof(T)), repeatTime, repeatParams,    \
                          loc, [](auto a) { return EXPR; });                                                            \
     }                                                                                                                  \
     template <typename T, bool isSetMask = true>                                                                       \
     __aicore__ inline void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask[],                 \
                                 const uint8_t repeatTime, const UnaryRepeatParams& repeatParams, dslc::Loc loc = {}) { \
-        detail::unary_l0(#NAME, dst, src, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,                 \
+        detail::unary_l0<isSetMask>(#NAME, dst, src, detail::LaneMask::from(mask), repeatTime, repeatParams, loc,                 \
                          [](auto a) { return EXPR; });                                                                 \
     }
 
@@ -237,13 +244,14 @@ __aicore__ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue
     const char* api = "Duplicate";
     uint32_t id = detail::vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T);
-    detail::LaneMask m = detail::LaneMask::first(mask, lanes);
+    uint32_t repeat = repeatTime;
+    const detail::LaneMask m = detail::api_mask<isSetMask>(detail::LaneMask::first(mask, lanes), lanes, repeat);
     detail::L0Operand od{dst.addr(), dstBlockStride, dstRepeatStride, sizeof(T)};
-    detail::l0_touch(id, dst.buf(), od, m, lanes, repeatTime, true, api, "dst", loc);
-    dslc::count_vector(repeatTime);
-    for (uint32_t r = 0; r < repeatTime; r++)
+    detail::l0_touch(id, dst.buf(), od, m, lanes, repeat, true, api, "dst", loc);
+    dslc::count_vector(repeat);
+    for (uint32_t r = 0; r < repeat; r++)
         for (uint32_t j = 0; j < lanes; j++)
-            if (m.on(j)) {
+            if (m.on(j, r)) {
                 std::memcpy(dslc::ub_base() + detail::lane_addr(od, r, j), &scalarValue, sizeof(T));
                 dslc::ub_mark(id, detail::lane_addr(od, r, j), sizeof(T), dslc::kDefined);
             }
@@ -299,19 +307,20 @@ __aicore__ inline void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src
     const char* api = "Copy";
     uint32_t id = detail::vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T);
-    detail::LaneMask m = detail::LaneMask::first(mask, lanes);
+    uint32_t repeat = repeatTime;
+    const detail::LaneMask m = detail::api_mask<isSetMask>(detail::LaneMask::first(mask, lanes), lanes, repeat);
     detail::L0Operand od{dst.addr(), p.dstStride, p.dstRepeatSize, sizeof(T)};
     detail::L0Operand os{src.addr(), p.srcStride, p.srcRepeatSize, sizeof(T)};
     if (p.dstRepeatSize > 4095 || p.srcRepeatSize > 4095)
         dslc::fault(dslc::F_UNSUPPORTED, loc, "Copy: repeat sizes %u/%u exceed 4095 blocks", p.dstRepeatSize,
                     p.srcRepeatSize);
-    detail::l0_touch(id, src.buf(), os, m, lanes, repeatTime, false, api, "src", loc);
-    detail::l0_touch(id, dst.buf(), od, m, lanes, repeatTime, true, api, "dst", loc);
-    dslc::count_vector(repeatTime);
+    detail::l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
+    detail::l0_touch(id, dst.buf(), od, m, lanes, repeat, true, api, "dst", loc);
+    dslc::count_vector(repeat);
     uint8_t* ub = dslc::ub_base();
-    for (uint32_t r = 0; r < repeatTime; r++)
+    for (uint32_t r = 0; r < repeat; r++)
         for (uint32_t j = 0; j < lanes; j++) {
-            if (!m.on(j)) continue;
+            if (!m.on(j, r)) continue;
             T x;
             std::memcpy(&x, ub + detail::lane_addr(os, r, j), sizeof(T));
             detail::def_lane(id, detail::lane_addr(od, r, j), sizeof(T), detail::lane_addr(os, r, j), sizeof(T));

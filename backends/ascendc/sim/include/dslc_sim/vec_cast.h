@@ -89,6 +89,14 @@ inline double round_int(double x, RoundMode m) {
     }
 }
 
+template <typename D, typename S> inline D convert(S s, RoundMode m);
+// Cast's element conversion with the DEQSCALE register applied to int32_t -> half.
+template <typename D, typename S> inline D convert_deq(S s, RoundMode m) {
+    if constexpr (std::is_same<D, half>::value && std::is_same<S, int32_t>::value)
+        return FloatBits<half>::rne(static_cast<double>(s) * static_cast<double>(dslc::deq_scale()));
+    return convert<D, S>(s, m);
+}
+
 template <typename D, typename S> inline D convert(S s, RoundMode m) {
     double x = static_cast<double>(static_cast<calc_t<S>>(s));
     if constexpr (std::is_same<D, float>::value && std::is_same<S, float>::value) {
@@ -121,9 +129,14 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
         dslc::fault(dslc::F_MEMORY, loc, "Cast: in-place cast between types of different width");
     for (uint32_t i = 0; i < count; i++) {
         detail::def_lane(id, dst.addr() + i * sizeof(T), sizeof(T), src.addr() + i * sizeof(U), sizeof(U));
-        d[i] = detail::convert<T, U>(s[i], roundMode);
+        d[i] = detail::convert_deq<T, U>(s[i], roundMode);
     }
 }
+
+// SetDeqScale(half scale) (asc-devkit docs/zh/api SetDeqScale.md, v8.5.0 / v9.0.x: "用于AddDeqRelu/Cast/
+// CastDeq的s322f16场景"): sets DEQSCALE; Cast int32_t -> half then yields src / 2^17 * scale * 2^17
+// (Cast.md's int32_t row), i.e. src * scale rounded to half, its roundMode not used.
+__aicore__ inline void SetDeqScale(half scale) { dslc::deq_scale() = static_cast<float>(scale); }
 
 template <typename T, typename U, bool isSetMask = true>
 __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
@@ -145,7 +158,7 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
             if (!m.on(j)) continue;
             U x;
             std::memcpy(&x, ub + detail::lane_addr(os, r, j), sizeof(U));
-            T z = detail::convert<T, U>(x, roundMode);
+            T z = detail::convert_deq<T, U>(x, roundMode);
             detail::def_lane(id, detail::lane_addr(od, r, j), sizeof(T), detail::lane_addr(os, r, j), sizeof(U));
             std::memcpy(ub + detail::lane_addr(od, r, j), &z, sizeof(T));
         }

@@ -96,14 +96,16 @@ inline void reduce_count(const char* api, ReduceType t, const LocalTensor<T>& ds
 }
 
 // One result (or value/index pair) per repeat.
-template <typename T>
+template <bool isSetMask, typename T>
 inline void reduce_repeat(const char* api, ReduceType t, const LocalTensor<T>& dst, const LocalTensor<T>& src,
-                          int32_t mask, int32_t repeat, int32_t dstRepStride, int32_t srcBlkStride, int32_t srcRepStride,
-                          ReduceOrder order, dslc::Loc loc) {
-    check_repeat(api, repeat, loc);
+                          int32_t mask, int32_t repeatTime, int32_t dstRepStride, int32_t srcBlkStride,
+                          int32_t srcRepStride, ReduceOrder order, dslc::Loc loc) {
+    check_repeat(api, repeatTime, loc);
     uint32_t id = vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T);
-    LaneMask m = LaneMask::first(static_cast<uint64_t>(mask), lanes);
+    uint32_t rep = static_cast<uint32_t>(repeatTime < 0 ? 0 : repeatTime);
+    const LaneMask m = api_mask<isSetMask>(LaneMask::first(static_cast<uint64_t>(mask), lanes), lanes, rep);
+    const int32_t repeat = static_cast<int32_t>(rep);
     L0Operand os{src.addr(), uint32_t(srcBlkStride), uint32_t(srcRepStride), sizeof(T)};
     l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
     uint32_t per = (t == ReduceType::SUM || order == ReduceOrder::ORDER_ONLY_VALUE ||
@@ -121,7 +123,7 @@ inline void reduce_repeat(const char* api, ReduceType t, const LocalTensor<T>& d
         T vals[256];
         uint32_t map[256], n = 0, undef = dslc::kDefined;
         for (uint32_t j = 0; j < lanes; j++) {
-            if (!m.on(j)) continue;
+            if (!m.on(j, r)) continue;
             std::memcpy(&vals[n], ub + lane_addr(os, r, j), sizeof(T));
             if (undef == dslc::kDefined) undef = dslc::ub_undef_at(lane_addr(os, r, j), sizeof(T));
             map[n++] = j;
@@ -187,7 +189,7 @@ __aicore__ inline void ReduceRepeat(const LocalTensor<T>& dst, const LocalTensor
                                     const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
                                     dslc::Loc loc = {}) {
     static_assert(std::is_same<T, U>::value, "ReduceRepeat: T and U must match on this target");
-    detail::reduce_repeat("ReduceRepeat", reduceType, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+    detail::reduce_repeat<isSetMask>("ReduceRepeat", reduceType, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
                           srcRepStride, order, loc);
 }
 
@@ -196,7 +198,7 @@ template <typename T, bool isSetMask = true>
 __aicore__ inline void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
                                       const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                                       const int32_t srcRepStride, dslc::Loc loc = {}) {
-    detail::reduce_repeat("WholeReduceSum", ReduceType::SUM, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+    detail::reduce_repeat<isSetMask>("WholeReduceSum", ReduceType::SUM, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
                           srcRepStride, ReduceOrder::ORDER_ONLY_VALUE, loc);
 }
 template <typename T, bool isSetMask = true>
@@ -204,7 +206,7 @@ __aicore__ inline void WholeReduceMax(const LocalTensor<T>& dst, const LocalTens
                                       const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                                       const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
                                       dslc::Loc loc = {}) {
-    detail::reduce_repeat("WholeReduceMax", ReduceType::MAX, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+    detail::reduce_repeat<isSetMask>("WholeReduceMax", ReduceType::MAX, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
                           srcRepStride, order, loc);
 }
 template <typename T, bool isSetMask = true>
@@ -212,7 +214,7 @@ __aicore__ inline void WholeReduceMin(const LocalTensor<T>& dst, const LocalTens
                                       const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
                                       const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,
                                       dslc::Loc loc = {}) {
-    detail::reduce_repeat("WholeReduceMin", ReduceType::MIN, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
+    detail::reduce_repeat<isSetMask>("WholeReduceMin", ReduceType::MIN, dst, src, mask, repeatTime, dstRepStride, srcBlkStride,
                           srcRepStride, order, loc);
 }
 
@@ -239,19 +241,22 @@ __aicore__ inline void BlockReduceSum(const LocalTensor<T>& dst, const LocalTens
     detail::check_repeat(api, repeatTime, loc);
     uint32_t id = detail::vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T), per_block = 32 / sizeof(T);
-    detail::LaneMask m = detail::LaneMask::first(static_cast<uint64_t>(mask), lanes);
+    uint32_t rep = static_cast<uint32_t>(repeatTime < 0 ? 0 : repeatTime);
+    const detail::LaneMask m = detail::api_mask<isSetMask>(detail::LaneMask::first(static_cast<uint64_t>(mask), lanes),
+                                                           lanes, rep);
+    const int32_t repeat = static_cast<int32_t>(rep);
     detail::L0Operand os{src.addr(), uint32_t(srcBlkStride), uint32_t(srcRepStride), sizeof(T)};
-    detail::l0_touch(id, src.buf(), os, m, lanes, repeatTime, false, api, "src", loc);
+    detail::l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
     const uint32_t step = uint32_t(dstRepStride) * 8;
-    if (repeatTime > 0) {
-        uint64_t span = (uint64_t(repeatTime - 1) * step + 8) * sizeof(T);
+    if (repeat > 0) {
+        uint64_t span = (uint64_t(repeat - 1) * step + 8) * sizeof(T);
         dslc::ub_check(dst.buf(), dst.addr(), span, true, api, "dst", loc);
-        for (int32_t r = 0; r < repeatTime; r++)
+        for (int32_t r = 0; r < repeat; r++)
             dslc::ub_access(id, dst.addr() + r * step * sizeof(T), 8 * sizeof(T), true, false);
     }
-    dslc::count_vector(repeatTime);
+    dslc::count_vector(repeat);
     uint8_t* ub = dslc::ub_base();
-    for (int32_t r = 0; r < repeatTime; r++) {
+    for (int32_t r = 0; r < repeat; r++) {
         T* d = reinterpret_cast<T*>(ub + dst.addr()) + r * step;
         for (uint32_t b = 0; b < 8; b++) {
             T vals[16];
@@ -259,7 +264,7 @@ __aicore__ inline void BlockReduceSum(const LocalTensor<T>& dst, const LocalTens
             uint32_t undef = dslc::kDefined;
             for (uint32_t k = 0; k < per_block; k++) {
                 uint32_t j = b * per_block + k;
-                on[k] = m.on(j);
+                on[k] = m.on(j, r);
                 std::memcpy(&vals[k], ub + detail::lane_addr(os, r, j), sizeof(T));
                 if (on[k] && undef == dslc::kDefined) undef = dslc::ub_undef_at(detail::lane_addr(os, r, j), sizeof(T));
             }

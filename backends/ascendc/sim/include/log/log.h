@@ -114,6 +114,15 @@ inline std::string ToString(const gert::Shape& shape) {
 #define OP_LOGW(opName, ...) DSLC_OP_LOG(::Ops::Base::kLogWarn, opName, __VA_ARGS__)
 #define OP_LOGE_WITHOUT_REPORT(opName, ...) DSLC_OP_LOG(::Ops::Base::kLogError, opName, __VA_ARGS__)
 #define OP_LOGE(opName, ...) OP_LOGE_WITHOUT_REPORT(opName, __VA_ARGS__)
+// opbase log/log.h's lower layer, D_OP_LOG{D,I,W,E}(opInfo, fmt, ...): the same record for an op
+// description already turned into a string (ops-nn common/inc/error_util.h's OPS_LOG_* use them).
+#define D_OP_LOGD(opInfo, ...) DSLC_OP_LOG(::Ops::Base::kLogDebug, opInfo, __VA_ARGS__)
+#define D_OP_LOGI(opInfo, ...) DSLC_OP_LOG(::Ops::Base::kLogInfo, opInfo, __VA_ARGS__)
+#define D_OP_LOGW(opInfo, ...) DSLC_OP_LOG(::Ops::Base::kLogWarn, opInfo, __VA_ARGS__)
+#define D_OP_LOGE(opInfo, ...) DSLC_OP_LOG(::Ops::Base::kLogError, opInfo, __VA_ARGS__)
+// The error manager's REPORT_INNER_ERR_MSG(errorCode, fmt, ...) (metadef base/err_msg.h): on the
+// emulator the reported message goes to the log as an error record tagged with its code.
+#define REPORT_INNER_ERR_MSG(errorCode, ...) DSLC_OP_LOG(::Ops::Base::kLogError, errorCode, __VA_ARGS__)
 
 // Runs `log` then `return_expr` when `condition` holds.
 #define OP_CHECK_IF(condition, log, return_expr) \
