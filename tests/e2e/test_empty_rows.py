@@ -25,7 +25,7 @@ def test_reference_refuses_a_reduction_over_rows_of_0_columns():
 def test_the_host_tiling_refuses_them_too():
     with pytest.raises(TilingError) as e:
         row_peak.simulate(np.ones((2, 0), np.float16))
-    assert "RowPeak: input x has rows of 0 columns" in str(e.value)
+    assert "RowPeak" in str(e.value) and "input x has rows of 0 columns" in str(e.value)
 
 
 @pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
