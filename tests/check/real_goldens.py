@@ -68,3 +68,11 @@ def rms_norm(x, gamma, epsilon):
     rstd = 1.0 / np.sqrt((xf * xf).mean(axis=axes, keepdims=True) + float(epsilon))
     y = xf * rstd * gamma.astype(np.float64)
     return y.astype(x.dtype), rstd.astype(np.float32)
+
+
+def add_rms_norm(x1, x2, gamma, epsilon):
+    """AddRmsNorm (ops-nn norm/add_rms_norm README): x = x1 + x2, rounded to the inputs' dtype (an
+    output); then RmsNorm of that x with gamma: y, rstd (f32), x."""
+    x = (x1.astype(np.float64) + x2.astype(np.float64)).astype(x1.dtype)
+    y, rstd = rms_norm(x, gamma, epsilon)
+    return y, rstd, x

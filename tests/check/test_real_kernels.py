@@ -205,6 +205,7 @@ def test_rms_norm_merge_n_uses_the_reserved_ub(capsys, dtypes):
     [
         ("f32,f32", 1000, 1003, 2, 48),  # merge-N, a tail of rows, unaligned rows
         ("f16,f16", 1000, 1003, 2, 48),
+        ("bf16,bf16", 1000, 1003, 2, 48),
         ("f16,f32", 100, 1003, 2, 34),  # mixed dtypes (f32 gamma)
         ("f16,f16", 100, 4099, 0, 34),  # the normal template
         ("f32,f32", 50, 12345, 1, 25),  # split-D: a row over several passes
@@ -215,3 +216,75 @@ def test_rms_norm_matches(capsys, dtypes, rows, cols, key, blocks):
     assert code == 0, out
     assert f"tiling key {key}, block dim {blocks}," in out
     assert "RmsNorm: no faults, matches the golden" in out
+
+
+def add_rms_norm(capsys, dtype, rows, cols):
+    return check(
+        capsys,
+        f"{OPS_NN}/norm/add_rms_norm",
+        "--op",
+        "AddRmsNorm",
+        *("-I", f"{OPS_NN}/common/inc", "-I", f"{OPS_NN}/norm"),
+        "--dtype",
+        dtype,
+        *(f"--shape=x1={rows},{cols}", f"--shape=x2={rows},{cols}", f"--shape=gamma={cols}"),
+        "--golden",
+        f"{GOLDENS}:add_rms_norm",
+    )
+
+
+@nn_only
+def test_add_rms_norm_single_n_f32_sets_one_flag_twice(capsys):
+    """16 rows of 256 on 16 blocks: one row per core picks single-N (key 23), whose f32 path takes
+    two MTE2_V ids from FetchEventID, which does not take the id (asc-devkit kernel_tpipe_impl.h),
+    so both are 0: a second SetFlag on a pending flag and a WaitFlag no set is left for. Its one
+    InitBuffer also reaches into the reserved UB. The outputs match (the emulator runs on)."""
+    code, out = add_rms_norm(capsys, "f32", 16, 256)
+    assert code == 1
+    assert "tiling key 23, block dim 16, UB peak 195584 B" in out
+    for fault in (
+        "MemoryFaultError: op_kernel/add_rms_norm_single_n.h:55: UB over capacity: InitBuffer(TBuf<VECCALC>, "
+        "195584 B) brings the allocation to 195584 B > 188160 B usable",
+        "SyncError: op_kernel/add_rms_norm_single_n.h:167: SetFlag<HardEvent::MTE2_V>(0) while the flag set at "
+        "op_kernel/add_rms_norm_single_n.h:164 is still pending (no WaitFlag in between): undefined on hardware",
+        "DeadlockError: op_kernel/add_rms_norm_single_n.h:169: WaitFlag<HardEvent::MTE2_V>(0) with no "
+        "SetFlag<HardEvent::MTE2_V>(0) pending: the V pipe would wait forever",
+    ):
+        assert fault in out
+    assert "AddRmsNorm: 5 fault(s), matches the golden" in out
+
+
+@nn_only
+def test_add_rms_norm_multi_n_gathers_into_a_freed_rstd(capsys):
+    """f16, 100 aligned rows of 4096 (multi-N, key 14): rstd is EnQue'd, copied out and freed, then
+    ComputeY's in-place Gather (add_rms_norm_multi_n.h:220) rewrites it with no sync after the MTE3
+    copy (:278). Gather rewrites each lane the copy reads with its own value, so the data is right."""
+    code, out = add_rms_norm(capsys, "f16", 100, 4096)
+    assert code == 1
+    assert "tiling key 14, block dim 34," in out
+    assert (
+        "RaceError: op_kernel/add_rms_norm_multi_n.h:220: write-after-read race on UB [0x12000, 0x12020) of "
+        "TQue#3 slot 0" in out
+    )
+    assert (
+        "V Gather at op_kernel/add_rms_norm_multi_n.h:220 writes it after MTE3 DataCopyPad(UB->GM) at " in out
+    )
+    assert "AddRmsNorm: 1 fault(s), matches the golden" in out
+
+
+@nn_only
+@pytest.mark.parametrize(
+    "dtype,rows,cols,key,blocks",
+    [
+        ("f32", 1000, 1003, 22, 48),  # merge-N, a tail of rows, unaligned rows
+        ("f16", 1000, 1003, 12, 48),
+        ("bf16", 1000, 1003, 32, 48),
+        ("f32", 100, 4099, 20, 34),  # normal
+        ("f32", 50, 12345, 21, 25),  # split-D
+    ],
+)
+def test_add_rms_norm_matches(capsys, dtype, rows, cols, key, blocks):
+    code, out = add_rms_norm(capsys, dtype, rows, cols)
+    assert code == 0, out
+    assert f"tiling key {key}, block dim {blocks}," in out
+    assert "AddRmsNorm: no faults, matches the golden" in out
