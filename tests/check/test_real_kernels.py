@@ -125,60 +125,61 @@ def test_apply_adam_w_reads_past_the_end_at_a_tail(capsys):
     )
 
 
-def add_layer_norm(capsys, dtype, rows, cols):
+def norm(capsys, folder, op, dtypes, shapes, golden, *extra):
+    """An ops-nn norm/ operator: its include paths, dtypes, NAME=SHAPE shapes and golden."""
     return check(
         capsys,
-        f"{OPS_NN}/norm/add_layer_norm",
+        f"{OPS_NN}/norm/{folder}",
         "--op",
-        "AddLayerNorm",
-        *("-I", f"{OPS_NN}/common/inc", "-I", f"{OPS_NN}/norm"),
-        "--dtype",
-        ",".join([dtype] * 5),
-        *(f"--shape=x1={rows},{cols}", f"--shape=x2={rows},{cols}"),
-        *(f"--shape=gamma={cols}", f"--shape=beta={cols}"),
-        "--attr",
-        "additional_output=true",
-        "--golden",
-        f"{GOLDENS}:add_layer_norm",
-    )
-
-
-@nn_only
-@pytest.mark.parametrize("rows,cols,key", [(4, 256, 140), (1000, 1003, 100)])
-def test_add_layer_norm_f32_matches(capsys, rows, cols, key):
-    """The 910B kernel (vector mask registers, isSetMask=false forms, BlockReduceSum, BroadCast):
-    4 rows on 4 blocks, and 1000 rows of 1003 on 48 blocks (a tail of rows, an unaligned row)."""
-    code, out = add_layer_norm(capsys, "f32", rows, cols)
-    assert code == 0, out
-    assert f"tiling key {key}," in out
-    assert "AddLayerNorm: no faults, matches the golden" in out
-
-
-@nn_only
-@pytest.mark.parametrize("rows,cols,key", [(4, 256, 180), (1000, 1003, 170)])
-def test_add_layer_norm_f16_matches(capsys, rows, cols, key):
-    """f16 DataCopyPads GM into a TBuf<VECCALC> (add_layer_norm_base.h:62, DataCopyEx): outside the
-    A2 DataCopyPad documentation's paths, but executed by the hardware (datacopy.h,
-    check_pad_position), so the emulator runs it outside strict mode."""
-    code, out = add_layer_norm(capsys, "f16", rows, cols)
-    assert code == 0, out
-    assert f"tiling key {key}," in out
-    assert "AddLayerNorm: no faults, matches the golden" in out
-
-
-def rms_norm(capsys, dtypes, rows, cols):
-    return check(
-        capsys,
-        f"{OPS_NN}/norm/rms_norm",
-        "--op",
-        "RmsNorm",
+        op,
         *("-I", f"{OPS_NN}/common/inc", "-I", f"{OPS_NN}/norm"),
         "--dtype",
         dtypes,
-        *(f"--shape=x={rows},{cols}", f"--shape=gamma={cols}"),
+        *(f"--shape={s}" for s in shapes),
+        *extra,
         "--golden",
-        f"{GOLDENS}:rms_norm",
+        f"{GOLDENS}:{golden}",
     )
+
+
+def add_layer_norm(capsys, dtype, rows, cols):
+    shapes = (f"x1={rows},{cols}", f"x2={rows},{cols}", f"gamma={cols}", f"beta={cols}")
+    dtypes = ",".join([dtype] * 5)
+    return norm(
+        capsys,
+        "add_layer_norm",
+        "AddLayerNorm",
+        dtypes,
+        shapes,
+        "add_layer_norm",
+        "--attr=additional_output=true",
+    )
+
+
+def rms_norm(capsys, dtypes, rows, cols):
+    return norm(capsys, "rms_norm", "RmsNorm", dtypes, (f"x={rows},{cols}", f"gamma={cols}"), "rms_norm")
+
+
+def add_rms_norm(capsys, dtype, rows, cols):
+    shapes = (f"x1={rows},{cols}", f"x2={rows},{cols}", f"gamma={cols}")
+    return norm(capsys, "add_rms_norm", "AddRmsNorm", dtype, shapes, "add_rms_norm")
+
+
+@nn_only
+@pytest.mark.parametrize(
+    "dtype,rows,cols,key",
+    [("f32", 4, 256, 140), ("f32", 1000, 1003, 100), ("f16", 4, 256, 180), ("f16", 1000, 1003, 170)],
+)
+def test_add_layer_norm_matches(capsys, dtype, rows, cols, key):
+    """The 910B kernel (vector mask registers, isSetMask=false forms, BlockReduceSum, BroadCast):
+    4 rows on 4 blocks, and 1000 rows of 1003 on 48 blocks (a tail of rows, an unaligned row). f16
+    DataCopyPads GM into a TBuf<VECCALC> (add_layer_norm_base.h:62, DataCopyEx): outside the A2
+    DataCopyPad documentation's paths, but executed by the hardware (datacopy.h,
+    check_pad_position), so the emulator runs it outside strict mode."""
+    code, out = add_layer_norm(capsys, dtype, rows, cols)
+    assert code == 0, out
+    assert f"tiling key {key}," in out
+    assert "AddLayerNorm: no faults, matches the golden" in out
 
 
 @nn_only
@@ -197,40 +198,6 @@ def test_rms_norm_merge_n_uses_the_reserved_ub(capsys, dtypes):
         "brings the allocation to 191680 B > 188160 B usable" in out
     )
     assert "RmsNorm: 1 fault(s), matches the golden" in out
-
-
-@nn_only
-@pytest.mark.parametrize(
-    "dtypes,rows,cols,key,blocks",
-    [
-        ("f32,f32", 1000, 1003, 2, 48),  # merge-N, a tail of rows, unaligned rows
-        ("f16,f16", 1000, 1003, 2, 48),
-        ("bf16,bf16", 1000, 1003, 2, 48),
-        ("f16,f32", 100, 1003, 2, 34),  # mixed dtypes (f32 gamma)
-        ("f16,f16", 100, 4099, 0, 34),  # the normal template
-        ("f32,f32", 50, 12345, 1, 25),  # split-D: a row over several passes
-    ],
-)
-def test_rms_norm_matches(capsys, dtypes, rows, cols, key, blocks):
-    code, out = rms_norm(capsys, dtypes, rows, cols)
-    assert code == 0, out
-    assert f"tiling key {key}, block dim {blocks}," in out
-    assert "RmsNorm: no faults, matches the golden" in out
-
-
-def add_rms_norm(capsys, dtype, rows, cols):
-    return check(
-        capsys,
-        f"{OPS_NN}/norm/add_rms_norm",
-        "--op",
-        "AddRmsNorm",
-        *("-I", f"{OPS_NN}/common/inc", "-I", f"{OPS_NN}/norm"),
-        "--dtype",
-        dtype,
-        *(f"--shape=x1={rows},{cols}", f"--shape=x2={rows},{cols}", f"--shape=gamma={cols}"),
-        "--golden",
-        f"{GOLDENS}:add_rms_norm",
-    )
 
 
 @nn_only
@@ -274,17 +241,24 @@ def test_add_rms_norm_multi_n_gathers_into_a_freed_rstd(capsys):
 
 @nn_only
 @pytest.mark.parametrize(
-    "dtype,rows,cols,key,blocks",
+    "run,dtypes,rows,cols,key,blocks",
     [
-        ("f32", 1000, 1003, 22, 48),  # merge-N, a tail of rows, unaligned rows
-        ("f16", 1000, 1003, 12, 48),
-        ("bf16", 1000, 1003, 32, 48),
-        ("f32", 100, 4099, 20, 34),  # normal
-        ("f32", 50, 12345, 21, 25),  # split-D
+        (rms_norm, "f32,f32", 1000, 1003, 2, 48),  # merge-N, a tail of rows, unaligned rows
+        (rms_norm, "f16,f16", 1000, 1003, 2, 48),
+        (rms_norm, "bf16,bf16", 1000, 1003, 2, 48),
+        (rms_norm, "f16,f32", 100, 1003, 2, 34),  # mixed dtypes (f32 gamma)
+        (rms_norm, "f16,f16", 100, 4099, 0, 34),  # the normal template
+        (rms_norm, "f32,f32", 50, 12345, 1, 25),  # split-D: a row over several passes
+        (add_rms_norm, "f32", 1000, 1003, 22, 48),  # merge-N
+        (add_rms_norm, "f16", 1000, 1003, 12, 48),
+        (add_rms_norm, "bf16", 1000, 1003, 32, 48),
+        (add_rms_norm, "f32", 100, 4099, 20, 34),  # normal
+        (add_rms_norm, "f32", 50, 12345, 21, 25),  # split-D
     ],
+    ids=lambda v: v.__name__ if callable(v) else None,
 )
-def test_add_rms_norm_matches(capsys, dtype, rows, cols, key, blocks):
-    code, out = add_rms_norm(capsys, dtype, rows, cols)
+def test_rms_norms_match(capsys, run, dtypes, rows, cols, key, blocks):
+    code, out = run(capsys, dtypes, rows, cols)
     assert code == 0, out
     assert f"tiling key {key}, block dim {blocks}," in out
-    assert "AddRmsNorm: no faults, matches the golden" in out
+    assert "no faults, matches the golden" in out

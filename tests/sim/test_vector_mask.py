@@ -111,3 +111,11 @@ def test_cast_level0_bit_mask_form_sets_the_register(projects, xy):
     half = np.arange(N) < N // 2
     expected = np.where(on, np.where(half, np.trunc(x), np.floor(y)), 0).astype(np.float32)
     assert np.array_equal(z, expected)
+
+
+def test_unary_and_vector_scalar_level0(projects, xy):
+    x, y = xy
+    z = run(projects("vector_mask"), x, y, key=11).outputs[0]
+    j = lanes(np.arange(64))
+    expected = np.where(j < 8, np.abs(x) + np.float32(1), np.where(j < 20, np.abs(x), 0)).astype(np.float32)
+    assert np.array_equal(z, expected)

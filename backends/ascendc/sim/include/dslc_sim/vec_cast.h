@@ -5,7 +5,7 @@
 #pragma once
 #include <limits>
 
-#include "vec_common.h"
+#include "vec_arith.h"  // detail::unary_l0_lanes
 
 namespace AscendC {
 
@@ -146,27 +146,10 @@ namespace detail {
 template <bool isSetMask, typename T, typename U>
 inline void cast_l0(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
                     const LaneMask& given, uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc) {
-    const char* api = "Cast";
     dslc::check_cast(dslc::DTypeOf<U>::value, dslc::DTypeOf<T>::value, static_cast<int>(roundMode), loc);
-    uint32_t id = dslc::issue(dslc::P_V, api, loc);
-    const uint32_t lanes = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
-    uint32_t repeat = repeatTime;
-    const LaneMask m = api_mask<isSetMask>(given, lanes, repeat);
-    L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
-    L0Operand os{src.addr(), p.srcBlkStride, p.srcRepStride, sizeof(U)};
-    l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
-    l0_touch(id, dst.buf(), od, m, lanes, repeat, true, api, "dst", loc);
-    dslc::count_vector(repeat);
-    uint8_t* ub = dslc::ub_base();
-    for (uint32_t r = 0; r < repeat; r++)
-        for (uint32_t j = 0; j < lanes; j++) {
-            if (!m.on(j, r)) continue;
-            U x;
-            std::memcpy(&x, ub + lane_addr(os, r, j), sizeof(U));
-            T z = convert_deq<T, U>(x, roundMode);
-            def_lane(id, lane_addr(od, r, j), sizeof(T), lane_addr(os, r, j), sizeof(U));
-            std::memcpy(ub + lane_addr(od, r, j), &z, sizeof(T));
-        }
+    uint32_t id = dslc::issue(dslc::P_V, "Cast", loc);
+    unary_l0_lanes<isSetMask>(id, "Cast", dst, src, given, repeatTime, p, loc,
+                              [&roundMode](U x) { return convert_deq<T, U>(x, roundMode); });
 }
 }  // namespace detail
 
