@@ -29,6 +29,14 @@ SPELLINGS: dict[str, dict[str, str]] = {
     # asc-devkit v9.0.0 include/basic_api/kernel_common.h; ops-nn mainline arch35 kernels write the
     # inline __VEC_SCOPE__ with the 9.x Reg names: reference ascendc-api.md's correction note); the
     # default is the form the 9.x docs describe. 8.5 has no ascend950 (RegBase) implementation.
+    # One block-reduction call (one value per 32-byte block): 9.1 renames BlockReduceSum/Max/Min to
+    # ReduceDataBlock<ReduceType::...> and puts mask before repeatTime (asc-devkit v9.0.1
+    # docs/api/context/BlockReduceSum.md; 9.1 docs/zh/api/SIMD-API/基础API/Memory矢量计算/归约计算/ReduceDataBlock.md).
+    "block_reduce": {
+        "8.5": "BlockReduce{Kind}(dst, src, repeats, mask, 1, 1, 8);",
+        "9.0": "BlockReduce{Kind}(dst, src, repeats, mask, 1, 1, 8);",
+        "9.1": "ReduceDataBlock<ReduceType::{kind}>(dst, src, mask, repeats, 1, 1, 8);",
+    },
     "vf_launch": {"8.5": "__VEC_SCOPE__", "9.0": "asc_vf_call", "9.1": "asc_vf_call"},
 }
 VF_FORMS = ("asc_vf_call", "__VEC_SCOPE__")  # RegBase(form=...): the table's choice or the other

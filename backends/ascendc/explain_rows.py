@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dsl.ir import Func
 
 from .host_rows import MAX_BLOCK_COUNT, row_plan_of
+from .kernel.vector.membase_helpers import scratch_floats
 
 SAMPLE_COLS = (1024, 4096, 8192, 16384)
 
@@ -23,7 +24,7 @@ def _round_up(x: int, to: int) -> int:
 
 def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int) -> int:
     """The generated TilingFunc's UbBytes: fixed area + ``step`` rows of ``slots`` slots."""
-    scratch = _round_up(2 * ((cols + 63) // 64), 8) * 4 if rp["scratch"] else 0
+    scratch = scratch_floats(cols) * 4 if rp["scratch"] else 0
     row, perrow = (rp["row"], rp["perrow_bytes"]) if slots == 2 else (rp["row1"], rp["perrow_bytes1"])
     slot = _round_up(step * pitch, rp["count_align"])
     per_row = _round_up(step * rp["perrow"], rp["count_align"])
@@ -60,7 +61,7 @@ def row_step(rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_CO
     """(slots, rowStep) host tiling picks for rows of ``cols`` elements; (0, 0) when none fits
     (the same arithmetic as the generated TilingFunc's UbBytes)."""
     pitch = _round_up(max(cols, 1), rp["align"])
-    scratch = _round_up(2 * ((cols + 63) // 64), 8) * 4 if rp["scratch"] else 0
+    scratch = scratch_floats(cols) * 4 if rp["scratch"] else 0
     fixed = _round_up(pitch, rp["count_align"]) * rp["col"] + scratch  # column buffers: colLen_
     for slots, row, perrow in ((2, rp["row"], rp["perrow_bytes"]), (1, rp["row1"], rp["perrow_bytes1"])):
         step = min(rows_per_core, MAX_BLOCK_COUNT)
@@ -114,7 +115,7 @@ class RowLedger:
         for name, kind, width, slots, values in self.buffers:
             out.append(f"  {name}: {kind:<6} {width} B x {slots} slot(s) {per[kind]:<20} {', '.join(values)}")
         if rp["scratch"]:
-            out.append("  scratch: reductions, 4 B x roundUp(2 x ceil(C / 64), 8)")
+            out.append("  scratch: reductions, 4 B x (8 x ceil(C / 64) + 8 x ceil(C / 512) + 8)")
         out.append(
             f"  UB = pitch x {rp['col']} + scratch + rowStep x (pitch x {rp['row']} + {rp['perrow']} x "
             f"{rp['perrow_bytes']}) <= {self.usable} B usable (one slot: pitch x {rp['row1']} + {rp['perrow']} x "

@@ -33,6 +33,7 @@ from .host import (
     w_escape,
 )
 from .kernel import field_name
+from .kernel.vector.membase_helpers import SCRATCH_FLOATS
 from .host_snippets import emit_shape_text
 from .writer import CodeWriter
 
@@ -205,7 +206,10 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
     with w.block(
         "uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots)"
     ):
-        w.line("const uint64_t scratch = p.scratch ? RoundUp(2 * ((cols + 63) / 64), 8) * sizeof(float) : 0;")
+        w.line(comment="ReduceRows' scratch: its block levels and the last reduction's work area.")
+        w.line(
+            f"const uint64_t scratch = p.scratch ? ({SCRATCH_FLOATS.format(c='cols')}) * sizeof(float) : 0;"
+        )
         w.line("const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);")
         w.line("const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);")
         w.line(

@@ -452,6 +452,33 @@ def test_rows_regbase_plain_cast_to_i8_truncates(write_module):
     assert np.array_equal(got, want)
 
 
+@pytest.mark.parametrize("t", ["f16", "f32"])
+def test_rows_regbase_bool_outputs(write_module, t):
+    """Bool outputs of a RegBase row VF on ascend950 (rows seeds 20007, 20018, 20024 of the 950
+    sweep): a cast to bool_ and a comparison of comparisons, stored as 0/1 bytes. The row VF took
+    the bool output's register for a MaskReg and cast from it: the kernel did not build."""
+    mod = write_module(f"""
+        import dsl
+        from dsl import Tensor, bool_, {t}
+
+        @dsl.op(dtypes=({t},))
+        def rbool(m: Tensor["R", "C"], w: Tensor["R", "C"]):
+            pos = dsl.cast(dsl.relu(m - 0.25), bool_)
+            cmp = m >= ((m < float("inf")) & (w < m))
+            return pos, cmp
+        """)
+    rng = np.random.default_rng(20024)
+    m, w = (
+        rng.uniform(-1, 1, (5, 1000)).astype(np.dtype(getattr(np, "float16" if t == "f16" else "float32")))
+        for _ in range(2)
+    )
+    got, _ = simulate(mod.rbool, (m, w), {}, target="ascend950")
+    want = mod.rbool.reference(m, w)
+    for a, b in zip(got, want):
+        assert np.array_equal(a, b)
+    assert np.array_equal(want[0], m - np.float32(0.25) > 0)
+
+
 def test_rowin_f32_per_row_input_as_a_scalar_operand_on_950(write_module):
     """A per-row f32 input added to a column (MemBase: Adds with the row's value read by the
     scalar unit) keeps that tile MemBase on ascend950 (rowin seed 9608: the RegBase row VF asked

@@ -169,6 +169,31 @@ def test_cann_9_spellings_run_on_the_emulator(tmp_path):
         np.testing.assert_array_equal(a.view(np.uint16), b.view(np.uint16))
 
 
+@pytest.mark.parametrize(
+    "cann, api",
+    [
+        ("9.0", "BlockReduceMax(dst, src, repeats, mask, 1, 1, 8)"),
+        ("9.1", "ReduceDataBlock<ReduceType::MAX>(dst, src, mask, repeats, 1, 1, 8)"),
+    ],
+)
+def test_row_reductions_use_the_releases_block_reduce_spelling(tmp_path, cann, api):
+    """ReduceRows' block levels: BlockReduceMax/Sum up to 9.0, ReduceDataBlock<ReduceType::...> (mask
+    before repeatTime) from 9.1; both run on the emulator (rows of 1000 columns: two levels and a
+    masked tail block) within softmax's tolerance."""
+    import numpy as np
+
+    from backends.ascendc.compile import lower
+    from backends.ascendc.project import write_project
+
+    op = _load("softmax")
+    compiled = lower(op, cann=cann, warn_builtin=False)
+    project = write_project(tmp_path, compiled.plan, compiled.files, {})
+    kernel = (project / "op_kernel" / "softmax.cpp").read_text()
+    assert api in kernel
+    x = np.random.default_rng(0).uniform(-4, 4, (5, 1000)).astype(np.float32)
+    np.testing.assert_allclose(op.simulate(x, project=project), op.reference(x), rtol=1e-5, atol=1e-7)
+
+
 @pytest.mark.parametrize("stem", ["bias_add", "add_layer_norm"])
 def test_generated_text_does_not_depend_on_hash_seeds(tmp_path, stem):
     """The same DSL source gives the same project under any PYTHONHASHSEED (bias_add's and

@@ -38,3 +38,17 @@ def test_block_reduce_sum_and_acc_val(projects, rng, key):
     assert z[N // 8 + 1] == 520  # AlignUp(513, ONE_BLK_FLOAT_NUM)
     assert z[N // 8 + 2] == 220  # __CCE_AICORE__ of ascend910b
     assert z[N // 8 + 3] == 0  # block_idx of the only block
+
+
+@pytest.mark.parametrize("key, fn", [(2, np.max), (3, np.min), (4, np.max)])
+def test_block_reduce_max_min_and_reduce_data_block(projects, rng, key, fn):
+    """BlockReduceMax/Min (v9.0.1 BlockReduceMax.md: repeatTime before mask) and ReduceDataBlock
+    (9.1: mask first) under a mask of 12: block 0 whole, block 1 its first 4 elements; on A2 the
+    blocks the mask leaves empty are not written (9.1 ReduceDataBlock.md), so they keep the 7."""
+    x = rng.standard_normal(N).astype(np.float32)
+    z = run(projects("block_reduce"), x, key=key, blocks=1).outputs[0]
+    per_repeat = x.reshape(-1, 8, 8)
+    want = np.full((N // 64, 8), 7.0, np.float32)
+    want[:, 0] = fn(per_repeat[:, 0, :], axis=1)
+    want[:, 1] = fn(per_repeat[:, 1, :4], axis=1)
+    assert np.array_equal(z[: N // 8], want.reshape(-1))

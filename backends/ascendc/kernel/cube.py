@@ -57,7 +57,7 @@ from .template import dsl_label, load_scalar_helper, to_f32_helper
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
 from .vector.base import where
-from .vector.membase_helpers import by_value_helpers
+from .vector.membase_helpers import by_value_helpers, scratch_floats
 
 AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
 AIV_TO_AIC = 5
@@ -427,8 +427,9 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
 
 
 def scratch_len(base_n: int) -> int:
-    """ReduceRows' f32 scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."""
-    return -(-2 * -(-base_n // 64) // 8) * 8
+    """ReduceRows' f32 scratch for rows of ``base_n``: two block levels and the final reduction's
+    8 floats (``SCRATCH_FLOATS``)."""
+    return scratch_floats(base_n)
 
 
 def direct_output(func: Func) -> str | None:
@@ -611,7 +612,7 @@ def _cube_kernel(
     if e.scratch and not direct:
         w.line(
             f"constexpr uint32_t SCRATCH_LEN = {scratch_len(cube['base_n'])};",
-            "f32 reduction scratch: RoundUp32B(2 * repeats of a BASE_N row) (ReduceMax.md)",
+            "f32 reduction scratch of a BASE_N row (ReduceRows' levels)",
         )
     for buf, info in sorted(e.buffers.items()) if not direct else ():
         n = {"col": "PITCH", "perrow": "CHUNK_ROWS * PER_ROW"}.get(info["kind"], "CHUNK_ROWS * PITCH")

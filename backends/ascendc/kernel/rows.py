@@ -35,6 +35,7 @@ from ..writer import CodeWriter
 from .api import VECTOR_SCALAR, ctype
 from .merge import Block, Stmt, blocks, merge
 from .vector import Extent, Form, Operand, VecOp, vector_codes
+from .vector.membase_helpers import SCRATCH_FLOATS
 from .vector.regbase_rows import RowRegBase, row_vec_op
 
 # A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
@@ -851,10 +852,10 @@ class RowKernelText(KernelText):
         self.vc.helpers(w, [c.needs for c in self.codes()], "by_value")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
-                comment="Reduction scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md)."
+                comment="Reduction scratch (ReduceRows): two block levels, then 8 floats for the last ReduceMax/Min."
             )
             with w.block("__aicore__ inline uint32_t ScratchLen() const"):
-                w.line("return RoundUp(2 * ((cols_ + 63) / 64), 8);")
+                w.line(f"return {SCRATCH_FLOATS.format(c='cols_')};")
             w.line()
         w.line(
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"

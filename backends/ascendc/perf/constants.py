@@ -120,6 +120,10 @@ VECTOR_CLASS = {
     "Brcb": "brcb",
     **{api: "reduce" for api in ("ReduceSum", "ReduceMax", "ReduceMin", "ReduceRepeat")},
     **{api: "whole_reduce" for api in ("WholeReduceSum", "WholeReduceMax", "WholeReduceMin")},
+    **{
+        api: "block_reduce"
+        for api in ("BlockReduceSum", "BlockReduceMax", "BlockReduceMin", "ReduceDataBlock")
+    },
     **{api: "adv_activation" for api in ("Tanh", "Sigmoid")},
     **{api: "free" for api in ("Tanh(tmp)", "Sigmoid(tmp)")},  # the emulator's note of a scratch buffer
 }
@@ -215,6 +219,7 @@ A2 = ArchModel(
         "brcb": {"2": 1, "4": 1},  # 8 input elements per cycle = one repeat [H]
         "reduce": {"2": 7, "4": 7},  # ReduceRepeat 7 cycles per repeat [H]; ReduceSum etc. build on it
         "whole_reduce": {"2": 7, "4": 7},  # [H] ReduceRepeat
+        "block_reduce": {"2": 7, "4": 1},  # [H] pc §4 A2 table: ReduceDataBlock (BlockReduce*) 7 fp16, 1 fp32
         "adv_activation": {"2": 12, "4": 8},  # Tanh/Sigmoid: an Exp + Adds + Div sequence [G]
         "free": {"2": 0, "4": 0, "1": 0},
         "unknown": {"2": 1, "4": 1, "1": 1},  # [G]
@@ -249,6 +254,7 @@ A5 = ArchModel(
         "brcb": {"2": 2, "4": 2},
         "reduce": {"2": 4, "4": 4},  # [G]
         "whole_reduce": {"2": 4, "4": 4},  # [G]
+        "block_reduce": {"2": 2, "4": 2},  # [G] a MemBase call through a VF, as "simple"
         "adv_activation": {"2": 16, "4": 8},  # [G]
         "free": {"2": 0, "4": 0, "1": 0},
         "unknown": {"2": 2, "4": 2, "1": 2},

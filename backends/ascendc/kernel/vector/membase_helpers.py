@@ -9,6 +9,8 @@ The row helpers are members of the row kernel's class: they read its members (``
 
 from __future__ import annotations
 
+from ...cann import spelling
+
 from ..api import BINARY
 
 
@@ -208,6 +210,49 @@ def reduce_chunk_helper(w, needs: list, vc) -> None:
         w.line()
 
 
+# Floats of ReduceRows' scratch for rows of {c} columns: block level A (8 per 64), level B (8 per
+# 512), then 8 for the final ReduceMax/Min's work (RoundUp32B(2 * 1 repeat), ReduceMax.md).
+SCRATCH_FLOATS = "8 * (({c} + 63) / 64) + 8 * (({c} + 511) / 512) + 8"
+
+
+def scratch_floats(cols: int) -> int:
+    """``SCRATCH_FLOATS`` for a known column count."""
+    return 8 * -(-cols // 64) + 8 * -(-cols // 512) + 8
+
+
+def reduce_blocks_helper(w, kinds: list[str], vc) -> None:
+    """ReduceBlocks: one level of a row's reduction, a value per 32-byte block (1 cycle per repeat
+    for float where the count-form ReduceSum/Max/Min runs ReduceRepeat at 7: perf-constants.md
+    section 4, A2 table; C22: a block level before ReduceRepeat is faster than two ReduceRepeats)."""
+    w.line(
+        comment="n values into one per 32-byte block (the tail block: its valid elements); returns how many."
+    )
+    w.line("template <RowReduce KIND>")
+    with w.block(
+        "__aicore__ inline int32_t ReduceBlocks(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
+        "int32_t n)"
+    ):
+        w.line("const int32_t full = n / 64;")
+        with w.block("for (int32_t done = 0; done < full; done += 255)"):
+            w.line("const int32_t now = full - done < 255 ? full - done : 255;", "repeatTime is 8 bits")
+            w.line("BlockReduce<KIND>(dst[done * 8], src[done * 64], now, 64);")
+        w.line("if (n % 64 != 0) BlockReduce<KIND>(dst[full * 8], src[full * 64], 1, n % 64);")
+        w.line("return full * 8 + (n % 64 + 7) / 8;")
+    w.line()
+    w.line(comment="One call of the block reduction KIND: `repeats` of 64 floats, `mask` lanes each.")
+    w.line("template <RowReduce KIND>")
+    with w.block(
+        "__aicore__ inline void BlockReduce(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
+        "int32_t repeats, int32_t mask)"
+    ):
+        for k, kind in enumerate(kinds):
+            head = "if constexpr" if k == 0 else "} else if constexpr"
+            w.line(f"{head} (KIND == RowReduce::{kind}) {{")
+            w.line("    " + spelling("block_reduce", vc.cann).format(kind=kind, Kind=kind.title()))
+        w.line("}")
+    w.line()
+
+
 def by_value_helpers(
     w, needs: list, vc, pitch: str = "pitch_", scratch: str = "scratchBuf_.Get<float>()"
 ) -> None:
@@ -245,6 +290,7 @@ def by_value_helpers(
         w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
         w.line()
         reduce_chunk_helper(w, needs, vc)
+        reduce_blocks_helper(w, kinds, vc)
         w.line(
             comment=f"One value per row: `count` elements of each of the step's rows (src[r * {pitch}]) "
             "reduced into"
@@ -281,13 +327,27 @@ def by_value_helpers(
                 w.line("} else {")
                 w.level += 1
             w.line(f"LocalTensor<float> scratch = {scratch};")
+            w.line(
+                comment="Block levels (ReduceBlocks) alternate between scratch[0, second) and scratch[second, ...);"
+            )
+            w.line(comment="the last <= 64 values reduce with the count form, its work area after both.")
+            w.line("const uint32_t second = 8 * ((count + 63) / 64);")
+            w.line("LocalTensor<float> work = scratch[second + 8 * ((count + 511) / 512)];")
             with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+                w.line("LocalTensor<float> level = src[r * " + pitch + "];")
+                w.line("int32_t n = count;")
+                with w.block("for (uint32_t k = 0; n > 64; k ^= 1)"):
+                    w.line("LocalTensor<float> next = scratch[k * second];")
+                    w.line("n = ReduceBlocks<KIND>(next, level, n);")
+                    _barrier(w, vc)
+                    w.line("level = next;")
                 for k, kind in enumerate(kinds):
                     head = "if constexpr" if k == 0 else "} else if constexpr"
                     api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
                     w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                    w.line(f"    {api}(dst[r * PER_ROW], src[r * {pitch}], scratch, count);")
+                    w.line(f"    {api}(dst[r * PER_ROW], level, work, n);")
                 w.line("}")
+                _barrier(w, vc, "the next row writes the levels again")
             if chunks:
                 w.level -= 1
                 w.line("}")

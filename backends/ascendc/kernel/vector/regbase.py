@@ -193,7 +193,7 @@ class VfWriter:
     def reg(self, x: Operand) -> str:
         """A value's register: a MaskReg for a comparison, a RegTensor of bytes for a bool output
         (the cast of a 1/0 Select, form-vector-functions' ``_stored_bytes``), else its type's."""
-        name = x.text + (self.suffix or ("Reg" if x.text in LOCALS else ""))
+        name = self.reg_name(x)
         if x.dtype != bool_:
             kind = self.ctype(x)
         elif x.value is not None and x.value.owner is not None and x.value.owner.opname == "cast":
@@ -202,6 +202,9 @@ class VfWriter:
             kind = "mask"
         self.regs.setdefault(name, kind)
         return name
+
+    def reg_name(self, x: Operand) -> str:
+        return x.text + (self.suffix or ("Reg" if x.text in LOCALS else ""))
 
     def ctype(self, x: Operand) -> str:
         return self.ctx.reg_ctype(x.dtype)

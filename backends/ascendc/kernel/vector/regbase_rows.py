@@ -36,7 +36,7 @@ step's full-register load stays inside its row.
 
 from __future__ import annotations
 
-from dsl.dtypes import bool_, f16, f32, i8
+from dsl.dtypes import f16, f32, i8
 from dsl.errors import CompileError
 from dsl.ir import Op, ScalarType, TensorType
 
@@ -163,10 +163,8 @@ class RowVfWriter(VfWriter):
         self.fn = VectorFunction(placeholder, params, self.body(), self.traits, where(vops[0].op))
         self.call = f"asc_vf_call<{placeholder}>({', '.join(self.args)});"
 
-    def reg(self, x: Operand) -> str:
-        name = x.text + (self.suffix or ("Reg" if x.text in ROW_LOCALS else ""))
-        self.regs.setdefault(name, "mask" if x.dtype == bool_ else self.ctype(x))
-        return name
+    def reg_name(self, x: Operand) -> str:
+        return x.text + (self.suffix or ("Reg" if x.text in ROW_LOCALS else ""))
 
     def scope_text(self) -> str:
         text = super().scope_text()

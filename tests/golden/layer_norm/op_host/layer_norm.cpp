@@ -148,7 +148,8 @@ const RowPlan* FindPlan(ge::DataType dtype, uint64_t key) {
 // UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area plus the row and
 // per-row buffers.
 uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots) {
-    const uint64_t scratch = p.scratch ? RoundUp(2 * ((cols + 63) / 64), 8) * sizeof(float) : 0;
+    // ReduceRows' scratch: its block levels and the last reduction's work area.
+    const uint64_t scratch = p.scratch ? (8 * ((cols + 63) / 64) + 8 * ((cols + 511) / 512) + 8) * sizeof(float) : 0;
     const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);
     const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);
     return RoundUp(pitch, p.countAlign) * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] +

@@ -483,6 +483,27 @@ private:
 
     enum class RowReduce : uint32_t { SUM };
 
+    // n values into one per 32-byte block (the tail block: its valid elements); returns how many.
+    template <RowReduce KIND>
+    __aicore__ inline int32_t ReduceBlocks(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t n) {
+        const int32_t full = n / 64;
+        for (int32_t done = 0; done < full; done += 255) {
+            const int32_t now = full - done < 255 ? full - done : 255;  // repeatTime is 8 bits
+            BlockReduce<KIND>(dst[done * 8], src[done * 64], now, 64);
+        }
+        if (n % 64 != 0) BlockReduce<KIND>(dst[full * 8], src[full * 64], 1, n % 64);
+        return full * 8 + (n % 64 + 7) / 8;
+    }
+
+    // One call of the block reduction KIND: `repeats` of 64 floats, `mask` lanes each.
+    template <RowReduce KIND>
+    __aicore__ inline void BlockReduce(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t repeats,
+                                       int32_t mask) {
+        if constexpr (KIND == RowReduce::SUM) {
+            BlockReduceSum(dst, src, repeats, mask, 1, 1, 8);
+        }
+    }
+
     // One value per row: `count` elements of each of the step's rows (src[r * pitch_]) reduced into
     // dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).
     // MEAN: times 1 / cols.
@@ -490,10 +511,23 @@ private:
     __aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t count,
                                       uint32_t rows, [[maybe_unused]] uint64_t chunk = 0) {
         LocalTensor<float> scratch = scratchBuf_.Get<float>();
+        // Block levels (ReduceBlocks) alternate between scratch[0, second) and scratch[second, ...);
+        // the last <= 64 values reduce with the count form, its work area after both.
+        const uint32_t second = 8 * ((count + 63) / 64);
+        LocalTensor<float> work = scratch[second + 8 * ((count + 511) / 512)];
         for (uint32_t r = 0; r < rows; ++r) {
-            if constexpr (KIND == RowReduce::SUM) {
-                ReduceSum(dst[r * PER_ROW], src[r * pitch_], scratch, count);
+            LocalTensor<float> level = src[r * pitch_];
+            int32_t n = count;
+            for (uint32_t k = 0; n > 64; k ^= 1) {
+                LocalTensor<float> next = scratch[k * second];
+                n = ReduceBlocks<KIND>(next, level, n);
+                PipeBarrier<PIPE_V>();
+                level = next;
             }
+            if constexpr (KIND == RowReduce::SUM) {
+                ReduceSum(dst[r * PER_ROW], level, work, n);
+            }
+            PipeBarrier<PIPE_V>();  // the next row writes the levels again
         }
         if constexpr (MEAN) {
             PipeBarrier<PIPE_V>();
@@ -558,8 +592,8 @@ private:
         }
     }
 
-    // Reduction scratch: ReduceMax/Min need RoundUp32B(2 * repeats) elements (ReduceMax.md).
-    __aicore__ inline uint32_t ScratchLen() const { return RoundUp(2 * ((cols_ + 63) / 64), 8); }
+    // Reduction scratch (ReduceRows): two block levels, then 8 floats for the last ReduceMax/Min.
+    __aicore__ inline uint32_t ScratchLen() const { return 8 * ((cols_ + 63) / 64) + 8 * ((cols_ + 511) / 512) + 8; }
 
     __aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }
 

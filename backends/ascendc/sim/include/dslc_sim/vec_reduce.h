@@ -228,49 +228,104 @@ template <typename T> __aicore__ inline T GetAccVal(dslc::Loc loc = {}) {
     return static_cast<T>(static_cast<float>(detail::acc_val()));
 }
 
-// BlockReduceSum (asc-devkit v8.5.0 docs/api/context/BlockReduceSum.md; v9.0.1 has it, 9.1 not): per
-// repeat, the sum of the masked elements of each of its 8 data blocks, written to 8 consecutive
-// elements of dst (dstRepStride in units of those 8 results); continuous mask form. A block none of
-// whose elements the mask enables is written as 0.
-template <typename T, bool isSetMask = true>
-__aicore__ inline void BlockReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
-                                      const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
-                                      const int32_t srcRepStride, dslc::Loc loc = {}) {
-    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "BlockReduceSum takes half or float");
-    const char* api = "BlockReduceSum";
-    detail::check_repeat(api, repeatTime, loc);
-    uint32_t id = detail::vec_issue<T>(api, loc);
+namespace detail {
+// One 32-byte block reduced: SUM as BlockReduceSum's pairwise tree (block_tree_sum), MAX/MIN with a NaN
+// winning as in reduce_all.
+template <typename T> inline T block_reduce_one(ReduceType t, const T* x, const bool* on, uint32_t n) {
+    if (t == ReduceType::SUM) return block_tree_sum<T>(x, on, n);
+    using C = calc_t<T>;
+    bool have = false;
+    C best = C(0);
+    for (uint32_t i = 0; i < n; i++) {
+        if (!on[i]) continue;
+        C v = C(x[i]);
+        if (!have || v != v || (best == best && (t == ReduceType::MAX ? v > best : v < best))) best = v;
+        have = true;
+        if (v != v) break;
+    }
+    return static_cast<T>(best);
+}
+
+// BlockReduceSum/Max/Min and the 9.1 spelling ReduceDataBlock (continuous mask form): per repeat, one
+// result for each of its 8 data blocks, written to 8 consecutive elements of dst (dstRepStride in units
+// of those 8 results). A block none of whose elements the mask enables: on A2 nothing is written (dst
+// keeps its data), on 950 the reduction's identity (0, -inf, +inf) (asc-devkit 9.1
+// docs/zh/api/SIMD-API/基础API/Memory矢量计算/归约计算/ReduceDataBlock.md, 约束说明).
+template <bool isSetMask, typename T>
+inline void block_reduce(const char* api, ReduceType t, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                         int32_t repeatTime, int32_t mask, int32_t dstRepStride, int32_t srcBlkStride,
+                         int32_t srcRepStride, dslc::Loc loc) {
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "block reductions take half or float");
+    check_repeat(api, repeatTime, loc);
+    uint32_t id = vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T), per_block = 32 / sizeof(T);
     uint32_t rep = static_cast<uint32_t>(repeatTime < 0 ? 0 : repeatTime);
-    const detail::LaneMask m = detail::api_mask<isSetMask>(detail::LaneMask::first(static_cast<uint64_t>(mask), lanes),
-                                                           lanes, rep);
+    const LaneMask m = api_mask<isSetMask>(LaneMask::first(static_cast<uint64_t>(mask), lanes), lanes, rep);
     const int32_t repeat = static_cast<int32_t>(rep);
-    detail::L0Operand os{src.addr(), uint32_t(srcBlkStride), uint32_t(srcRepStride), sizeof(T)};
-    detail::l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
+    L0Operand os{src.addr(), uint32_t(srcBlkStride), uint32_t(srcRepStride), sizeof(T)};
+    l0_touch(id, src.buf(), os, m, lanes, repeat, false, api, "src", loc);
     const uint32_t step = uint32_t(dstRepStride) * 8;
+    const bool a2 = dslc::npu_arch() == 2201;
     if (repeat > 0) {
         uint64_t span = (uint64_t(repeat - 1) * step + 8) * sizeof(T);
         dslc::ub_check(dst.buf(), dst.addr(), span, true, api, "dst", loc);
-        for (int32_t r = 0; r < repeat; r++)
-            dslc::ub_access(id, dst.addr() + r * step * sizeof(T), 8 * sizeof(T), true, false);
     }
     dslc::count_vector(repeat);
     uint8_t* ub = dslc::ub_base();
+    const float identity = t == ReduceType::SUM ? 0.0f : (t == ReduceType::MAX ? -INFINITY : INFINITY);
     for (int32_t r = 0; r < repeat; r++) {
         T* d = reinterpret_cast<T*>(ub + dst.addr()) + r * step;
         for (uint32_t b = 0; b < 8; b++) {
             T vals[16];
-            bool on[16];
+            bool on[16], any = false;
             uint32_t undef = dslc::kDefined;
             for (uint32_t k = 0; k < per_block; k++) {
                 uint32_t j = b * per_block + k;
                 on[k] = m.on(j, r);
-                std::memcpy(&vals[k], ub + detail::lane_addr(os, r, j), sizeof(T));
-                if (on[k] && undef == dslc::kDefined) undef = dslc::ub_undef_at(detail::lane_addr(os, r, j), sizeof(T));
+                any = any || on[k];
+                std::memcpy(&vals[k], ub + lane_addr(os, r, j), sizeof(T));
+                if (on[k] && undef == dslc::kDefined) undef = dslc::ub_undef_at(lane_addr(os, r, j), sizeof(T));
             }
-            dslc::ub_mark(id, dst.addr() + (r * step + b) * sizeof(T), sizeof(T), undef);
-            d[b] = detail::block_tree_sum<T>(vals, on, per_block);
+            if (!any && a2) continue;  // A2: the block's result is not written
+            const uint32_t at = dst.addr() + (r * step + b) * sizeof(T);
+            dslc::ub_access(id, at, sizeof(T), true, false);
+            dslc::ub_mark(id, at, sizeof(T), undef);
+            d[b] = any ? block_reduce_one<T>(t, vals, on, per_block) : static_cast<T>(identity);
         }
     }
+}
+}  // namespace detail
+
+// CANN <= 9.0 spellings (asc-devkit v9.0.1 docs/api/context/BlockReduceSum.md, BlockReduceMax.md,
+// BlockReduceMin.md: repeatTime before mask; v9.0.1 has them, 9.1 not).
+template <typename T, bool isSetMask = true>
+__aicore__ inline void BlockReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                      const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, dslc::Loc loc = {}) {
+    detail::block_reduce<isSetMask>("BlockReduceSum", ReduceType::SUM, dst, src, repeatTime, mask, dstRepStride,
+                                    srcBlkStride, srcRepStride, loc);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void BlockReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                      const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, dslc::Loc loc = {}) {
+    detail::block_reduce<isSetMask>("BlockReduceMax", ReduceType::MAX, dst, src, repeatTime, mask, dstRepStride,
+                                    srcBlkStride, srcRepStride, loc);
+}
+template <typename T, bool isSetMask = true>
+__aicore__ inline void BlockReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
+                                      const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                      const int32_t srcRepStride, dslc::Loc loc = {}) {
+    detail::block_reduce<isSetMask>("BlockReduceMin", ReduceType::MIN, dst, src, repeatTime, mask, dstRepStride,
+                                    srcBlkStride, srcRepStride, loc);
+}
+// The 9.1 spelling (ReduceDataBlock.md above): mask before repeatTime.
+template <ReduceType reduceType, typename T, typename U = T, bool isSetMask = true>
+__aicore__ inline void ReduceDataBlock(const LocalTensor<T>& dst, const LocalTensor<U>& src, const int32_t mask,
+                                       const int32_t repeatTime, const int32_t dstRepStride, const int32_t srcBlkStride,
+                                       const int32_t srcRepStride, dslc::Loc loc = {}) {
+    static_assert(std::is_same<T, U>::value, "ReduceDataBlock: T and U must match");
+    detail::block_reduce<isSetMask>("ReduceDataBlock", reduceType, dst, src, repeatTime, mask, dstRepStride,
+                                    srcBlkStride, srcRepStride, loc);
 }
 }  // namespace AscendC
