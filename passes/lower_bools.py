@@ -22,8 +22,9 @@ comparison of bools (comparisons among them: ``(a > 0) < (b > 0)``) compares the
 copy. Only this pass casts a ``bool_`` input (not a comparison) to f16: legalize-casts keeps
 that cast, Cast uint8 -> half on the bytes, and the result is only ever compared with 0 or
 clamped by ``min(., 1)``, so the interpreter's 0/1 and the kernel's bytes give equal results.
-Bool scalars (comparisons of Scalars and attributes) stay as they are: the scalar unit computes
-``&&``, ``||`` and ``!``; a ``where`` on such a value selects on ``(v ? 1.0f : 0.0f) > 0.5f``.
+Bool scalars (comparisons of Scalars and attributes, their casts to bool) stay as they are: the
+scalar unit computes ``&&``, ``||``, ``!`` and the casts; a ``where`` on such a value selects on
+``(v ? 1.0f : 0.0f) > 0.5f``.
 
     before:  %2 = and %1, %mask : tensor<*, bool>      (%1 = cmp %a, %0 {pred = "gt"})
              %3 = where %2, %x, %ninf : tensor<*, f32>
@@ -99,7 +100,7 @@ class _Bools:
             return v
         if id(v) in self.masks:
             return self.masks[id(v)]
-        if isinstance(v.type, ScalarType) and owner.opname in LOGIC:  # && || ! on the scalar unit
+        if isinstance(v.type, ScalarType):  # && || !, a cast to bool: on the scalar unit
             one = self.op("where", [v, self.const(1.0, f32), self.const(0.0, f32)], ScalarType(f32))
             self.masks[id(v)] = self.op("cmp", [one, self.const(0.5, f32)], v.type, {"pred": "gt"})
             return self.masks[id(v)]

@@ -728,6 +728,7 @@ FIXED_SEEDS_ALL_STREAMS = [
     ("rows", 10020, "round of a cast comparison of constants reached the kernel as a scalar round"),
     ("rows", 10028, "a bool attribute named op became OP, shadowed by the row helpers' template <RowOp OP>"),
     ("rows", 10090, "a bool attribute named op became OP (the class of seed 10028)"),
+    ("rows", 20085, "a bool scalar cast from a float attribute compared with a bool_ input: a CompileError"),
     (
         "rows",
         10087,
