@@ -164,33 +164,26 @@ EXAMPLE_LINEAR_GELU = Path(__file__).resolve().parents[1] / "examples" / "linear
 @pytest.mark.parametrize(
     "target,path,why",
     [
-        (
-            "ascend950",
-            "auto",
-            "MemBase: RegBase vector functions are not emitted yet (the rule picks RegBase: 10 ops, "
-            "9 intermediates kept in registers)",
-        ),
+        ("ascend950", "auto", "RegBase: 10 ops, 9 intermediates kept in registers"),
+        ("ascend950", "regbase", "RegBase: asked for (vector_path='regbase')"),
         ("ascend950", "membase", "MemBase: asked for (vector_path='membase')"),
         ("ascend910b", "auto", "MemBase: the target has no RegBase"),
     ],
 )
 def test_explain_names_the_epilogue_vector_path(tmp_path, capsys, target, path, why):
-    """select-vector-path's rule (seed 004 section 3) on the epilogue, as --explain prints it: on
-    950 it picks RegBase for linear_gelu's chain and the epilogue stays MemBase, saying why."""
+    """select-vector-path's rule (seed 004 section 3) on the epilogue, as --explain prints it, and
+    the kernel it gives: on 950 RegBase (one vector function per half tile) for linear_gelu's
+    chain unless MemBase is asked for; 910B is MemBase."""
     argv = ["compile", EXAMPLE_LINEAR_GELU, "-o", tmp_path, "--target", target, "--vector-path", path]
     code, out, err = run([*argv, "--explain"], capsys)
     assert code == 0, err
     assert out.count(f"  vector path: {why}\n") == 2  # f16 and bf16
-
-
-def test_regbase_epilogue_is_a_located_error(tmp_path, capsys):
-    argv = ["compile", EXAMPLE_LINEAR_GELU, "-o", tmp_path / "out", "--target", "ascend950"]
-    code, out, err = run([*argv, "--vector-path", "regbase"], capsys)
-    assert (code, out) == (1, "")
-    assert err.startswith(
-        f"dslc: {EXAMPLE_LINEAR_GELU}:16:9: error: vector_path='regbase' for linear_gelu: the matmul "
-        "epilogue's RegBase vector functions are not implemented yet (its vector ops run MemBase: "
-        "vector_path='auto' or 'membase')\n"
-    ), err
-    assert "    y = x @ w.T + bias\n" in err and "Traceback" not in err
-    assert not (tmp_path / "out").exists()
+    tile = "128 x 256 x 64" if target == "ascend950" else "128 x 128 x 128"
+    assert out.count(f"a matmul with an epilogue, cube tile {tile} (BASE_M x BASE_N x BASE_K), STEP_K 4") == 2
+    assert ("  epilogue: one vector function per half tile" in out) == why.startswith("RegBase")
+    assert "rows per step" not in out and "column chunks" not in out  # the row kernels' host tiling
+    kernel = (tmp_path / "linear_gelu" / "op_kernel" / "linear_gelu.cpp").read_text()
+    regbase = why.startswith("RegBase")
+    assert ("__simd_vf__ static inline void LinearGeluVF(" in kernel) == regbase
+    assert ("asc_vf_call<LinearGeluVF>(" in kernel) == regbase
+    assert ("Exp(" in kernel and "Reg::Exp(" not in kernel) == (not regbase)  # MemBase: LocalTensor calls

@@ -42,18 +42,10 @@ def pipeline(tgt, vector: str) -> list:
 
 def epilogue_vector_path(op, tgt, path: str) -> str:
     """select-vector-path for the epilogue: the rule (seed 004 section 3) names the path and its
-    reason for ``--explain``; the epilogue is rendered MemBase on both targets until its RegBase
-    vector functions are (so ``auto`` keeps a RegBase pick on MemBase and says so, and asking for
-    ``regbase`` is a located error)."""
-    if path == "regbase":
-        mm = find_matmul(op.func(op.dtypes[0]))
-        raise CompileError(
-            f"vector_path='regbase' for {op.name}: the matmul epilogue's RegBase vector functions are not "
-            "implemented yet (its vector ops run MemBase: vector_path='auto' or 'membase')",
-            mm.loc if mm is not None else None,
-        )
+    reason for ``--explain``; on ascend950 a RegBase pick is rendered as one row vector function
+    per half tile (``kernel/cube.py``), on 910B the epilogue is MemBase."""
     regbase = str(tgt.regbase).lower()
-    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase=false}}"
+    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={regbase}}}"
 
 
 def refuse_target(op, tgt) -> None:
@@ -290,7 +282,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     epi_inputs, shared, readers, base_ms = {}, None, {}, {}
     for key, fs in sorted(keyed.items()):
         f = fs[op.dtypes[0]]
-        epi = EpilogueRenderer(f, op.dtypes[0], tgt).render()
+        epi = EpilogueRenderer(f, op.dtypes[0], tgt, plan.cann).render()
         epi_inputs.update(epi.inputs)
         for name in list(epi.inputs) + list(epi.scalar_inputs):
             readers.setdefault(name, []).append(key)

@@ -65,16 +65,22 @@ def _numpy(op, arrays):
     return 0.5 * h * (1 + np.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)))
 
 
-@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize(
+    "target,path",
+    [("ascend910b", "auto"), ("ascend950", "auto"), ("ascend950", "membase")],
+    ids=["ascend910b", "ascend950", "ascend950-membase"],
+)
 @pytest.mark.parametrize("name", list(OPS))
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
 @pytest.mark.parametrize("dt", ["f16", "bf16"])
-def test_simulate_equals_reference(name, m, k, n, cores, dt, target):
+def test_simulate_equals_reference(name, m, k, n, cores, dt, target, path):
+    """On 950 ``auto`` is the RegBase epilogue (one vector function per half tile) for
+    linear_gelu and matmul_add, and the identity epilogue (matmul) takes no vector core."""
     op = OPS[name]
     T = next(d for d in op.dtypes if d.name == dt)
     arrays = _inputs(op, m, k, n, T)
     ref = op.reference(*arrays)
-    got = op.simulate(*arrays, cores=cores, target=target)
+    got = op.simulate(*arrays, cores=cores, target=target, vector_path=path)
     tol = output_tolerances(op, T)["y"]
     names = op.inputs
     bound = func_matmul_bound(op.func(T), dict(zip(names, arrays)))
@@ -240,8 +246,8 @@ ROW_SHAPES = [  # M, K, N, cores: N up to the full-row limit (1024 on both targe
 ]
 
 
-def _check(op, T, arrays, target, cores):
-    got = op.simulate(*arrays, cores=cores, target=target, dtype=T)
+def _check(op, T, arrays, target, cores, path="auto"):
+    got = op.simulate(*arrays, cores=cores, target=target, dtype=T, vector_path=path)
     ref = op.reference(*arrays, dtype=T)
     bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
     c = compare(got, ref, output_tolerances(op, T)["y"], bound=bound)
@@ -249,16 +255,22 @@ def _check(op, T, arrays, target, cores):
     return ref
 
 
-@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize(
+    "target,path",
+    [("ascend910b", "auto"), ("ascend950", "auto"), ("ascend950", "membase")],
+    ids=["ascend910b", "ascend950", "ascend950-membase"],
+)
 @pytest.mark.parametrize("m,k,n,cores", ROW_SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in ROW_SHAPES])
 @pytest.mark.parametrize("dt", ["f16", "bf16"])
-def test_matmul_rms_norm(m, k, n, cores, dt, target):
+def test_matmul_rms_norm(m, k, n, cores, dt, target, path):
+    """On 950 ``auto`` is the RegBase epilogue: the row VF's two passes (the mean of squares,
+    its Reduce stored FIRST_ELEMENT and reloaded BRC; then the scaled row)."""
     T = next(d for d in matmul_rms_norm.dtypes if d.name == dt)
     rng = np.random.default_rng(5)
     x = rng.standard_normal((m, k)).astype(T.np)
     w = rng.standard_normal((n, k)).astype(T.np)
     gamma = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    ref = _check(matmul_rms_norm, T, [x, w, gamma], target, cores)
+    ref = _check(matmul_rms_norm, T, [x, w, gamma], target, cores, path)
     h = x.astype(np.float64) @ w.astype(np.float64).T
     want = h / np.sqrt(np.mean(h * h, axis=-1, keepdims=True) + 1e-6) * gamma
     assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=2e-2)

@@ -53,11 +53,13 @@ from ..writer import CodeWriter
 from .api import SCALAR_BINARY, ctype, typed_literal
 from .merge import Stmt
 from .naming import camel, gm_param
-from .template import dsl_label, load_scalar_helper, to_f32_helper
+from .template import dsl_label, load_scalar_helper, to_f32_helper, write_vector_functions
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
-from .vector.base import where
+from .vector.base import Region, where
 from .vector.membase_helpers import by_value_helpers
+from .vector.regbase import RegBase
+from .vector.regbase_rows import RowRegBase, RowVfWriter, row_vec_op
 
 AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
 AIV_TO_AIC = 5
@@ -116,6 +118,11 @@ class _Ctx:
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         return expr
 
+    def reg_ctype(self, dt: DType) -> str:
+        """A VF register's element type: ``T`` for the operator's 16-bit type (one VF text for
+        the f16 and bf16 kernels), else the concrete type."""
+        return "T" if dt == self.T and dt != f32 else ctype(dt)
+
     def scalar_for(self, v, dt: DType, view: str) -> str:
         owner = v.owner
         if owner is not None and owner.opname == "const":
@@ -133,12 +140,23 @@ def label(op) -> str | None:
     return at and dsl_label(at)
 
 
+class EpiVfWriter(RowVfWriter):
+    """The epilogue's row VF: the tile's columns ``curN``, rows ``PITCH`` apart."""
+
+    COLS, PITCH = "curN", "PITCH"
+
+
 class EpilogueRenderer:
-    def __init__(self, func: Func, T: DType, target):
+    def __init__(self, func: Func, T: DType, target, cann: str | None = None):
         self.func, self.T = func, T
         self.ub_mode = target.name == "ascend950"  # the AIC's Fixpipe writes the tile into the AIVs' UB
         self.vc = MemBase(target)
+        self.reg = RowRegBase(RegBase(target, **({"cann": cann} if cann else {})))
         self.ctx = _Ctx(T)
+        self.ctx.kind, self.ctx.view, self.ctx.use = self.kind, self.view, self.use
+        self.ctx.stored, self.ctx.stored_view = {}, lambda v, out: self.view(v)
+        self.ctx.view_types = {}
+        self.regs: dict[int, str] = {}  # id(value) -> its name in a VF (register and UB values)
         self.acc = func.attributes["cube"]["acc"]
         self.kinds: dict[int, str] = {}
         rows = func.attributes["rows"]
@@ -158,16 +176,45 @@ class EpilogueRenderer:
     def view(self, v) -> str:
         op = v.owner
         buf = op.attrs.get("buf")
+        if buf is None and op.attrs.get("reg"):
+            return self.use(v)
         if buf is None:
             raise CompileError(f"value %{v.name} has no UB buffer", op.loc)
         ct = self.ct(v.type.dtype)
         key = (buf, ct)
         if key not in self.e.views:
             self.e.views[key] = f"{buf}{VIEW_SUFFIX.get(ct, 'U')}"
+            self.ctx.view_types[self.e.views[key]] = ct
         name = self.e.views[key]
         if self.e.buffers[buf]["kind"] == "col":
             self.e.col_views.add(key)
         return name
+
+    def use(self, v) -> str:
+        """A value's name in the VF (its register): a loaded input's, a stored output's, else the
+        IR value's, made unique."""
+        if id(v) not in self.regs:
+            op = v.owner
+            if op.opname == "dma.load":
+                base = camel(op.operands[0].name)
+            elif id(v) in self.ctx.stored:
+                base = camel(self.ctx.stored[id(v)][0])
+            else:
+                base = camel(v.name) if not v.name[0].isdigit() else f"t{v.name}"
+            name, k = base, 1
+            while name in self.regs.values():
+                name, k = f"{base}{k}", k + 1
+            self.regs[id(v)] = name
+        return self.regs[id(v)]
+
+    def vector_function(self, ops: list) -> list[str]:
+        """RegBase (ascend950): the half tile's vector ops as one row VF (form-vector-functions'
+        marks), the row kernels' writer with the tile's columns and PITCH."""
+        vops = [row_vec_op(self.ctx, op) for op in ops]
+        needs = self.ctx.needs
+        needs.uses_mean |= any(v.op.opname == "reduce" and v.op.attrs.get("kind") == "mean" for v in vops)
+        sts = self.reg.flat.vector_function(vops, self.ctx, EpiVfWriter, "half tile")
+        return [self.note(st) for st in sts]
 
     def operand(self, v, per_row: bool) -> Operand:
         if isinstance(v.type, ScalarType):
@@ -328,12 +375,13 @@ class EpilogueRenderer:
         loop = func.loop()
         if loop is None:
             raise CompileError("the matmul epilogue has no tile loop", func.loc)
-        if loop.attrs.get("vector_path", "membase") != "membase":
-            raise CompileError("the matmul epilogue is MemBase only (910B)", func.loc)
         at = func.body.index(loop)
         for op in loop.region:
             if op.opname == "dma.load" and op.operands[0].name == self.acc:
                 e.acc_buf = op.attrs["buf"]
+            if op.opname == "dma.store":
+                self.ctx.stored.setdefault(id(op.operands[0]), []).append(op.attrs["output"])
+        vf = [op for op in loop.region if "vf" in op.attrs]
         for op in func.body[:at]:
             if op.opname == "const":
                 continue
@@ -347,6 +395,10 @@ class EpilogueRenderer:
             else:
                 self.scalar(op)
         for op in loop.region:
+            if "vf" in op.attrs:
+                if op is vf[0]:
+                    e.body += self.vector_function(vf)
+                continue
             if op.opname.startswith("sync."):
                 if op.opname == "sync.barrier":
                     e.body += [self.note(s) for s in self.vc.barrier(where(op))]
@@ -525,7 +577,7 @@ def _cube_kernel(
     cube = first.attributes["cube"]
     eps = {}
     for dt, f in funcs.items():
-        eps[dt] = EpilogueRenderer(f, dt, target).render()
+        eps[dt] = EpilogueRenderer(f, dt, target, plan.cann).render()
     e = eps[plan.dtypes[0]]
     for dt, other in eps.items():
         if (other.pre, other.cols, other.body, other.post, other.buffers) != (
@@ -539,6 +591,11 @@ def _cube_kernel(
                 f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
                 first.loc,
             )
+    vfs = {}
+    for placeholder, fn in e.needs.vfs.items():  # the f16 and bf16 VFs are one text (``T``)
+        name = f"{plan.op_type}VF" + (str(len(vfs)) if len(e.needs.vfs) > 1 else "")
+        vfs[name] = fn
+        e.body = [line.replace(placeholder, name) for line in e.body]
     ep = epilogue_plan(first, e, target)
     pitch, chunk, align, base_m = ep["pitch"], ep["chunk"], ep["align"], ep["base_m"]
     ub_mode = target.name == "ascend950"
@@ -627,6 +684,7 @@ def _cube_kernel(
         load_scalar_helper(w)
     if e.widen:
         to_f32_helper(w, plan.cann)
+    RegBase(target, plan.cann).helpers(w, [e.needs], "free")
     if not direct:
         w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
         w.line("template <typename U>")
@@ -636,7 +694,7 @@ def _cube_kernel(
     args = [f"GM_ADDR {gm_param(n)}" for n in inputs + outputs]
     epi = None if direct else f"{plan.op_type}Epilogue"
     if epi:
-        _epilogue_class(w, epi, e, acc_ct, cid, ub_mode, td, target)
+        _epilogue_class(w, epi, e, acc_ct, cid, ub_mode, td, target, vfs)
     w.line("template <typename T>")
     with w.block(f"class {cls}", "};"):
         w.level -= 1
@@ -911,7 +969,7 @@ def _epilogue_params(e: Epilogue, ub: bool) -> list[str]:
 
 
 def _epilogue_class(
-    w: CodeWriter, epi: str, e: Epilogue, acc: str, cid: int, ub: bool, td: str, target
+    w: CodeWriter, epi: str, e: Epilogue, acc: str, cid: int, ub: bool, td: str, target, vfs: dict
 ) -> None:
     """The epilogue as a class with seed 004's contract (§2): ``Init(Params, baseM, baseN,
     ProblemShape)`` lays out UB (the product's rows first: offset 0), binds GM and pre-issues the
@@ -1011,6 +1069,9 @@ def _epilogue_class(
         w.line()
         if e.needs.spreads or e.needs.row_ops or e.needs.row_reduces:
             by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH", scratch="scratch_")
+        if vfs:
+            write_vector_functions(w, vfs)
+            w.line()
         _epilogue_tile(w, e, cid, ub)
         if e.post or e.cols:
             w.line()
