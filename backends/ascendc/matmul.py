@@ -282,7 +282,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     epi_inputs, shared, readers, base_ms = {}, None, {}, {}
     for key, fs in sorted(keyed.items()):
         f = fs[op.dtypes[0]]
-        epi = EpilogueRenderer(f, op.dtypes[0], tgt, plan.cann).render()
+        epi = EpilogueRenderer(f, op.dtypes[0], tgt, plan.cann, plan_args.get("vf_form")).render()
         epi_inputs.update(epi.inputs)
         for name in list(epi.inputs) + list(epi.scalar_inputs):
             readers.setdefault(name, []).append(key)
@@ -315,6 +315,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
         f"{plan.op_type}TilingData",
         plan_args["carrier"],
         keyed,
+        plan_args.get("vf_form"),
     )
     host = host_source(
         plan,

@@ -421,3 +421,24 @@ def test_optional_input_read_under_its_key(tmp_path, residual, target):
     assert c.ok, c.detail
     want = x.astype(np.float64) @ w.astype(np.float64).T + (r.astype(np.float64) if residual else 0)
     assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=5e-2)
+
+
+@pytest.mark.parametrize("name", ["linear_gelu", "matmul_rms_norm"])
+def test_950_epilogue_in_the_inline_vf_form(tmp_path, name):
+    """The RegBase epilogue as an inline ``__VEC_SCOPE__`` block (the 8.x form of the same VF)."""
+    from backends.ascendc.compile import compile_op
+
+    op = linear_gelu if name == "linear_gelu" else matmul_rms_norm
+    project = compile_op(op, "ascend950", tmp_path, vf_form="__VEC_SCOPE__", warn_builtin=False)
+    text = (project / "op_kernel" / f"{name}.cpp").read_text()
+    assert "__VEC_SCOPE__ {" in text and "asc_vf_call" not in text
+    T = op.dtypes[1]
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((33, 600)).astype(T.np)
+    w = rng.standard_normal((70, 600)).astype(T.np)
+    arrays = [x, w, rng.uniform(0.5, 1.5, 70).astype(np.float32)]
+    got = op.simulate(*arrays, cores=8, target="ascend950", project=project, dtype=T)
+    ref = op.reference(*arrays, dtype=T)
+    bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
+    c = compare(got, ref, output_tolerances(op, T)["y"], bound=bound)
+    assert c.ok, c.detail

@@ -49,6 +49,7 @@ from dsl.dtypes import DType, dtype_from_name, f32, i32
 from dsl.errors import CompileError
 from dsl.ir import Func, ScalarType, TensorType
 
+from ..cann import DEFAULT_CANN
 from ..writer import CodeWriter
 from .api import SCALAR_BINARY, ctype, typed_literal
 from .merge import Stmt
@@ -147,11 +148,11 @@ class EpiVfWriter(RowVfWriter):
 
 
 class EpilogueRenderer:
-    def __init__(self, func: Func, T: DType, target, cann: str | None = None):
+    def __init__(self, func: Func, T: DType, target, cann: str | None = None, vf_form: str | None = None):
         self.func, self.T = func, T
         self.ub_mode = target.name == "ascend950"  # the AIC's Fixpipe writes the tile into the AIVs' UB
         self.vc = MemBase(target)
-        self.reg = RowRegBase(RegBase(target, **({"cann": cann} if cann else {})))
+        self.reg = RowRegBase(RegBase(target, cann or DEFAULT_CANN, vf_form))
         self.ctx = _Ctx(T)
         self.ctx.kind, self.ctx.view, self.ctx.use = self.kind, self.view, self.use
         self.ctx.stored, self.ctx.stored_view = {}, lambda v, out: self.view(v)
@@ -515,6 +516,7 @@ def cube_kernel(
     td: str,
     carrier: str | None,
     keyed: dict | None = None,
+    vf_form: str | None = None,
 ) -> str:
     """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
     the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order. ``keyed``
@@ -523,7 +525,9 @@ def cube_kernel(
     if keyed is not None and len(keyed) > 1:
 
         def render(fs: dict, part: str) -> str:
-            return _cube_kernel(plan, fs, target, header, inputs, outputs, td, carrier, part=part)
+            return _cube_kernel(
+                plan, fs, target, header, inputs, outputs, td, carrier, part=part, vf_form=vf_form
+            )
 
         parts = {k: render(fs, "body") for k, fs in sorted(keyed.items())}
         w = CodeWriter()
@@ -557,7 +561,7 @@ def cube_kernel(
                 w.level -= 1
             w.line("}")
         return w.text()
-    return _cube_kernel(plan, funcs, target, header, inputs, outputs, td, carrier)
+    return _cube_kernel(plan, funcs, target, header, inputs, outputs, td, carrier, vf_form=vf_form)
 
 
 def _cube_kernel(
@@ -570,6 +574,7 @@ def _cube_kernel(
     td: str,
     carrier: str | None,
     part: str = "all",
+    vf_form: str | None = None,
 ) -> str:
     """The kernel text (``part`` "all"), or its head (includes, "prelude") or one key's
     constants, helpers and class ("body")."""
@@ -577,7 +582,7 @@ def _cube_kernel(
     cube = first.attributes["cube"]
     eps = {}
     for dt, f in funcs.items():
-        eps[dt] = EpilogueRenderer(f, dt, target, plan.cann).render()
+        eps[dt] = EpilogueRenderer(f, dt, target, plan.cann, vf_form).render()
     e = eps[plan.dtypes[0]]
     for dt, other in eps.items():
         if (other.pre, other.cols, other.body, other.post, other.buffers) != (
