@@ -48,11 +48,12 @@ class Compiled:
 
 
 def refuse_matmul(op, target: str = "ascend910b") -> None:
-    """An operator with ``@`` on a target without a cube schedule (ascend950 for now): a
+    """An operator with ``@`` the matmul schedule cannot take yet (``matmul.check_supported``): a
     CompileError at its line naming what is missing (before any pass runs or file is written)."""
-    from .matmul import refuse_target
+    from .matmul import check_supported
 
-    refuse_target(op, get_target(target))
+    get_target(target)
+    check_supported(op)
 
 
 def lower(

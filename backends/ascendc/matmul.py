@@ -48,22 +48,13 @@ def epilogue_vector_path(op, tgt, path: str) -> str:
     return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={regbase}}}"
 
 
-def refuse_target(op, tgt) -> None:
-    """What a target cannot take: i8 operands on ascend950 (its L1 -> L0 load, LoadData2DParamsV2,
-    is emulated for 16-bit types only)."""
-    mm = find_matmul(op.func(op.dtypes[0]))
-    if mm is None or tgt.name == "ascend910b" or mm.operands[0].type.dtype.name != "i8":
-        return
-    raise CompileError(
-        f"matmul of i8 operands (operator {op.name}) is not implemented yet for {tgt.name}: its L1 -> L0A/L0B "
-        "load (LoadData2DParamsV2) of int8 fractals is not emulated (ascend910b works)",
-        mm.loc,
-    )
-
-
 def check_supported(op) -> None:
+    """What the matmul schedule cannot take yet, on either target: a CompileError at the ``@``
+    line (``compile.refuse_matmul``: before any pass runs, file is written or input is drawn)."""
     func = op.func(op.dtypes[0])
     mm = find_matmul(func)
+    if mm is None:
+        return
     for p in func.params:
         if p.optional and not any(a.static for a in op._def.attrs):
             raise CompileError(
