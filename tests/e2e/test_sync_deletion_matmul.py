@@ -1,5 +1,5 @@
 """Deleting any single SetFlag/WaitFlag or CrossCoreSetFlag/CrossCoreWaitFlag from a generated
-910B matmul kernel (linear_gelu, matmul_add, and matmul's AIC-only one: AIC pipes MTE2/MTE1/M/FIX, the AIVs' MTE2/V/MTE3 and the column
+matmul kernel (910B; 950 with its RegBase epilogue) (linear_gelu, matmul_add, and matmul's AIC-only one: AIC pipes MTE2/MTE1/M/FIX, the AIVs' MTE2/V/MTE3 and the column
 reload, the AIC <-> AIV workspace hand-over) is reported by the emulator (issue 22)."""
 
 from __future__ import annotations
@@ -82,6 +82,13 @@ def _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=True, 
             pass
         shutil.rmtree(case)
     assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
+
+
+def test_every_flag_of_the_950_i8_kernel_is_needed(tmp_path):
+    """quant_matmul on 950: int8 fractals through LoadData2DParamsV2, the i32 rows in UB, the
+    RegBase epilogue (per-channel and per-token scales)."""
+    T = quant_matmul.dtypes[0]
+    _every_flag_is_needed(tmp_path, quant_matmul, T, list(_quant_inputs(140, 600, 300, seed=1)), "ascend950")
 
 
 def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
