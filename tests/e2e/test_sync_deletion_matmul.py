@@ -84,9 +84,11 @@ def _every_flag_is_needed(tmp_path, op, T, arrays, target, mixed_expected=True, 
     assert not missed, "deleting these lines went unnoticed:\n" + "\n".join(missed)
 
 
+@pytest.mark.slow
 def test_every_flag_of_the_950_i8_kernel_is_needed(tmp_path):
     """quant_matmul on 950: int8 fractals through LoadData2DParamsV2, the i32 rows in UB, the
-    RegBase epilogue (per-channel and per-token scales)."""
+    RegBase epilogue (per-channel and per-token scales). Slow (about 6 min on 2 cores): the same
+    cube flags as the f16 950 kernels and the same epilogue flags as the 910B quant_matmul."""
     T = quant_matmul.dtypes[0]
     _every_flag_is_needed(tmp_path, quant_matmul, T, list(_quant_inputs(140, 600, 300, seed=1)), "ascend950")
 
