@@ -233,18 +233,28 @@ def infer(plan, cube: dict):
         names = [p.value.name for p in func0.params]
         ia, ib = names.index(cube["a"]), names.index(cube["b"])
         nb = 0 if cube["transpose_b"] else 1
-        w.line(comment="Every output is [M, N]: M from the left operand, N from the right one.")
+        w.line(
+            comment="Every output is [M, N] ([M, 1]: a value per row): M from the left operand, N from the right one."
+        )
         with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
             w.line(f"const gert::Shape* a = context->GetInputShape({ia});")
             w.line(f"const gert::Shape* b = context->GetInputShape({ib});")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, a);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, b);")
+            row = [o.type.shape.dims[-1] == 1 for o in func0.outputs]
             with w.block(f"for (size_t i = 0; i < {len(func0.outputs)}; ++i)"):
                 w.line("gert::Shape* out = context->GetOutputShape(i);")
                 w.line("OP_CHECK_NULL_WITH_CONTEXT(context, out);")
                 w.line("out->SetDimNum(0);")
                 w.line("out->AppendDim(a->GetDim(0));")
-                w.line(f"out->AppendDim(b->GetDim({nb}));")
+                if any(row):
+                    mask = sum(1 << i for i, r in enumerate(row) if r)
+                    w.line(
+                        f"out->AppendDim(((0x{mask:x}u >> i) & 1) != 0 ? 1 : b->GetDim({nb}));",
+                        "[M, 1] outputs: a value per row",
+                    )
+                else:
+                    w.line(f"out->AppendDim(b->GetDim({nb}));")
             w.line("return GRAPH_SUCCESS;")
         emit_infer_dtype(w, plan, func0, plan.t_input())
 

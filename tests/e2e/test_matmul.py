@@ -429,3 +429,56 @@ def test_950_epilogue_in_the_inline_vf_form(tmp_path, name):
     bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
     c = compare(got, ref, output_tolerances(op, T)["y"], bound=bound)
     assert c.ok, c.detail
+
+
+ROW_OUTPUT_SOURCE = """\
+import dsl
+from dsl import Tensor, f16, bf16, f32
+
+
+@dsl.op(dtypes=(f16, bf16))
+def linear_ms(x: Tensor["M", "K"], w: Tensor["N", "K"], *, epsilon: float = 1e-6):
+    y = x @ w.T
+    ms = dsl.mean(y * y, axis=-1, keepdims=True)
+    out = dsl.cast(y * dsl.rsqrt(ms + epsilon), x.dtype)
+    return out, ms
+"""
+
+
+@pytest.mark.parametrize(
+    "target,path",
+    [("ascend910b", "auto"), ("ascend950", "auto"), ("ascend950", "membase")],
+    ids=["ascend910b", "ascend950", "ascend950-membase"],
+)
+@pytest.mark.parametrize(
+    "m,k,n,cores",
+    [ROW_SHAPES[0], ROW_SHAPES[1], ROW_SHAPES[4]],
+    ids=["1x64x48-c1", "33x40x70-c8", "40x72x1024-c4"],
+)
+def test_per_row_output_of_the_epilogue(tmp_path, m, k, n, cores, target, path):
+    """An [M, 1] output (the mean of squares the RMSNorm divides by): the tile holds whole rows, its
+    per-row slots (RegBase: stored DIST_FIRST_ELEMENT_B32; MemBase: ReduceRows) are copied out a
+    value per row, PER_ROW apart in UB; InferShape gives [M, 1]."""
+    path_py = tmp_path / "linear_ms.py"
+    path_py.write_text(ROW_OUTPUT_SOURCE)
+    spec = importlib.util.spec_from_file_location("mm_linear_ms", path_py)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    op = mod.linear_ms
+    T = op.dtypes[0]
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((m, k)).astype(T.np)
+    w = rng.standard_normal((n, k)).astype(T.np)
+    out, ms = op.simulate(x, w, cores=cores, target=target, vector_path=path)
+    ref_out, ref_ms = op.reference(x, w)
+    assert ms.shape == (m, 1) and ms.dtype == np.float32
+    tol = output_tolerances(op, T)
+    bound = func_matmul_bound(op.func(T), {"x": x, "w": w})
+    c = compare(out, ref_out, tol["out"], bound=bound)
+    assert c.ok, c.detail
+    # ms: a mean of f32 squares, summed in another order than the reference's: relative 1e-4
+    c = compare(ms, ref_ms, tol["ms"], bound=np.zeros_like(ref_ms, dtype=np.float64))
+    assert c.ok, c.detail
+    h = x.astype(np.float64) @ w.astype(np.float64).T
+    assert np.allclose(ref_ms, np.mean(h * h, axis=-1, keepdims=True), rtol=1e-3)

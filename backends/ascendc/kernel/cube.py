@@ -88,6 +88,7 @@ class Epilogue:
     post: list[str] = field(default_factory=list)  # after the tile loop: drains
     inputs: dict = field(default_factory=dict)  # GM inputs the epilogue reads: name -> (ctype, kind)
     outputs: dict = field(default_factory=dict)  # name -> ctype
+    row_outputs: set = field(default_factory=set)  # the [M, 1] outputs (a value per row)
     views: dict = field(default_factory=dict)  # (buf, ctype) -> local view name
     col_views: set = field(default_factory=set)
     count_align: int = 1
@@ -333,6 +334,14 @@ class EpilogueRenderer:
         name = op.attrs["output"]
         self.e.outputs[name] = ct
         self.e.positions.setdefault(v.owner.attrs["buf"], "VECOUT")
+        if self.kind(v) == PERROW:  # the tile holds whole rows: one value a row, PER_ROW apart in UB
+            self.e.row_outputs.add(name)
+            rows0 = "row0" if self.ub_mode else "row0 + r0"
+            return (
+                f"DataCopyPad({camel(name)}Gm_[mOff + {rows0}], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
+                f"uint32_t(sizeof({ct})), PER_ROW * uint32_t(sizeof({ct})) / 32 - 1, 0, 0}});"
+                f"  // a value per row; {label(op)}"
+            )
         return (
             f"DataCopyPad({camel(name)}Gm_[gmAt], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
             f"curN * uint32_t(sizeof({ct})), RowGap<{ct}>(curN), (n_ - curN) * uint32_t(sizeof({ct})), 0}});"
@@ -416,10 +425,13 @@ class EpilogueRenderer:
                 if line is not None:
                     e.body.append(line)
             elif op.opname == "dma.store":
-                if self.kind(op.operands[0]) != ROW:
+                kind = self.kind(op.operands[0])
+                if kind not in (ROW, PERROW) or (
+                    kind == PERROW and not func.attributes["cube"].get("full_row")
+                ):
                     raise CompileError(
                         f"output '{op.attrs['output']}' is {op.operands[0].type}: a matmul epilogue stores [M, N] "
-                        "outputs only (per-row [M, 1] outputs are not supported yet)",
+                        "outputs, and [M, 1] ones of a tile that holds whole rows (a reduction along N)",
                         op.loc,
                     )
                 e.body.append(self.gm_write(op))
@@ -1045,9 +1057,9 @@ def _epilogue_class(
                         f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, {size});"
                     )
                 for name, ct in e.outputs.items():
+                    size = "m_" if name in e.row_outputs else "uint64_t(m_) * n_"
                     w.line(
-                        f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, "
-                        "uint64_t(m_) * n_);"
+                        f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, {size});"
                     )
                 if not ub:
                     w.line(f"wsGm_.SetGlobalBuffer((__gm__ {acc}*)params.workspace, {WS_SLOTS} * wsTile_);")
