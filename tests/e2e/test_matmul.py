@@ -21,6 +21,17 @@ from dsl.precision import compare, func_matmul_bound, output_tolerances
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def load_source(path: Path, source: str, module: str):
+    """The module of a DSL ``source`` written to ``path`` (registered as ``module``: the
+    operators' dataclasses and the emulator's source map need a real file)."""
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(module, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def load(name: str):
     spec = importlib.util.spec_from_file_location(f"mm_example_{name}", EXAMPLES / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -137,12 +148,9 @@ def token_linear(x: Tensor["M", "K"], w: Tensor["N", "K"], s: Tensor[f32, "M", 1
 
 @pytest.fixture(scope="module")
 def token_linear(tmp_path_factory):
-    path = tmp_path_factory.mktemp("pertoken") / "token_linear.py"
-    path.write_text(PER_TOKEN_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_token_linear", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(
+        tmp_path_factory.mktemp("pertoken") / "token_linear.py", PER_TOKEN_SOURCE, "mm_token_linear"
+    )
     return mod.token_linear
 
 
@@ -215,12 +223,7 @@ def linear_layer_norm(x: Tensor["M", "K"], w: Tensor["N", "K"], beta: Tensor[f32
 
 @pytest.fixture(scope="module")
 def row_ops(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rowops") / "row_ops.py"
-    path.write_text(ROW_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_row_ops", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path_factory.mktemp("rowops") / "row_ops.py", ROW_SOURCE, "mm_row_ops")
     return mod
 
 
@@ -332,12 +335,7 @@ def linear_act(
 
 @pytest.fixture(scope="module")
 def linear_act(tmp_path_factory):
-    path = tmp_path_factory.mktemp("keyed") / "linear_act.py"
-    path.write_text(KEYED_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_linear_act", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path_factory.mktemp("keyed") / "linear_act.py", KEYED_SOURCE, "mm_linear_act")
     return mod.linear_act
 
 
@@ -389,12 +387,7 @@ def linear_res(
 @pytest.mark.parametrize("residual", [False, True])
 def test_optional_input_read_under_its_key(tmp_path, residual, target):
     # key 1 reads r (and on 950 leaves less UB: a smaller BASE_M, from host tiling's per-key table)
-    path = tmp_path / "linear_res.py"
-    path.write_text(OPTIONAL_SOURCE)
-    spec = importlib.util.spec_from_file_location(f"mm_linear_res_{residual}_{target}", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path / "linear_res.py", OPTIONAL_SOURCE, f"mm_linear_res_{residual}_{target}")
     op = mod.linear_res
     T = op.dtypes[0]
     rng = np.random.default_rng(6)
@@ -459,12 +452,7 @@ def test_per_row_output_of_the_epilogue(tmp_path, m, k, n, cores, target, path):
     """An [M, 1] output (the mean of squares the RMSNorm divides by): the tile holds whole rows, its
     per-row slots (RegBase: stored DIST_FIRST_ELEMENT_B32; MemBase: ReduceRows) are copied out a
     value per row, PER_ROW apart in UB; InferShape gives [M, 1]."""
-    path_py = tmp_path / "linear_ms.py"
-    path_py.write_text(ROW_OUTPUT_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_linear_ms", path_py)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path / "linear_ms.py", ROW_OUTPUT_SOURCE, "mm_linear_ms")
     op = mod.linear_ms
     T = op.dtypes[0]
     rng = np.random.default_rng(6)

@@ -4,10 +4,8 @@ reload, the AIC <-> AIV workspace hand-over) is reported by the emulator (issue 
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
-import sys
 
 import numpy as np
 
@@ -18,6 +16,7 @@ import pytest
 
 from test_matmul import (
     PER_TOKEN_SOURCE,
+    load_source,
     _inputs,
     _quant_inputs,
     linear_gelu,
@@ -102,12 +101,7 @@ def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
     _every_flag_is_needed(
         tmp_path / "q", quant_matmul, T, list(_quant_inputs(140, 600, 300, seed=1)), "ascend910b"
     )
-    path = tmp_path / "token_linear.py"
-    path.write_text(PER_TOKEN_SOURCE)
-    spec = importlib.util.spec_from_file_location("sync_token_linear", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path / "token_linear.py", PER_TOKEN_SOURCE, "sync_token_linear")
     op = mod.token_linear
     T = op.dtypes[0]
     rng = np.random.default_rng(1)
@@ -143,12 +137,7 @@ def test_every_flag_of_a_keyed_kernel_is_needed(tmp_path):
     other key's flags are not run by this call, so only the running key's lines are deleted)."""
     from test_matmul import OPTIONAL_SOURCE
 
-    path = tmp_path / "linear_res.py"
-    path.write_text(OPTIONAL_SOURCE)
-    spec = importlib.util.spec_from_file_location("sync_linear_res", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path / "linear_res.py", OPTIONAL_SOURCE, "sync_linear_res")
     op = mod.linear_res
     T = op.dtypes[0]
     rng = np.random.default_rng(1)
@@ -164,12 +153,7 @@ def test_every_flag_of_a_per_row_output_kernel_is_needed(tmp_path):
     """An [M, 1] output on 950 (RegBase): the per-row slots' copy out and its reverse events."""
     from test_matmul import ROW_OUTPUT_SOURCE
 
-    path = tmp_path / "linear_ms.py"
-    path.write_text(ROW_OUTPUT_SOURCE)
-    spec = importlib.util.spec_from_file_location("sync_linear_ms", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path / "linear_ms.py", ROW_OUTPUT_SOURCE, "sync_linear_ms")
     op = mod.linear_ms
     T = op.dtypes[0]
     rng = np.random.default_rng(2)
