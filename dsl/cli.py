@@ -291,7 +291,7 @@ def cmd_compile(args) -> int:
             print(verify_summary(op, compiled))
         if args.explain:
             for v in variants:
-                print("\n".join(explain_lines(v.func, v.key, target.ub_usable_bytes)))
+                print("\n".join(explain_lines(v.func, v.key, target.ub_usable_bytes, target)))
     if failed:
         wrote = f"wrote the other {len(done)}" if done else "wrote nothing"
         print(

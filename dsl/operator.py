@@ -290,6 +290,7 @@ class Operator:
         vector_path="auto",
         cann=None,
         dtype=None,
+        cube_math=True,
         **attrs,
     ):
         """A modelled performance report (predicted and roofline time, DMA, bytes, UB, syncs) of
@@ -299,7 +300,8 @@ class Operator:
         repeated runs) or not ("cold"; "flushed": and the L2 full of a previous kernel's dirty lines,
         so outputs cost HBM write-backs); ``project`` profiles the sources of a project ``compile``
         wrote (and a user may have edited), as ``simulate(project=...)`` runs them; ``dtype`` picks
-        T as for ``reference``."""
+        T as for ``reference``; ``cube_math=False`` models a matmul too large to compute in the
+        emulator (its Mmads write 0: the same instructions and trace, so the same report)."""
         from backends.ascendc.profile import profile
 
         return profile(
@@ -314,6 +316,7 @@ class Operator:
             vector_path=vector_path,
             cann=cann,
             dtype=dtype,
+            cube_math=cube_math,
         )
 
 

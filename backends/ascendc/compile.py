@@ -48,11 +48,12 @@ class Compiled:
 
 
 def refuse_matmul(op, target: str = "ascend910b") -> None:
-    """An operator with ``@`` on a target without a cube schedule (ascend950 for now): a
+    """An operator with ``@`` the matmul schedule cannot take yet (``matmul.check_supported``): a
     CompileError at its line naming what is missing (before any pass runs or file is written)."""
-    from .matmul import refuse_target
+    from .matmul import check_supported
 
-    refuse_target(op, get_target(target))
+    get_target(target)
+    check_supported(op)
 
 
 def lower(
@@ -76,7 +77,7 @@ def lower(
     refuse_matmul(op, target)
     check_names(op, warn_builtin)
     if any(o.opname == "matmul" for o in op.func(op.dtypes[0]).walk()):
-        return _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, vector_path)
+        return _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, vector_path, vf_form)
     # On ascend950 the MemBase (LocalTensor) API runs through vector-function emulation, so the
     # same kernels are valid there (ascendc-api.md section 7); the RegBase path comes later.
     name = op.name
@@ -263,7 +264,9 @@ def check_names(op, warn_builtin: bool) -> None:
         check_attr_name(a.name)
 
 
-def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, vector_path: str = "auto") -> Compiled:
+def _lower_matmul(
+    op, tgt, cann, dump, dump_dir, verify_each, vector_path: str = "auto", vf_form: str | None = None
+) -> Compiled:
     """The matmul schedule (``matmul.py``): split-cube-vector + the row passes, the CV kernel."""
     from .matmul import epilogue_vector_path, lower_matmul
 
@@ -286,7 +289,7 @@ def _lower_matmul(op, tgt, cann, dump, dump_dir, verify_each, vector_path: str =
     modules, kernel, host, tiling = lower_matmul(
         op,
         tgt,
-        {"plan": plan, "header": header, "carrier": t_carrier(plan)},
+        {"plan": plan, "header": header, "carrier": t_carrier(plan), "vf_form": vf_form},
         epilogue_vector_path(op, tgt, vector_path),
         sink,
         None,

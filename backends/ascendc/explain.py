@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from dsl.ir import Func
@@ -93,15 +94,46 @@ def func_ledger(func: Func, key: int, usable: int) -> Ledger:
     )
 
 
-def explain_lines(func: Func, key: int, usable: int) -> list[str]:
-    """What ``dslc compile --explain`` prints for one variant: its UB ledger, then the vector path
-    select-vector-path chose for its compute region, with the reason."""
-    lines = func_ledger(func, key, usable).lines()
+def matmul_lines(func: Func, key: int, target) -> list[str]:
+    """A matmul variant: the cube tile and the epilogue's UB buffers (per AIV: 950 holds half a
+    tile from the Fixpipe, 910B chunks of rows read from the workspace)."""
+    from .kernel.cube import EpilogueRenderer, direct_output, epilogue_plan
+
+    cube = func.attributes["cube"]
+    T = func.attributes.get("dtype", "")
+    head = f"@{func.name} (T = {T}, tiling key {key}): a matmul"
+    if direct_output(func) is not None:
+        return [
+            f"{head}, cube tile {cube['base_m']} x {cube['base_n']} x {cube['base_k']} (BASE_M x BASE_N x "
+            f"BASE_K), STEP_K {cube['step_k']}; an identity epilogue: the Fixpipe writes the output, no vector core"
+        ]
+    ep = epilogue_plan(func, EpilogueRenderer(func, T, target).render(), target)
+    where = (
+        "half a tile from the Fixpipe per AIV"
+        if target.name == "ascend950"
+        else f"{ep['chunk']} rows a step from the workspace"
+    )
+    lines = [
+        f"{head} with an epilogue, cube tile {ep['base_m']} x {cube['base_n']} x {cube['base_k']} (BASE_M x "
+        f"BASE_N x BASE_K), STEP_K {cube['step_k']}; the epilogue's UB: rows of PITCH = {ep['pitch']}, {where}"
+    ]
+    rows = func_ledger(func, key, target.ub_usable_bytes).lines()
+    return lines + [x for x in rows if re.match(r"  b\d+: ", x)]
+
+
+def explain_lines(func: Func, key: int, usable: int, target=None) -> list[str]:
+    """What ``dslc compile --explain`` prints for one variant: its UB ledger (a matmul's: the cube
+    tile and the epilogue's buffers, ``target`` given), then the vector path select-vector-path
+    chose for its compute region, with the reason."""
+    matmul = "cube" in func.attributes and target is not None
+    lines = matmul_lines(func, key, target) if matmul else func_ledger(func, key, usable).lines()
     loop = func.loop()
     why = loop.attrs.get("vector_why") if loop is not None else None
     if why:
         lines.append(f"  vector path: {why}")
-    if why and why.startswith("RegBase") and func.attributes.get("layout") == "rows":
+    if matmul and why and why.startswith("RegBase"):
+        lines.append("  epilogue: one vector function per half tile (rows from UB, the chain in registers)")
+    elif why and why.startswith("RegBase") and func.attributes.get("layout") == "rows":
         lines.append(
             "  column chunks stay MemBase: Welford per column in registers is not emitted yet (the chunked twin's"
             " steps are MemBase calls)"

@@ -42,36 +42,19 @@ def pipeline(tgt, vector: str) -> list:
 
 def epilogue_vector_path(op, tgt, path: str) -> str:
     """select-vector-path for the epilogue: the rule (seed 004 section 3) names the path and its
-    reason for ``--explain``; the epilogue is rendered MemBase on both targets until its RegBase
-    vector functions are (so ``auto`` keeps a RegBase pick on MemBase and says so, and asking for
-    ``regbase`` is a located error)."""
-    if path == "regbase":
-        mm = find_matmul(op.func(op.dtypes[0]))
-        raise CompileError(
-            f"vector_path='regbase' for {op.name}: the matmul epilogue's RegBase vector functions are not "
-            "implemented yet (its vector ops run MemBase: vector_path='auto' or 'membase')",
-            mm.loc if mm is not None else None,
-        )
+    reason for ``--explain``; on ascend950 a RegBase pick is rendered as one row vector function
+    per half tile (``kernel/cube.py``), on 910B the epilogue is MemBase."""
     regbase = str(tgt.regbase).lower()
-    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase=false}}"
-
-
-def refuse_target(op, tgt) -> None:
-    """What a target cannot take: i8 operands on ascend950 (its L1 -> L0 load, LoadData2DParamsV2,
-    is emulated for 16-bit types only)."""
-    mm = find_matmul(op.func(op.dtypes[0]))
-    if mm is None or tgt.name == "ascend910b" or mm.operands[0].type.dtype.name != "i8":
-        return
-    raise CompileError(
-        f"matmul of i8 operands (operator {op.name}) is not implemented yet for {tgt.name}: its L1 -> L0A/L0B "
-        "load (LoadData2DParamsV2) of int8 fractals is not emulated (ascend910b works)",
-        mm.loc,
-    )
+    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={regbase}}}"
 
 
 def check_supported(op) -> None:
+    """What the matmul schedule cannot take yet, on either target: a CompileError at the ``@``
+    line (``compile.refuse_matmul``: before any pass runs, file is written or input is drawn)."""
     func = op.func(op.dtypes[0])
     mm = find_matmul(func)
+    if mm is None:
+        return
     for p in func.params:
         if p.optional and not any(a.static for a in op._def.attrs):
             raise CompileError(
@@ -250,18 +233,28 @@ def infer(plan, cube: dict):
         names = [p.value.name for p in func0.params]
         ia, ib = names.index(cube["a"]), names.index(cube["b"])
         nb = 0 if cube["transpose_b"] else 1
-        w.line(comment="Every output is [M, N]: M from the left operand, N from the right one.")
+        w.line(
+            comment="Every output is [M, N] ([M, 1]: a value per row): M from the left operand, N from the right one."
+        )
         with w.block("static graphStatus InferShape(gert::InferShapeContext* context)"):
             w.line(f"const gert::Shape* a = context->GetInputShape({ia});")
             w.line(f"const gert::Shape* b = context->GetInputShape({ib});")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, a);")
             w.line("OP_CHECK_NULL_WITH_CONTEXT(context, b);")
+            row = [o.type.shape.dims[-1] == 1 for o in func0.outputs]
             with w.block(f"for (size_t i = 0; i < {len(func0.outputs)}; ++i)"):
                 w.line("gert::Shape* out = context->GetOutputShape(i);")
                 w.line("OP_CHECK_NULL_WITH_CONTEXT(context, out);")
                 w.line("out->SetDimNum(0);")
                 w.line("out->AppendDim(a->GetDim(0));")
-                w.line(f"out->AppendDim(b->GetDim({nb}));")
+                if any(row):
+                    mask = sum(1 << i for i, r in enumerate(row) if r)
+                    w.line(
+                        f"out->AppendDim(((0x{mask:x}u >> i) & 1) != 0 ? 1 : b->GetDim({nb}));",
+                        "[M, 1] outputs: a value per row",
+                    )
+                else:
+                    w.line(f"out->AppendDim(b->GetDim({nb}));")
             w.line("return GRAPH_SUCCESS;")
         emit_infer_dtype(w, plan, func0, plan.t_input())
 
@@ -290,7 +283,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     epi_inputs, shared, readers, base_ms = {}, None, {}, {}
     for key, fs in sorted(keyed.items()):
         f = fs[op.dtypes[0]]
-        epi = EpilogueRenderer(f, op.dtypes[0], tgt).render()
+        epi = EpilogueRenderer(f, op.dtypes[0], tgt, plan.cann, plan_args.get("vf_form")).render()
         epi_inputs.update(epi.inputs)
         for name in list(epi.inputs) + list(epi.scalar_inputs):
             readers.setdefault(name, []).append(key)
@@ -323,6 +316,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
         f"{plan.op_type}TilingData",
         plan_args["carrier"],
         keyed,
+        plan_args.get("vf_form"),
     )
     host = host_source(
         plan,

@@ -316,10 +316,12 @@ def profile(
     vector_path: str = "auto",
     cann: str | None = None,
     dtype=None,
+    cube_math: bool = True,
 ):
     """``op.profile``: simulate the generated kernel (or the sources of ``project``) with its
     instruction trace, then model it. ``cores`` is the core count the platform reports (default:
-    the SKU's)."""
+    the SKU's). ``cube_math=False``: the emulator's Mmad writes 0 instead of computing (the same
+    instructions, so the same model; for a matmul too large to compute in the emulator)."""
     from .simulate import simulate
 
     the_sku = _check(target, sku, l2)
@@ -335,6 +337,7 @@ def profile(
         vector_path=vector_path,
         cann=cann,
         dtype=dtype,
+        cube_math=cube_math,
     )
     return report(result, target, the_sku.name, l2)
 

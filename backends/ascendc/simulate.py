@@ -101,6 +101,7 @@ def simulate(
     shared_event_ids: bool = False,
     cann: str | None = None,
     dtype=None,
+    cube_math: bool = True,
 ):
     tgt = get_target(target)
     check_cann(tgt.name, cann)  # the options are checked before anything is compiled or run
@@ -160,6 +161,7 @@ def simulate(
             strict=strict,
             trace=trace,
             shared_event_ids=shared_event_ids,
+            cube_math=cube_math,
         )
     except SimulationError as e:
         raise type(e)(with_dsl_lines(str(e), project, op.name)) from None

@@ -21,6 +21,17 @@ from dsl.precision import compare, func_matmul_bound, output_tolerances
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+def load_source(path: Path, source: str, module: str):
+    """The module of a DSL ``source`` written to ``path`` (registered as ``module``: the
+    operators' dataclasses and the emulator's source map need a real file)."""
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(module, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def load(name: str):
     spec = importlib.util.spec_from_file_location(f"mm_example_{name}", EXAMPLES / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -65,16 +76,22 @@ def _numpy(op, arrays):
     return 0.5 * h * (1 + np.tanh(math.sqrt(2 / math.pi) * (h + 0.044715 * h**3)))
 
 
-@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize(
+    "target,path",
+    [("ascend910b", "auto"), ("ascend950", "auto"), ("ascend950", "membase")],
+    ids=["ascend910b", "ascend950", "ascend950-membase"],
+)
 @pytest.mark.parametrize("name", list(OPS))
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
 @pytest.mark.parametrize("dt", ["f16", "bf16"])
-def test_simulate_equals_reference(name, m, k, n, cores, dt, target):
+def test_simulate_equals_reference(name, m, k, n, cores, dt, target, path):
+    """On 950 ``auto`` is the RegBase epilogue (one vector function per half tile) for
+    linear_gelu and matmul_add, and the identity epilogue (matmul) takes no vector core."""
     op = OPS[name]
     T = next(d for d in op.dtypes if d.name == dt)
     arrays = _inputs(op, m, k, n, T)
     ref = op.reference(*arrays)
-    got = op.simulate(*arrays, cores=cores, target=target)
+    got = op.simulate(*arrays, cores=cores, target=target, vector_path=path)
     tol = output_tolerances(op, T)["y"]
     names = op.inputs
     bound = func_matmul_bound(op.func(T), dict(zip(names, arrays)))
@@ -88,15 +105,6 @@ def test_simulate_equals_reference(name, m, k, n, cores, dt, target):
     )
 
 
-def test_950_refuses_i8_at_the_matmul_line():
-    x = np.zeros((16, 16), np.int8)
-    with pytest.raises(CompileError) as e:
-        quant_linear.simulate(x, x, np.ones(16, np.float32), target="ascend950")
-    msg = str(e.value)
-    assert "not implemented yet for ascend950" in msg and "LoadData2DParamsV2" in msg
-    assert e.value.loc.line == 17  # `return dsl.cast(dsl.cast(x @ w.T, f32) * scale, dsl.T)`
-
-
 @pytest.mark.slow
 def test_long_matrix():
     T = linear_gelu.dtypes[0]
@@ -107,16 +115,17 @@ def test_long_matrix():
     assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
 
 
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
 @pytest.mark.parametrize("dt", ["bf16", "f16"])
-def test_quant_linear_is_bit_exact(m, k, n, cores, dt):
+def test_quant_linear_is_bit_exact(m, k, n, cores, dt, target):
     # i8 x i8 -> i32 (exact), then one f32 multiply and one rounding: bit-exact against reference
     T = next(d for d in quant_linear.dtypes if d.name == dt)
     rng = np.random.default_rng(7)
     x = rng.integers(-128, 128, (m, k)).astype(np.int8)
     w = rng.integers(-128, 128, (n, k)).astype(np.int8)
     scale = rng.uniform(1e-3, 1e-2, n).astype(np.float32)
-    got = quant_linear.simulate(x, w, scale, dtype=T, cores=cores)
+    got = quant_linear.simulate(x, w, scale, dtype=T, cores=cores, target=target)
     ref = quant_linear.reference(x, w, scale, dtype=T)
     np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
     exact = (x.astype(np.int64) @ w.astype(np.int64).T).astype(np.float32) * scale
@@ -139,12 +148,9 @@ def token_linear(x: Tensor["M", "K"], w: Tensor["N", "K"], s: Tensor[f32, "M", 1
 
 @pytest.fixture(scope="module")
 def token_linear(tmp_path_factory):
-    path = tmp_path_factory.mktemp("pertoken") / "token_linear.py"
-    path.write_text(PER_TOKEN_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_token_linear", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(
+        tmp_path_factory.mktemp("pertoken") / "token_linear.py", PER_TOKEN_SOURCE, "mm_token_linear"
+    )
     return mod.token_linear
 
 
@@ -157,26 +163,21 @@ def _quant_inputs(m, k, n, seed=7):
     return x, w, scale, per_token
 
 
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
 @pytest.mark.parametrize("dt", ["bf16", "f16"])
-def test_quant_matmul_per_token_is_bit_exact(m, k, n, cores, dt):
+def test_quant_matmul_per_token_is_bit_exact(m, k, n, cores, dt, target):
+    """On 950: int8 fractals L1 -> L0A/L0B with LoadData2DParamsV2 (not transposed), the i32 rows
+    Fixpipe'd into UB, the RegBase epilogue's Cast<float, int32_t> of them."""
     # i8 x i8 -> i32 (exact), acc * scale[N] * per_token[M, 1] in f32 (in that order), one rounding
     T = next(d for d in quant_matmul.dtypes if d.name == dt)
     x, w, scale, per_token = _quant_inputs(m, k, n)
-    got = quant_matmul.simulate(x, w, scale, per_token, dtype=T, cores=cores)
+    got = quant_matmul.simulate(x, w, scale, per_token, dtype=T, cores=cores, target=target)
     ref = quant_matmul.reference(x, w, scale, per_token, dtype=T)
     np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
     acc = (x.astype(np.int64) @ w.astype(np.int64).T).astype(np.float32)
     exact = (acc * scale) * per_token
     np.testing.assert_array_equal(ref.astype(np.float32), exact.astype(T.np).astype(np.float32))
-
-
-def test_quant_matmul_on_950_is_a_located_error():
-    x, w, scale, per_token = _quant_inputs(16, 32, 16)
-    with pytest.raises(CompileError) as e:
-        quant_matmul.simulate(x, w, scale, per_token, target="ascend950")
-    assert "not implemented yet for ascend950" in str(e.value)
-    assert e.value.loc.line == 22  # `return dsl.cast(dsl.cast(x @ w.T, f32) * scale * per_token, dsl.T)`
 
 
 @pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
@@ -222,12 +223,7 @@ def linear_layer_norm(x: Tensor["M", "K"], w: Tensor["N", "K"], beta: Tensor[f32
 
 @pytest.fixture(scope="module")
 def row_ops(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rowops") / "row_ops.py"
-    path.write_text(ROW_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_row_ops", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path_factory.mktemp("rowops") / "row_ops.py", ROW_SOURCE, "mm_row_ops")
     return mod
 
 
@@ -240,8 +236,8 @@ ROW_SHAPES = [  # M, K, N, cores: N up to the full-row limit (1024 on both targe
 ]
 
 
-def _check(op, T, arrays, target, cores):
-    got = op.simulate(*arrays, cores=cores, target=target, dtype=T)
+def _check(op, T, arrays, target, cores, path="auto"):
+    got = op.simulate(*arrays, cores=cores, target=target, dtype=T, vector_path=path)
     ref = op.reference(*arrays, dtype=T)
     bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
     c = compare(got, ref, output_tolerances(op, T)["y"], bound=bound)
@@ -249,16 +245,22 @@ def _check(op, T, arrays, target, cores):
     return ref
 
 
-@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+@pytest.mark.parametrize(
+    "target,path",
+    [("ascend910b", "auto"), ("ascend950", "auto"), ("ascend950", "membase")],
+    ids=["ascend910b", "ascend950", "ascend950-membase"],
+)
 @pytest.mark.parametrize("m,k,n,cores", ROW_SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in ROW_SHAPES])
 @pytest.mark.parametrize("dt", ["f16", "bf16"])
-def test_matmul_rms_norm(m, k, n, cores, dt, target):
+def test_matmul_rms_norm(m, k, n, cores, dt, target, path):
+    """On 950 ``auto`` is the RegBase epilogue: the row VF's two passes (the mean of squares,
+    its Reduce stored FIRST_ELEMENT and reloaded BRC; then the scaled row)."""
     T = next(d for d in matmul_rms_norm.dtypes if d.name == dt)
     rng = np.random.default_rng(5)
     x = rng.standard_normal((m, k)).astype(T.np)
     w = rng.standard_normal((n, k)).astype(T.np)
     gamma = rng.uniform(0.5, 1.5, n).astype(np.float32)
-    ref = _check(matmul_rms_norm, T, [x, w, gamma], target, cores)
+    ref = _check(matmul_rms_norm, T, [x, w, gamma], target, cores, path)
     h = x.astype(np.float64) @ w.astype(np.float64).T
     want = h / np.sqrt(np.mean(h * h, axis=-1, keepdims=True) + 1e-6) * gamma
     assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=2e-2)
@@ -333,12 +335,7 @@ def linear_act(
 
 @pytest.fixture(scope="module")
 def linear_act(tmp_path_factory):
-    path = tmp_path_factory.mktemp("keyed") / "linear_act.py"
-    path.write_text(KEYED_SOURCE)
-    spec = importlib.util.spec_from_file_location("mm_linear_act", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path_factory.mktemp("keyed") / "linear_act.py", KEYED_SOURCE, "mm_linear_act")
     return mod.linear_act
 
 
@@ -390,12 +387,7 @@ def linear_res(
 @pytest.mark.parametrize("residual", [False, True])
 def test_optional_input_read_under_its_key(tmp_path, residual, target):
     # key 1 reads r (and on 950 leaves less UB: a smaller BASE_M, from host tiling's per-key table)
-    path = tmp_path / "linear_res.py"
-    path.write_text(OPTIONAL_SOURCE)
-    spec = importlib.util.spec_from_file_location(f"mm_linear_res_{residual}_{target}", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    mod = load_source(tmp_path / "linear_res.py", OPTIONAL_SOURCE, f"mm_linear_res_{residual}_{target}")
     op = mod.linear_res
     T = op.dtypes[0]
     rng = np.random.default_rng(6)
@@ -409,3 +401,72 @@ def test_optional_input_read_under_its_key(tmp_path, residual, target):
     assert c.ok, c.detail
     want = x.astype(np.float64) @ w.astype(np.float64).T + (r.astype(np.float64) if residual else 0)
     assert np.allclose(ref.astype(np.float64), want, rtol=2e-2, atol=5e-2)
+
+
+@pytest.mark.parametrize("name", ["linear_gelu", "matmul_rms_norm"])
+def test_950_epilogue_in_the_inline_vf_form(tmp_path, name):
+    """The RegBase epilogue as an inline ``__VEC_SCOPE__`` block (the 8.x form of the same VF)."""
+    from backends.ascendc.compile import compile_op
+
+    op = linear_gelu if name == "linear_gelu" else matmul_rms_norm
+    project = compile_op(op, "ascend950", tmp_path, vf_form="__VEC_SCOPE__", warn_builtin=False)
+    text = (project / "op_kernel" / f"{name}.cpp").read_text()
+    assert "__VEC_SCOPE__ {" in text and "asc_vf_call" not in text
+    T = op.dtypes[1]
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((33, 600)).astype(T.np)
+    w = rng.standard_normal((70, 600)).astype(T.np)
+    arrays = [x, w, rng.uniform(0.5, 1.5, 70).astype(np.float32)]
+    got = op.simulate(*arrays, cores=8, target="ascend950", project=project, dtype=T)
+    ref = op.reference(*arrays, dtype=T)
+    bound = func_matmul_bound(op.func(T), dict(zip(op.inputs, arrays)))
+    c = compare(got, ref, output_tolerances(op, T)["y"], bound=bound)
+    assert c.ok, c.detail
+
+
+ROW_OUTPUT_SOURCE = """\
+import dsl
+from dsl import Tensor, f16, bf16, f32
+
+
+@dsl.op(dtypes=(f16, bf16))
+def linear_ms(x: Tensor["M", "K"], w: Tensor["N", "K"], *, epsilon: float = 1e-6):
+    y = x @ w.T
+    ms = dsl.mean(y * y, axis=-1, keepdims=True)
+    out = dsl.cast(y * dsl.rsqrt(ms + epsilon), x.dtype)
+    return out, ms
+"""
+
+
+@pytest.mark.parametrize(
+    "target,path",
+    [("ascend910b", "auto"), ("ascend950", "auto"), ("ascend950", "membase")],
+    ids=["ascend910b", "ascend950", "ascend950-membase"],
+)
+@pytest.mark.parametrize(
+    "m,k,n,cores",
+    [ROW_SHAPES[0], ROW_SHAPES[1], ROW_SHAPES[4]],
+    ids=["1x64x48-c1", "33x40x70-c8", "40x72x1024-c4"],
+)
+def test_per_row_output_of_the_epilogue(tmp_path, m, k, n, cores, target, path):
+    """An [M, 1] output (the mean of squares the RMSNorm divides by): the tile holds whole rows, its
+    per-row slots (RegBase: stored DIST_FIRST_ELEMENT_B32; MemBase: ReduceRows) are copied out a
+    value per row, PER_ROW apart in UB; InferShape gives [M, 1]."""
+    mod = load_source(tmp_path / "linear_ms.py", ROW_OUTPUT_SOURCE, "mm_linear_ms")
+    op = mod.linear_ms
+    T = op.dtypes[0]
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((m, k)).astype(T.np)
+    w = rng.standard_normal((n, k)).astype(T.np)
+    out, ms = op.simulate(x, w, cores=cores, target=target, vector_path=path)
+    ref_out, ref_ms = op.reference(x, w)
+    assert ms.shape == (m, 1) and ms.dtype == np.float32
+    tol = output_tolerances(op, T)
+    bound = func_matmul_bound(op.func(T), {"x": x, "w": w})
+    c = compare(out, ref_out, tol["out"], bound=bound)
+    assert c.ok, c.detail
+    # ms: a mean of f32 squares, summed in another order than the reference's: relative 1e-4
+    c = compare(ms, ref_ms, tol["ms"], bound=np.zeros_like(ref_ms, dtype=np.float64))
+    assert c.ok, c.detail
+    h = x.astype(np.float64) @ w.astype(np.float64).T
+    assert np.allclose(ref_ms, np.mean(h * h, axis=-1, keepdims=True), rtol=1e-3)

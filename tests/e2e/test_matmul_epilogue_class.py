@@ -13,8 +13,10 @@ import pytest
 from test_matmul import linear_gelu
 
 
-def _kernel(tmp_path, target: str) -> str:
-    project = linear_gelu.compile(out_dir=tmp_path / target, target=target)
+def _kernel(tmp_path, target: str, vector_path: str = "auto") -> str:
+    project = linear_gelu.compile(
+        out_dir=tmp_path / f"{target}-{vector_path}", target=target, vector_path=vector_path
+    )
     return (project / "op_kernel" / "linear_gelu.cpp").read_text()
 
 
@@ -73,15 +75,40 @@ def test_epilogue_class_contract(tmp_path, target):
 
 
 def test_epilogue_class_text_is_shared_by_both_targets(tmp_path):
-    """The class differs between the targets only where the rows come from (the Fixpipe's UB slot
-    or the workspace): its operator() has the same SplitM head and the same vector ops."""
+    """The MemBase class differs between the targets only where the rows come from (the Fixpipe's
+    UB slot or the workspace): its operator() has the same SplitM head and the same vector ops."""
     heads = []
     for target in ("ascend910b", "ascend950"):
         tile = _method(
-            _kernel(tmp_path, target),
+            _kernel(tmp_path, target, "membase"),
             "__aicore__ inline void operator()(const BlockShape& tile, int64_t gmOffset, uint16_t flagId)",
         )
         calls = (re.search(r"\b(Muls|Mul|Adds|Add|Exp|Div)\(", line) for line in tile.splitlines())
         ops = [m.string[m.start() :].split("//")[0].strip() for m in calls if m]
         heads.append((tile.split("WaitFlag")[0], ops))
     assert heads[0] == heads[1]
+
+
+def test_950_epilogue_is_one_vector_function(tmp_path):
+    """RegBase on 950 (seed 004 section 3): operator() keeps the SplitM head and the flags, and its
+    vector math is one VF call on the half tile; the VF loads the Fixpipe's f32 rows from UB
+    (LoadAlign at r * pitch, the pitch the Fixpipe wrote), computes in registers and stores the
+    output type (Cast RINT, DIST_PACK_B32) into UB for the copy out; no V barriers."""
+    text = _kernel(tmp_path, "ascend950")
+    tile = _method(
+        text, "__aicore__ inline void operator()(const BlockShape& tile, int64_t gmOffset, uint16_t flagId)"
+    )
+    membase = _method(
+        _kernel(tmp_path, "ascend950", "membase"),
+        "__aicore__ inline void operator()(const BlockShape& tile, int64_t gmOffset, uint16_t flagId)",
+    )
+    head = tile.split("const LocalTensor")[0]  # the SplitM head (the buffers differ: no UB temporaries)
+    assert "if (myRows == 0) return;" in head and head == membase.split("const LocalTensor")[0]
+    assert tile.count("asc_vf_call<LinearGeluVF>(") == 1
+    assert "PipeBarrier" not in text
+    assert not re.search(r"\b(Muls|Mul|Adds|Add|Exp|Div)\(", tile)
+    vf = _method(text, "__simd_vf__ static inline void LinearGeluVF(")
+    assert "Reg::LoadAlign(acc, b0F32Addr + r * pitch + i * 64);" in vf
+    assert "Reg::Cast<T, float, kCastRint>(" in vf
+    assert "Reg::StoreDist::DIST_PACK_B32>(b0TAddr + r * pitch + i * 64" in vf
+    assert "curN, static_cast<uint16_t>(rows), PITCH," in tile

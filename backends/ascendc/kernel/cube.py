@@ -49,15 +49,18 @@ from dsl.dtypes import DType, dtype_from_name, f32, i32
 from dsl.errors import CompileError
 from dsl.ir import Func, ScalarType, TensorType
 
+from ..cann import DEFAULT_CANN
 from ..writer import CodeWriter
 from .api import SCALAR_BINARY, ctype, typed_literal
 from .merge import Stmt
 from .naming import camel, gm_param
-from .template import dsl_label, load_scalar_helper, to_f32_helper
+from .template import dsl_label, load_scalar_helper, to_f32_helper, write_vector_functions
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
-from .vector.base import where
+from .vector.base import Region, where
 from .vector.membase_helpers import by_value_helpers, scratch_floats
+from .vector.regbase import RegBase
+from .vector.regbase_rows import RowRegBase, RowVfWriter, row_vec_op
 
 AIC_TO_AIV = 8  # cross-core flag ids (blaze cv_sync_constants.h, as the emulator's fixture)
 AIV_TO_AIC = 5
@@ -85,6 +88,7 @@ class Epilogue:
     post: list[str] = field(default_factory=list)  # after the tile loop: drains
     inputs: dict = field(default_factory=dict)  # GM inputs the epilogue reads: name -> (ctype, kind)
     outputs: dict = field(default_factory=dict)  # name -> ctype
+    row_outputs: set = field(default_factory=set)  # the [M, 1] outputs (a value per row)
     views: dict = field(default_factory=dict)  # (buf, ctype) -> local view name
     col_views: set = field(default_factory=set)
     count_align: int = 1
@@ -116,6 +120,11 @@ class _Ctx:
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         return expr
 
+    def reg_ctype(self, dt: DType) -> str:
+        """A VF register's element type: ``T`` for the operator's 16-bit type (one VF text for
+        the f16 and bf16 kernels), else the concrete type."""
+        return "T" if dt == self.T and dt != f32 else ctype(dt)
+
     def scalar_for(self, v, dt: DType, view: str) -> str:
         owner = v.owner
         if owner is not None and owner.opname == "const":
@@ -133,12 +142,23 @@ def label(op) -> str | None:
     return at and dsl_label(at)
 
 
+class EpiVfWriter(RowVfWriter):
+    """The epilogue's row VF: the tile's columns ``curN``, rows ``PITCH`` apart."""
+
+    COLS, PITCH = "curN", "PITCH"
+
+
 class EpilogueRenderer:
-    def __init__(self, func: Func, T: DType, target):
+    def __init__(self, func: Func, T: DType, target, cann: str | None = None, vf_form: str | None = None):
         self.func, self.T = func, T
         self.ub_mode = target.name == "ascend950"  # the AIC's Fixpipe writes the tile into the AIVs' UB
         self.vc = MemBase(target)
+        self.reg = RowRegBase(RegBase(target, cann or DEFAULT_CANN, vf_form))
         self.ctx = _Ctx(T)
+        self.ctx.kind, self.ctx.view, self.ctx.use = self.kind, self.view, self.use
+        self.ctx.stored, self.ctx.stored_view = {}, lambda v, out: self.view(v)
+        self.ctx.view_types = {}
+        self.regs: dict[int, str] = {}  # id(value) -> its name in a VF (register and UB values)
         self.acc = func.attributes["cube"]["acc"]
         self.kinds: dict[int, str] = {}
         rows = func.attributes["rows"]
@@ -158,16 +178,45 @@ class EpilogueRenderer:
     def view(self, v) -> str:
         op = v.owner
         buf = op.attrs.get("buf")
+        if buf is None and op.attrs.get("reg"):
+            return self.use(v)
         if buf is None:
             raise CompileError(f"value %{v.name} has no UB buffer", op.loc)
         ct = self.ct(v.type.dtype)
         key = (buf, ct)
         if key not in self.e.views:
             self.e.views[key] = f"{buf}{VIEW_SUFFIX.get(ct, 'U')}"
+            self.ctx.view_types[self.e.views[key]] = ct
         name = self.e.views[key]
         if self.e.buffers[buf]["kind"] == "col":
             self.e.col_views.add(key)
         return name
+
+    def use(self, v) -> str:
+        """A value's name in the VF (its register): a loaded input's, a stored output's, else the
+        IR value's, made unique."""
+        if id(v) not in self.regs:
+            op = v.owner
+            if op.opname == "dma.load":
+                base = camel(op.operands[0].name)
+            elif id(v) in self.ctx.stored:
+                base = camel(self.ctx.stored[id(v)][0])
+            else:
+                base = camel(v.name) if not v.name[0].isdigit() else f"t{v.name}"
+            name, k = base, 1
+            while name in self.regs.values():
+                name, k = f"{base}{k}", k + 1
+            self.regs[id(v)] = name
+        return self.regs[id(v)]
+
+    def vector_function(self, ops: list) -> list[str]:
+        """RegBase (ascend950): the half tile's vector ops as one row VF (form-vector-functions'
+        marks), the row kernels' writer with the tile's columns and PITCH."""
+        vops = [row_vec_op(self.ctx, op) for op in ops]
+        needs = self.ctx.needs
+        needs.uses_mean |= any(v.op.opname == "reduce" and v.op.attrs.get("kind") == "mean" for v in vops)
+        sts = self.reg.flat.vector_function(vops, self.ctx, EpiVfWriter, "half tile")
+        return [self.note(st) for st in sts]
 
     def operand(self, v, per_row: bool) -> Operand:
         if isinstance(v.type, ScalarType):
@@ -285,6 +334,14 @@ class EpilogueRenderer:
         name = op.attrs["output"]
         self.e.outputs[name] = ct
         self.e.positions.setdefault(v.owner.attrs["buf"], "VECOUT")
+        if self.kind(v) == PERROW:  # the tile holds whole rows: one value a row, PER_ROW apart in UB
+            self.e.row_outputs.add(name)
+            rows0 = "row0" if self.ub_mode else "row0 + r0"
+            return (
+                f"DataCopyPad({camel(name)}Gm_[mOff + {rows0}], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
+                f"uint32_t(sizeof({ct})), PER_ROW * uint32_t(sizeof({ct})) / 32 - 1, 0, 0}});"
+                f"  // a value per row; {label(op)}"
+            )
         return (
             f"DataCopyPad({camel(name)}Gm_[gmAt], {self.view(v)}, DataCopyExtParams{{uint16_t(rows), "
             f"curN * uint32_t(sizeof({ct})), RowGap<{ct}>(curN), (n_ - curN) * uint32_t(sizeof({ct})), 0}});"
@@ -328,12 +385,13 @@ class EpilogueRenderer:
         loop = func.loop()
         if loop is None:
             raise CompileError("the matmul epilogue has no tile loop", func.loc)
-        if loop.attrs.get("vector_path", "membase") != "membase":
-            raise CompileError("the matmul epilogue is MemBase only (910B)", func.loc)
         at = func.body.index(loop)
         for op in loop.region:
             if op.opname == "dma.load" and op.operands[0].name == self.acc:
                 e.acc_buf = op.attrs["buf"]
+            if op.opname == "dma.store":
+                self.ctx.stored.setdefault(id(op.operands[0]), []).append(op.attrs["output"])
+        vf = [op for op in loop.region if "vf" in op.attrs]
         for op in func.body[:at]:
             if op.opname == "const":
                 continue
@@ -347,6 +405,10 @@ class EpilogueRenderer:
             else:
                 self.scalar(op)
         for op in loop.region:
+            if "vf" in op.attrs:
+                if op is vf[0]:
+                    e.body += self.vector_function(vf)
+                continue
             if op.opname.startswith("sync."):
                 if op.opname == "sync.barrier":
                     e.body += [self.note(s) for s in self.vc.barrier(where(op))]
@@ -363,10 +425,13 @@ class EpilogueRenderer:
                 if line is not None:
                     e.body.append(line)
             elif op.opname == "dma.store":
-                if self.kind(op.operands[0]) != ROW:
+                kind = self.kind(op.operands[0])
+                if kind not in (ROW, PERROW) or (
+                    kind == PERROW and not func.attributes["cube"].get("full_row")
+                ):
                     raise CompileError(
                         f"output '{op.attrs['output']}' is {op.operands[0].type}: a matmul epilogue stores [M, N] "
-                        "outputs only (per-row [M, 1] outputs are not supported yet)",
+                        "outputs, and [M, 1] ones of a tile that holds whole rows (a reduction along N)",
                         op.loc,
                     )
                 e.body.append(self.gm_write(op))
@@ -464,6 +529,7 @@ def cube_kernel(
     td: str,
     carrier: str | None,
     keyed: dict | None = None,
+    vf_form: str | None = None,
 ) -> str:
     """op_kernel/<op>.cpp of a matmul operator: ``funcs`` dtype -> final function (split-cube-vector +
     the row passes); ``inputs``/``outputs``: the kernel's GM arguments in OpDef order. ``keyed``
@@ -472,7 +538,9 @@ def cube_kernel(
     if keyed is not None and len(keyed) > 1:
 
         def render(fs: dict, part: str) -> str:
-            return _cube_kernel(plan, fs, target, header, inputs, outputs, td, carrier, part=part)
+            return _cube_kernel(
+                plan, fs, target, header, inputs, outputs, td, carrier, part=part, vf_form=vf_form
+            )
 
         parts = {k: render(fs, "body") for k, fs in sorted(keyed.items())}
         w = CodeWriter()
@@ -506,7 +574,7 @@ def cube_kernel(
                 w.level -= 1
             w.line("}")
         return w.text()
-    return _cube_kernel(plan, funcs, target, header, inputs, outputs, td, carrier)
+    return _cube_kernel(plan, funcs, target, header, inputs, outputs, td, carrier, vf_form=vf_form)
 
 
 def _cube_kernel(
@@ -519,6 +587,7 @@ def _cube_kernel(
     td: str,
     carrier: str | None,
     part: str = "all",
+    vf_form: str | None = None,
 ) -> str:
     """The kernel text (``part`` "all"), or its head (includes, "prelude") or one key's
     constants, helpers and class ("body")."""
@@ -526,7 +595,7 @@ def _cube_kernel(
     cube = first.attributes["cube"]
     eps = {}
     for dt, f in funcs.items():
-        eps[dt] = EpilogueRenderer(f, dt, target).render()
+        eps[dt] = EpilogueRenderer(f, dt, target, plan.cann, vf_form).render()
     e = eps[plan.dtypes[0]]
     for dt, other in eps.items():
         if (other.pre, other.cols, other.body, other.post, other.buffers) != (
@@ -540,6 +609,11 @@ def _cube_kernel(
                 f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
                 first.loc,
             )
+    vfs = {}
+    for placeholder, fn in e.needs.vfs.items():  # the f16 and bf16 VFs are one text (``T``)
+        name = f"{plan.op_type}VF" + (str(len(vfs)) if len(e.needs.vfs) > 1 else "")
+        vfs[name] = fn
+        e.body = [line.replace(placeholder, name) for line in e.body]
     ep = epilogue_plan(first, e, target)
     pitch, chunk, align, base_m = ep["pitch"], ep["chunk"], ep["align"], ep["base_m"]
     ub_mode = target.name == "ascend950"
@@ -628,6 +702,7 @@ def _cube_kernel(
         load_scalar_helper(w)
     if e.widen:
         to_f32_helper(w, plan.cann)
+    RegBase(target, plan.cann).helpers(w, [e.needs], "free")
     if not direct:
         w.line(comment="32-byte blocks between rows of PITCH elements in UB, a row of n elements copied")
         w.line("template <typename U>")
@@ -637,7 +712,7 @@ def _cube_kernel(
     args = [f"GM_ADDR {gm_param(n)}" for n in inputs + outputs]
     epi = None if direct else f"{plan.op_type}Epilogue"
     if epi:
-        _epilogue_class(w, epi, e, acc_ct, cid, ub_mode, td, target)
+        _epilogue_class(w, epi, e, acc_ct, cid, ub_mode, td, target, vfs)
     w.line("template <typename T>")
     with w.block(f"class {cls}", "};"):
         w.level -= 1
@@ -912,7 +987,7 @@ def _epilogue_params(e: Epilogue, ub: bool) -> list[str]:
 
 
 def _epilogue_class(
-    w: CodeWriter, epi: str, e: Epilogue, acc: str, cid: int, ub: bool, td: str, target
+    w: CodeWriter, epi: str, e: Epilogue, acc: str, cid: int, ub: bool, td: str, target, vfs: dict
 ) -> None:
     """The epilogue as a class with seed 004's contract (§2): ``Init(Params, baseM, baseN,
     ProblemShape)`` lays out UB (the product's rows first: offset 0), binds GM and pre-issues the
@@ -983,9 +1058,9 @@ def _epilogue_class(
                         f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, {size});"
                     )
                 for name, ct in e.outputs.items():
+                    size = "m_" if name in e.row_outputs else "uint64_t(m_) * n_"
                     w.line(
-                        f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, "
-                        "uint64_t(m_) * n_);"
+                        f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ct}*)params.{gm_param(name)}, {size});"
                     )
                 if not ub:
                     w.line(f"wsGm_.SetGlobalBuffer((__gm__ {acc}*)params.workspace, {WS_SLOTS} * wsTile_);")
@@ -1012,6 +1087,9 @@ def _epilogue_class(
         w.line()
         if e.needs.spreads or e.needs.row_ops or e.needs.row_reduces:
             by_value_helpers(w, [e.needs], MemBase(target), pitch="PITCH", scratch="scratch_")
+        if vfs:
+            write_vector_functions(w, vfs)
+            w.line()
         _epilogue_tile(w, e, cid, ub)
         if e.post or e.cols:
             w.line()

@@ -354,6 +354,27 @@ def dsl_label(label: str) -> str:
     return f"{os.path.basename(path)}:{line}"
 
 
+def write_vector_functions(w: CodeWriter, vfs: dict) -> None:
+    """Each RegBase VF (name -> ``regbase.VectorFunction``) as a ``__simd_vf__`` static member."""
+    for name, vf in vfs.items():
+        if vf.loc:
+            w.line(comment=f"{dsl_comment(vf.loc)}: one element step per 256-byte vector register")
+        w.line(f"__simd_vf__ static inline void {name}({', '.join(vf.params)})")
+        w.line("{")
+        w.level += 1
+        for line in vf.lines:
+            if line.endswith("}") and not line.strip().startswith("Reg"):
+                w.level -= 1
+                w.line(line.strip())
+                continue
+            code, _, comment = line.partition("  // ")
+            w.line(code.strip(), comment or None)
+            if code.endswith("{"):
+                w.level += 1
+        w.level -= 1
+        w.line("}")
+
+
 def dsl_comment(label: str) -> str:
     """``apply_adam_w.py:30  m_out = m * beta1 - (beta1 - 1) * gt``: the source map entry."""
     path, _, line = label.rpartition(":")
@@ -983,24 +1004,7 @@ class KernelText:
     def vector_functions(self) -> bool:
         """RegBase: each VF as a static member (asc_vf_call takes a free or static function; a
         member keeps the class's T and flags in scope); returns whether there were any."""
-        w = self.e.w
-        for name, vf in self.plan.vfs.items():
-            if vf.loc:
-                w.line(comment=f"{dsl_comment(vf.loc)}: one element step per 256-byte vector register")
-            w.line(f"__simd_vf__ static inline void {name}({', '.join(vf.params)})")
-            w.line("{")
-            w.level += 1
-            for line in vf.lines:
-                if line.endswith("}") and not line.strip().startswith("Reg"):
-                    w.level -= 1
-                    w.line(line.strip())
-                    continue
-                code, _, comment = line.partition("  // ")
-                w.line(code.strip(), comment or None)
-                if code.endswith("{"):
-                    w.level += 1
-            w.level -= 1
-            w.line("}")
+        write_vector_functions(self.e.w, self.plan.vfs)
         return bool(self.plan.vfs)
 
     def copy_out(self) -> None:

@@ -114,6 +114,7 @@ def simulate_project(
     ub_backing: int = 0,
     sources: ProjectSources | None = None,
     output_init: list[np.ndarray | None] | None = None,
+    cube_math: bool = True,
 ) -> SimResult:
     """Compile ``project_dir`` for the emulator and run it on ``inputs``.
 
@@ -134,6 +135,8 @@ def simulate_project(
     allocation over capacity is one of them and the run goes on in a backing store of ``ub_backing``
     bytes. ``sources``: the project's sources when the caller found them (``ProjectSources.find``).
     ``output_init``: per output, an array its GM starts with instead of the poison (None: poison).
+    ``cube_math=False``: Mmad writes 0 instead of computing (the same instructions and trace, for
+    the performance model of a matmul too large to compute; the outputs are not the operator's).
     """
     cores = target.aiv_cores if cores is None else int(cores)
     if cores < 1:
@@ -166,6 +169,7 @@ def simulate_project(
             f"cube {target.l1_bytes} {target.l0a_bytes} {target.l0b_bytes} {target.l0c_bytes}",
             f"interleave {int(interleave)}",
             f"race {int(race_detection)}",
+            f"cube_math {int(cube_math)}",
             f"soc {target.soc_config or target.name}",
             "bf16_ops " + " ".join(sorted(target.bf16_vector_ops)),
             f"keep_going {int(keep_going)}",

@@ -111,7 +111,11 @@ class RowRegBase:
 
 
 class RowVfWriter(VfWriter):
-    """One row VF: ``for r < rows`` around the passes, each ``for i < repeats`` over the columns."""
+    """One row VF: ``for r < rows`` around the passes, each ``for i < repeats`` over the columns.
+    ``COLS``/``PITCH``: the schedule's row length and row pitch (a row kernel's members; the
+    matmul epilogue's tile columns and its compile-time pitch)."""
+
+    COLS, PITCH = "cols_", "pitch_"
 
     def __init__(self, vops: list[VecOp], ctx, placeholder: str, suffix: str = ""):
         self.ctx, self.suffix, self.vops = ctx, suffix, vops
@@ -155,10 +159,10 @@ class RowVfWriter(VfWriter):
         self.args += [s for s in self.scalars]
         L = self.lanes
         self.args += [
-            "cols_",
+            self.COLS,
             "static_cast<uint16_t>(rows)",
-            "pitch_",
-            f"static_cast<uint16_t>((cols_ + {L - 1}) / {L})",
+            self.PITCH,
+            f"static_cast<uint16_t>(({self.COLS} + {L - 1}) / {L})",
         ]
         self.fn = VectorFunction(placeholder, params, self.body(), self.traits, where(vops[0].op))
         self.call = f"asc_vf_call<{placeholder}>({', '.join(self.args)});"

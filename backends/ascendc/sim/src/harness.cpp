@@ -81,6 +81,7 @@ Request parse_request(const char* path) {
         else if (key == "strict") ss >> c.strict;
         else if (key == "shared_ids") ss >> c.shared_ids;
         else if (key == "race") ss >> c.race;
+        else if (key == "cube_math") ss >> c.cube_math;
         else if (key == "describe") ss >> r.describe;
         else if (key == "keep_going") ss >> c.keep_going;
         else if (key == "max_faults") ss >> c.max_faults;

@@ -590,6 +590,7 @@ uint64_t tiling_key() { return S().tiling_key; }
 int npu_arch() { return S().cfg.npu_arch; }
 bool strict_mode() { return S().cfg.strict; }
 bool race_on() { return S().cfg.race; }
+bool cube_math_on() { return S().cfg.cube_math; }
 uint8_t* ub_base() { return S().ub.get(); }
 
 const char* dtype_name(DType d) {

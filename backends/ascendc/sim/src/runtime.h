@@ -27,6 +27,9 @@ struct Config {
     bool shared_ids = false;
     bool race = true;
     bool trace = false;  // record every instruction for the performance model (TraceRec below)
+    // false: Mmad leaves its arithmetic out and writes 0 (a timing-only run of a large matmul for the
+    // performance model: the same instructions and trace; the outputs are not the operator's).
+    bool cube_math = true;
     std::set<std::string> bf16_ops;
     // The AIC's memories (Target.l1_bytes etc.): L1, L0A, L0B and L0C, in that order in its local memory.
     uint32_t l1_bytes = 524288, l0a_bytes = 65536, l0b_bytes = 65536, l0c_bytes = 131072;

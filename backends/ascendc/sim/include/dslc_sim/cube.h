@@ -260,7 +260,9 @@ struct LoadData2DParamsV2 {
 
 // The source is NZ: fractal (mi, ki) at (ki * srcStride + mi) * 512 B. Without transpose the
 // destination is NZ too, fractal (mi, ki) at (ki * dstStride + mi); with ifTranspose each
-// fractal is transposed and lands at (mi * dstStride + ki) (B's ZN from its NZ copy). b16 only.
+// fractal is transposed and lands at (mi * dstStride + ki) (B's ZN from its NZ copy). b16, and b8
+// without ifTranspose (LoadData_2D_V2.md: a 512-byte fractal is 16 x 32 int8 in L0A, 32 x 16 in L0B;
+// kStartPosition/kStep count 32 bytes, one fractal column: the same 512-byte moves as b16).
 template <typename T>
 __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParamsV2& p,
                                 dslc::Loc loc = {}) {
@@ -268,9 +270,9 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
     if (dslc::npu_arch() != 3510)
         dslc::fault(dslc::F_UNSUPPORTED, loc, "%s is the arch 3510 form (use LoadData2DParams on arch %d)", api,
                     dslc::npu_arch());
-    if (sizeof(T) != 2)
-        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the emulator models b16 types, got %s", api,
-                    dslc::dtype_name(dslc::DTypeOf<T>::value));
+    if (sizeof(T) != 2 && !(sizeof(T) == 1 && !p.ifTranspose))
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the emulator models b16 types and b8 without ifTranspose, got %s%s",
+                    api, dslc::dtype_name(dslc::DTypeOf<T>::value), p.ifTranspose ? " with ifTranspose" : "");
     const int hw = dslc::cube_mem_at(dst.addr());
     if (hw != detail::kHwL0A && hw != detail::kHwL0B)
         dslc::fault(dslc::F_MEMORY, loc, "%s: the destination must be in L0A or L0B, this tensor is in %s", api,
@@ -356,6 +358,11 @@ __aicore__ inline void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm,
             }
     }
     uint8_t* mem = dslc::ub_base();
+    if (!dslc::cube_math_on()) {  // timing only (profile cube_math=False): the same writes, of 0
+        for (uint32_t n = 0; n < (p.k ? nb * 16 : p.n); n++)
+            for (uint32_t m = 0; m < (p.k ? mb * 16 : p.m); m++) std::memset(mem + c_at(m, n), 0, sizeof(T));
+        return;
+    }
     std::vector<float> bcol(p.k);
     if (dslc::race_on())  // the padding rows and columns of the fractals
         for (uint32_t m = 0; m < mb * 16; m++)

@@ -131,6 +131,8 @@ void ub_check(int buf, uint32_t addr, uint64_t bytes, bool need_align, const cha
 // with ub_mark, or a masked write that leaves the disabled lanes of its blocks as they were).
 void ub_access(uint32_t instr, uint32_t addr, uint32_t bytes, bool write, bool define = true);
 bool race_on();
+// Whether Mmad computes (false: a timing-only run for the performance model, Config::cube_math).
+bool cube_math_on();
 // The UB buffer holding `addr` (the newest allocation), or -1; whether UB byte `addr` holds
 // defined data (always true with race detection off, which keeps no shadow).
 int ub_buf_at(uint32_t addr);
