@@ -136,6 +136,37 @@ def spread_column(w, barrier) -> None:
     w.line()
 
 
+def copy_column(w, barrier) -> None:
+    """COL's V part for tiles of fewer than 8 rows: at a group's first tile one Brcb puts each of its
+    values in a 32-byte block; each row is a level-0 Copy of its block with source block and repeat
+    stride 0, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it)."""
+    line = w.line
+    line("template <typename U>")
+    with w.block("__aicore__ inline void CopyColumn(const LocalTensor<U>& dstU, uint32_t i)"):
+        line("using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;")
+        line("constexpr uint32_t BLOCK = 32 / sizeof(B);")
+        line("uint64_t first = 0;")
+        line("bool starts = false;")
+        line("const uint64_t rows = Group<U>(first, starts);")
+        line("const LocalTensor<B> blocks = RowBuf(i).template Get<B>();")
+        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
+        with w.block("if (starts)"):
+            line(
+                "Brcb(blocks, blocks[(rows + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(1, 8));"
+            )
+            barrier()
+        line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
+        line("const uint32_t repeats = (width + 8 * BLOCK - 1) / (8 * BLOCK);")
+        with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+            with w.block("for (uint32_t k = 0; k < repeats; k += 255)"):
+                line("const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);")
+                line(
+                    "Copy(dst[r * pitch_ + k * 8 * BLOCK], blocks[(r0_ + r - first) * BLOCK], 8 * BLOCK, now, "
+                    "CopyRepeatParams(1, 0, 8, 0));"
+                )
+    w.line()
+
+
 def template_param() -> str:
     return "BcMode MODE"
 
@@ -202,6 +233,11 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             line("inner_ = tiling.bcInner;")
             line("pitch_ = tiling.bcPitch;")
             line("pack_ = tiling.bcPackRows;")
+            line(
+                "rowBase_ = first / tiling.bcChunks;",
+                "the core's rows: a chunked slice may start or end mid-row",
+            )
+            line("rowEnd_ = (first + units + tiling.bcChunks - 1) / tiling.bcChunks;")
             line("tiles_ = tiling.bcChunks == 1 ? (units + pack_ - 1) / pack_ : units;")
             line("if constexpr (ROWWISE) tiles_ = units;", "one body run per row")
     w.line()
@@ -342,25 +378,59 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
         with w.block("else if (kind == BC_COLUMN)"):
             line("if (SpreadsColumn<U>()) LoadColumn(gm, i, t);", "Fill spreads them")
     w.line()
-    line(comment="COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):")
-    line(comment="the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.")
+    line(comment="COL with 16/32-bit columns (Brcb and Copy take no 8-bit type): the values come by DMA and")
+    line(comment="the vector unit spreads them (SpreadColumn, CopyColumn); else Fill reads one per row.")
     line("template <typename U>")
     with w.block("__aicore__ inline bool SpreadsColumn() const"):
-        line("return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;")
+        line("return MODE == BcMode::COL && sizeof(U) > 1;")
     w.line()
-    line(comment="COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's")
-    line(comment="half of the input's row buffer, one DataCopyPad.")
+    line(
+        comment="COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one"
+    )
+    line(
+        comment="DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile."
+    )
     line("template <typename U>")
     with w.block("__aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t)"):
-        line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};")
-        line(
-            "DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy, "
-            "DataCopyPadExtParams<U>{false, 0, 0, 0});"
-        )
+        line("const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);")
+        line("uint64_t rows = rows_;")
+        line("LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));")
+        with w.block("if (pack_ < 8)"):
+            line("uint64_t first = 0;")
+            line("bool starts = false;")
+            line("rows = Group<U>(first, starts);")
+            line("if (!starts) return;")
+            line(
+                "values = RowBuf(i).template Get<U>()[(rows + 7) / 8 * 8 * 32 / sizeof(U)];",
+                "after the blocks",
+            )
+        line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};")
+        line("DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
     w.line()
     line("template <typename U>")
     with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
         line("return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];", "a half per slot")
+    w.line()
+    line(
+        comment="COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a"
+    )
+    line(
+        comment="group's first tile its values come by one DMA into input i's row buffer after one 32-byte block"
+    )
+    line(
+        comment="per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or"
+    )
+    line(
+        comment="more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before."
+    )
+    line(comment="Returns the group's rows; first: its first row; starts: this tile starts it.")
+    line("template <typename U>")
+    with w.block("__aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const"):
+        line("const uint64_t step = tiling_->bcChunks == 1 ? pack_ : 1;", "rows per tile")
+        line("const uint64_t cap = ROW_BYTES / (32 + sizeof(U)) / 8 * 8 / step * step;", "blocks and values")
+        line("first = rowBase_ + (r0_ - rowBase_) / cap * cap;")
+        line("starts = tile_ == 0 || (col0_ == 0 && r0_ == first);", "a chunked core may start mid-row")
+        line("return rowEnd_ - first < cap ? rowEnd_ - first : cap;")
     w.line()
     line(comment="`rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.")
     line("template <typename U>")
@@ -407,10 +477,12 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
                     )
-            with w.block("else if (SpreadsColumn<U>())"):
+            with w.block("else if (SpreadsColumn<U>() && pack_ >= 8)"):
                 line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
+            with w.block("else if (SpreadsColumn<U>())"):
+                line("CopyColumn(dst, i);")
             with w.block("else"):
-                line(comment="GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row")
+                line(comment="GENERAL, 8-bit columns: a scalar read per row")
                 line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
                 with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                     line("uint64_t left = 0;")
@@ -418,6 +490,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             barrier()
     w.line()
     spread_column(w, barrier)
+    copy_column(w, barrier)
     vc.helpers(w, [], "splat")
     line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
     line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
@@ -559,6 +632,7 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
         "the tile's rows, the row in its block, its columns",
     )
     w.line("uint64_t tile_ = 0;", "the tile SetTile set up")
+    w.line("uint64_t rowBase_ = 0, rowEnd_ = 0;", "row modes: the core's rows")
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 

@@ -159,6 +159,8 @@ private:
             inner_ = tiling.bcInner;
             pitch_ = tiling.bcPitch;
             pack_ = tiling.bcPackRows;
+            rowBase_ = first / tiling.bcChunks;  // the core's rows: a chunked slice may start or end mid-row
+            rowEnd_ = (first + units + tiling.bcChunks - 1) / tiling.bcChunks;
             tiles_ = tiling.bcChunks == 1 ? (units + pack_ - 1) / pack_ : units;
             if constexpr (ROWWISE) tiles_ = units;  // one body run per row
         }
@@ -305,25 +307,48 @@ private:
         }
     }
 
-    // COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):
-    // the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.
+    // COL with 16/32-bit columns (Brcb and Copy take no 8-bit type): the values come by DMA and
+    // the vector unit spreads them (SpreadColumn, CopyColumn); else Fill reads one per row.
     template <typename U>
     __aicore__ inline bool SpreadsColumn() const {
-        return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;
+        return MODE == BcMode::COL && sizeof(U) > 1;
     }
 
-    // COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's
-    // half of the input's row buffer, one DataCopyPad.
+    // COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one
+    // DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile.
     template <typename U>
     __aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t) {
-        const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};
-        DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy,
-                    DataCopyPadExtParams<U>{false, 0, 0, 0});
+        const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);
+        uint64_t rows = rows_;
+        LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));
+        if (pack_ < 8) {
+            uint64_t first = 0;
+            bool starts = false;
+            rows = Group<U>(first, starts);
+            if (!starts) return;
+            values = RowBuf(i).template Get<U>()[(rows + 7) / 8 * 8 * 32 / sizeof(U)];  // after the blocks
+        }
+        const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};
+        DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});
     }
 
     template <typename U>
     __aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot) {
         return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];  // a half per slot
+    }
+
+    // COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a
+    // group's first tile its values come by one DMA into input i's row buffer after one 32-byte block
+    // per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or
+    // more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before.
+    // Returns the group's rows; first: its first row; starts: this tile starts it.
+    template <typename U>
+    __aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const {
+        const uint64_t step = tiling_->bcChunks == 1 ? pack_ : 1;                 // rows per tile
+        const uint64_t cap = ROW_BYTES / (32 + sizeof(U)) / 8 * 8 / step * step;  // blocks and values
+        first = rowBase_ + (r0_ - rowBase_) / cap * cap;
+        starts = tile_ == 0 || (col0_ == 0 && r0_ == first);  // a chunked core may start mid-row
+        return rowEnd_ - first < cap ? rowEnd_ - first : cap;
     }
 
     // `rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.
@@ -361,10 +386,12 @@ private:
                     PipeBarrier<PIPE_V>();
                     DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
                 }
-            } else if (SpreadsColumn<U>()) {
+            } else if (SpreadsColumn<U>() && pack_ >= 8) {
                 SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));
+            } else if (SpreadsColumn<U>()) {
+                CopyColumn(dst, i);
             } else {
-                // GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row
+                // GENERAL, 8-bit columns: a scalar read per row
                 const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
                 for (uint64_t r = 0; r < rows_; ++r) {
                     uint64_t left = 0;
@@ -395,6 +422,31 @@ private:
             for (uint32_t b = 1; b < blocks; b += 8) {
                 const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
                 Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, CopyRepeatParams(1, 0, blocks, blocks));
+            }
+        }
+    }
+
+    template <typename U>
+    __aicore__ inline void CopyColumn(const LocalTensor<U>& dstU, uint32_t i) {
+        using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;
+        constexpr uint32_t BLOCK = 32 / sizeof(B);
+        uint64_t first = 0;
+        bool starts = false;
+        const uint64_t rows = Group<U>(first, starts);
+        const LocalTensor<B> blocks = RowBuf(i).template Get<B>();
+        const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();
+        if (starts) {
+            Brcb(blocks, blocks[(rows + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((rows + 7) / 8),
+                 BrcbRepeatParams(1, 8));
+            PipeBarrier<PIPE_V>();
+        }
+        const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
+        const uint32_t repeats = (width + 8 * BLOCK - 1) / (8 * BLOCK);
+        for (uint64_t r = 0; r < rows_; ++r) {
+            for (uint32_t k = 0; k < repeats; k += 255) {
+                const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);
+                Copy(dst[r * pitch_ + k * 8 * BLOCK], blocks[(r0_ + r - first) * BLOCK], 8 * BLOCK, now,
+                     CopyRepeatParams(1, 0, 8, 0));
             }
         }
     }
@@ -715,10 +767,11 @@ private:
     int32_t slots_ = 2;                          // ping-pong slots in use (the host's bcSlots)
     uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;  // row modes: row length, UB pitch, rows per tile
     uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0,
-             clen_ = 0;  // the tile's rows, the row in its block, its columns
-    uint64_t tile_ = 0;  // the tile SetTile set up
-    bool first_ = true;  // the tile is a block's first row (always, outside the RESIDENT modes)
-    bool last_ = true;   // ... its last row
+             clen_ = 0;                  // the tile's rows, the row in its block, its columns
+    uint64_t tile_ = 0;                  // the tile SetTile set up
+    uint64_t rowBase_ = 0, rowEnd_ = 0;  // row modes: the core's rows
+    bool first_ = true;                  // the tile is a block's first row (always, outside the RESIDENT modes)
+    bool last_ = true;                   // ... its last row
 };
 
 template <typename T, BcScalar BC_SCALAR, BcMode MODE>
