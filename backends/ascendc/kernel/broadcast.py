@@ -93,75 +93,73 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
 
 
 def spread_column(w, barrier) -> None:
-    """COL mode's V part of a column input: Brcb puts each row's value in a 32-byte block, a level-0
-    Copy with source block stride 0 repeats the block along the row (as the row kernels'
+    """COL mode's V part of a 16/32-bit column input: Brcb puts each row's value in a 32-byte block,
+    a level-0 Copy with source block stride 0 repeats the block along the row (as the row kernels'
     RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
     line = w.line
     line(
-        comment="COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0"
+        comment="COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the"
     )
-    line(comment="of row r (Brcb), then copied along the row by the vector unit, a repeat per row.")
+    line(
+        comment="host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the"
+    )
+    line(
+        comment="vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its"
+    )
+    line(
+        comment="values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats"
+    )
+    line(comment="(a tile's buffer is whole repeats: the rounding stays in it).")
     line("template <typename U>")
-    with w.block(
-        "__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU)"
-    ):
+    with w.block("__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i)"):
         line(
             "using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;",
             "the bits: Brcb and Copy move them",
         )
-        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
-        line("const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();")
         line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
-        line(
-            "const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);",
-            "whole rows: never chunks",
-        )
+        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
+        line("const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);", "rows of whole blocks")
         line("const uint32_t rows = static_cast<uint32_t>(rows_);")
-        line(
-            "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
-            "<= ROW_BYTES / 2 rows: < 255 repeats",
-        )
-        line("if (blocks == 1) return;")
-        barrier()
-        with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+        with w.block("if (pack_ >= 8)"):
+            line("const LocalTensor<B> values = ColumnValues<B>(i, SlotOf(tile_));")
             line(
-                "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);", "8-bit repeats"
+                "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
+                "<= ROW_BYTES / 2 rows: < 255 repeats",
             )
-            with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
-                line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
+            line("if (blocks == 1) return;")
+            barrier()
+            with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
                 line(
-                    "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
-                    "CopyRepeatParams(1, 0, blocks, blocks));"
+                    "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);",
+                    "8-bit repeats",
                 )
-    w.line()
-
-
-def copy_column(w, barrier) -> None:
-    """COL's V part for tiles of fewer than 8 rows: at a group's first tile one Brcb puts each of its
-    values in a 32-byte block; each row is a level-0 Copy of its block with source block and repeat
-    stride 0, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it)."""
-    line = w.line
-    line("template <typename U>")
-    with w.block("__aicore__ inline void CopyColumn(const LocalTensor<U>& dstU, uint32_t i)"):
-        line("using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;")
-        line("constexpr uint32_t BLOCK = 32 / sizeof(B);")
+                with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
+                    line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
+                    line(
+                        "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
+                        "CopyRepeatParams(1, 0, blocks, blocks));"
+                    )
+            line("return;")
         line("uint64_t first = 0;")
         line("bool starts = false;")
-        line("const uint64_t rows = Group<U>(first, starts);")
-        line("const LocalTensor<B> blocks = RowBuf(i).template Get<B>();")
-        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
+        line("const uint64_t group = Group<U>(first, starts);")
+        line("const LocalTensor<B> values = RowBuf(i).template Get<B>();", "the blocks, then the values")
         with w.block("if (starts)"):
             line(
-                "Brcb(blocks, blocks[(rows + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(1, 8));"
+                "Brcb(values, values[(group + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((group + 7) / 8), "
+                "BrcbRepeatParams(1, 8));"
             )
             barrier()
-        line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
-        line("const uint32_t repeats = (width + 8 * BLOCK - 1) / (8 * BLOCK);")
-        with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+        line(
+            "const uint32_t width = tiling_->bcChunks == 1 ? blocks : static_cast<uint32_t>((clen_ + BLOCK - 1) / BLOCK);",
+            "blocks",
+        )
+        line("const uint32_t repeats = (width + 7) / 8;")
+        with w.block("for (uint32_t r = 0; r < rows; ++r)"):
             with w.block("for (uint32_t k = 0; k < repeats; k += 255)"):
                 line("const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);")
                 line(
-                    "Copy(dst[r * pitch_ + k * 8 * BLOCK], blocks[(r0_ + r - first) * BLOCK], 8 * BLOCK, now, "
+                    "Copy(dst[r * pitch_ + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now, "
                     "CopyRepeatParams(1, 0, 8, 0));"
                 )
     w.line()
@@ -379,7 +377,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             line("if (SpreadsColumn<U>()) LoadColumn(gm, i, t);", "Fill spreads them")
     w.line()
     line(comment="COL with 16/32-bit columns (Brcb and Copy take no 8-bit type): the values come by DMA and")
-    line(comment="the vector unit spreads them (SpreadColumn, CopyColumn); else Fill reads one per row.")
+    line(comment="the vector unit spreads them (SpreadColumn); else Fill reads one per row.")
     line("template <typename U>")
     with w.block("__aicore__ inline bool SpreadsColumn() const"):
         line("return MODE == BcMode::COL && sizeof(U) > 1;")
@@ -477,10 +475,8 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                         "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                         "double the rows",
                     )
-            with w.block("else if (SpreadsColumn<U>() && pack_ >= 8)"):
-                line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
             with w.block("else if (SpreadsColumn<U>())"):
-                line("CopyColumn(dst, i);")
+                line("SpreadColumn(dst, i);")
             with w.block("else"):
                 line(comment="GENERAL, 8-bit columns: a scalar read per row")
                 line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
@@ -490,7 +486,6 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             barrier()
     w.line()
     spread_column(w, barrier)
-    copy_column(w, barrier)
     vc.helpers(w, [], "splat")
     line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
     line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")

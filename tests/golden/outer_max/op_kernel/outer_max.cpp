@@ -73,7 +73,7 @@ public:
         }
         yGm_.SetGlobalBuffer((__gm__ T*)y, tiling.totalLength);
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
-            // outer_max.py:14  def outer_max(a: Tensor, b: Tensor):
+            // outer_max.py:15  return dsl.maximum(a, b)
             aF32_ = ToF32(LoadScalar<T>(a));
         } else if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_B) {
             bF32_ = ToF32(LoadScalar<T>(b));
@@ -95,7 +95,6 @@ public:
             pipe_.InitBuffer(bF32Buf_, Elems(3) * sizeof(float));
         }
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
-            // outer_max.py:15  return dsl.maximum(a, b)
             pipe_.InitBuffer(aRepBuf_, 256);
             aRep_ = aRepBuf_.Get<float>();
             Duplicate(
@@ -308,7 +307,7 @@ private:
     }
 
     // COL with 16/32-bit columns (Brcb and Copy take no 8-bit type): the values come by DMA and
-    // the vector unit spreads them (SpreadColumn, CopyColumn); else Fill reads one per row.
+    // the vector unit spreads them (SpreadColumn); else Fill reads one per row.
     template <typename U>
     __aicore__ inline bool SpreadsColumn() const {
         return MODE == BcMode::COL && sizeof(U) > 1;
@@ -386,10 +385,8 @@ private:
                     PipeBarrier<PIPE_V>();
                     DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
                 }
-            } else if (SpreadsColumn<U>() && pack_ >= 8) {
-                SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));
             } else if (SpreadsColumn<U>()) {
-                CopyColumn(dst, i);
+                SpreadColumn(dst, i);
             } else {
                 // GENERAL, 8-bit columns: a scalar read per row
                 const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
@@ -402,50 +399,51 @@ private:
         }
     }
 
-    // COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0
-    // of row r (Brcb), then copied along the row by the vector unit, a repeat per row.
+    // COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the
+    // host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the
+    // vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its
+    // values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats
+    // (a tile's buffer is whole repeats: the rounding stays in it).
     template <typename U>
-    __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU) {
+    __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i) {
         using B =
             typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;  // the bits: Brcb and Copy move them
+        constexpr uint32_t BLOCK = 32 / sizeof(B);                                // elements per 32-byte block
         const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();
-        const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();
-        constexpr uint32_t BLOCK = 32 / sizeof(B);                      // elements per 32-byte block
-        const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);  // whole rows: never chunks
+        const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);  // rows of whole blocks
         const uint32_t rows = static_cast<uint32_t>(rows_);
-        Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8),
-             BrcbRepeatParams(blocks, 8 * blocks));  // <= ROW_BYTES / 2 rows: < 255 repeats
-        if (blocks == 1) return;
-        PipeBarrier<PIPE_V>();
-        for (uint32_t r = 0; r < rows; r += 255) {
-            const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);  // 8-bit repeats
-            for (uint32_t b = 1; b < blocks; b += 8) {
-                const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
-                Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, CopyRepeatParams(1, 0, blocks, blocks));
+        if (pack_ >= 8) {
+            const LocalTensor<B> values = ColumnValues<B>(i, SlotOf(tile_));
+            Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8),
+                 BrcbRepeatParams(blocks, 8 * blocks));  // <= ROW_BYTES / 2 rows: < 255 repeats
+            if (blocks == 1) return;
+            PipeBarrier<PIPE_V>();
+            for (uint32_t r = 0; r < rows; r += 255) {
+                const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);  // 8-bit repeats
+                for (uint32_t b = 1; b < blocks; b += 8) {
+                    const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
+                    Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now,
+                         CopyRepeatParams(1, 0, blocks, blocks));
+                }
             }
+            return;
         }
-    }
-
-    template <typename U>
-    __aicore__ inline void CopyColumn(const LocalTensor<U>& dstU, uint32_t i) {
-        using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;
-        constexpr uint32_t BLOCK = 32 / sizeof(B);
         uint64_t first = 0;
         bool starts = false;
-        const uint64_t rows = Group<U>(first, starts);
-        const LocalTensor<B> blocks = RowBuf(i).template Get<B>();
-        const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();
+        const uint64_t group = Group<U>(first, starts);
+        const LocalTensor<B> values = RowBuf(i).template Get<B>();  // the blocks, then the values
         if (starts) {
-            Brcb(blocks, blocks[(rows + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((rows + 7) / 8),
+            Brcb(values, values[(group + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((group + 7) / 8),
                  BrcbRepeatParams(1, 8));
             PipeBarrier<PIPE_V>();
         }
-        const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
-        const uint32_t repeats = (width + 8 * BLOCK - 1) / (8 * BLOCK);
-        for (uint64_t r = 0; r < rows_; ++r) {
+        const uint32_t width =
+            tiling_->bcChunks == 1 ? blocks : static_cast<uint32_t>((clen_ + BLOCK - 1) / BLOCK);  // blocks
+        const uint32_t repeats = (width + 7) / 8;
+        for (uint32_t r = 0; r < rows; ++r) {
             for (uint32_t k = 0; k < repeats; k += 255) {
                 const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);
-                Copy(dst[r * pitch_ + k * 8 * BLOCK], blocks[(r0_ + r - first) * BLOCK], 8 * BLOCK, now,
+                Copy(dst[r * pitch_ + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now,
                      CopyRepeatParams(1, 0, 8, 0));
             }
         }
