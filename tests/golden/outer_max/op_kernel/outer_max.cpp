@@ -82,17 +82,24 @@ public:
         } else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_B) {
             b_ = LoadScalar<T>(b);
         }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
+        // Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two sources of an
+        // instruction never share one (plan-buffers).
+        if constexpr (!IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
+            pipe_.InitBuffer(aBuf_, Elems(0) * 2 * sizeof(T) + (ROWWISE ? 0 : 256));
+        }
+        if constexpr (!IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
+            pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T));
+        } else if constexpr (BC_SCALAR == BcScalar::SCALAR_B || (IS_BF16 && BC_SCALAR == BcScalar::TENSOR)) {
             pipe_.InitBuffer(aBuf_, Elems(0) * 2 * sizeof(T));
         }
         if constexpr (IS_BF16) {
             pipe_.InitBuffer(aF32Buf_, Elems(2) * sizeof(float));
         }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
-            pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T));
-        }
         if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
+            pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T) + (ROWWISE ? 0 : 256));
             pipe_.InitBuffer(bF32Buf_, Elems(3) * sizeof(float));
+        } else if constexpr (IS_BF16 && BC_SCALAR == BcScalar::SCALAR_A) {
+            pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T));
         }
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
             pipe_.InitBuffer(aRepBuf_, 256);
