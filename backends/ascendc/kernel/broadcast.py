@@ -32,6 +32,7 @@ elements), so vector lengths never need to stop at a row end and no row's data i
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .api import ctype
 from .merge import Stmt
@@ -92,24 +93,21 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
     return out
 
 
+def paragraph(w, text: str) -> None:
+    """A comment of several lines, wrapped at the generated code's width."""
+    for part in textwrap.wrap(text, 100):
+        w.line(comment=part)
+
+
 def spread_column(w, barrier) -> None:
     """COL mode's V part of a 16/32-bit column input: Brcb puts each row's value in a 32-byte block,
     a level-0 Copy with source block stride 0 repeats the block along the row (as the row kernels'
     RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
     line = w.line
-    line(
-        comment="COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the"
+    paragraph(
+        w,
+        "COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it).",
     )
-    line(
-        comment="host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the"
-    )
-    line(
-        comment="vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its"
-    )
-    line(
-        comment="values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats"
-    )
-    line(comment="(a tile's buffer is whole repeats: the rounding stays in it).")
     line("template <typename U>")
     with w.block("__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i)"):
         line(
@@ -374,13 +372,10 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
         with w.block("else if (kind == BC_COLUMN)"):
-            line("if (SpreadsColumn<U>()) LoadColumn(gm, i, t);", "Fill spreads them")
-    w.line()
-    line(comment="COL with 16/32-bit columns (Brcb and Copy take no 8-bit type): the values come by DMA and")
-    line(comment="the vector unit spreads them (SpreadColumn); else Fill reads one per row.")
-    line("template <typename U>")
-    with w.block("__aicore__ inline bool SpreadsColumn() const"):
-        line("return MODE == BcMode::COL && sizeof(U) > 1;")
+            line(
+                "if (MODE == BcMode::COL && sizeof(U) > 1) LoadColumn(gm, i, t);",
+                "Fill spreads them (Brcb and Copy take no 8-bit type)",
+            )
     w.line()
     line(
         comment="COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one"
@@ -409,19 +404,10 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
         line("return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];", "a half per slot")
     w.line()
-    line(
-        comment="COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a"
+    paragraph(
+        w,
+        "COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the group's rows; first: its first row; starts: this tile starts it.",
     )
-    line(
-        comment="group's first tile its values come by one DMA into input i's row buffer after one 32-byte block"
-    )
-    line(
-        comment="per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or"
-    )
-    line(
-        comment="more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before."
-    )
-    line(comment="Returns the group's rows; first: its first row; starts: this tile starts it.")
     line("template <typename U>")
     with w.block("__aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const"):
         line("const uint64_t step = tiling_->bcChunks == 1 ? pack_ : 1;", "rows per tile")
@@ -454,36 +440,31 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     with w.block(
         "__aicore__ inline void Fill(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint32_t i, uint32_t len)"
     ):
-        with w.block("if constexpr (MODE == BcMode::FLAT)"):
-            line("(void)dst;")
-            line("(void)gm;")
-            line("(void)i;")
-            line("(void)len;")
+        line("if constexpr (MODE == BcMode::FLAT) return;", "no input is broadcast")
+        line("const uint32_t kind = tiling_->bcKind[i];")
+        line("if (kind == BC_FULL || kind == BC_STRIDED) return;", "copied in by Load")
+        line("if (ROWWISE && kind == BC_RESIDENT) return;", "the view is the resident row")
+        with w.block("if (kind == BC_ONE)"):
+            line("Splat(dst, OneValue<U>(i), len);")
+        with w.block("else if (kind == BC_RESIDENT)"):
+            line("const uint32_t row = static_cast<uint32_t>(pitch_);")
+            line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
+            with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
+                line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
+                barrier()
+                line(
+                    "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
+                    "double the rows",
+                )
+        with w.block("else if (MODE == BcMode::COL && sizeof(U) > 1)"):
+            line("SpreadColumn(dst, i);")
         with w.block("else"):
-            line("const uint32_t kind = tiling_->bcKind[i];")
-            line("if (kind == BC_FULL || kind == BC_STRIDED) return;", "copied in by Load")
-            line("if (ROWWISE && kind == BC_RESIDENT) return;", "the view is the resident row")
-            with w.block("if (kind == BC_ONE)"):
-                line("Splat(dst, OneValue<U>(i), len);")
-            with w.block("else if (kind == BC_RESIDENT)"):
-                line("const uint32_t row = static_cast<uint32_t>(pitch_);")
-                line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
-                with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
-                    line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
-                    barrier()
-                    line(
-                        "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
-                        "double the rows",
-                    )
-            with w.block("else if (SpreadsColumn<U>())"):
-                line("SpreadColumn(dst, i);")
-            with w.block("else"):
-                line(comment="GENERAL, 8-bit columns: a scalar read per row")
-                line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
-                with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
-                    line("uint64_t left = 0;")
-                    line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
-            barrier()
+            line(comment="GENERAL, 8-bit columns: a scalar read per row")
+            line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
+            with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+                line("uint64_t left = 0;")
+                line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
+        barrier()
     w.line()
     spread_column(w, barrier)
     vc.helpers(w, [], "splat")

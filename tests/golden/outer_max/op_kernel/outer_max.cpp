@@ -309,15 +309,9 @@ private:
                 r += run;
             }
         } else if (kind == BC_COLUMN) {
-            if (SpreadsColumn<U>()) LoadColumn(gm, i, t);  // Fill spreads them
+            if (MODE == BcMode::COL && sizeof(U) > 1)
+                LoadColumn(gm, i, t);  // Fill spreads them (Brcb and Copy take no 8-bit type)
         }
-    }
-
-    // COL with 16/32-bit columns (Brcb and Copy take no 8-bit type): the values come by DMA and
-    // the vector unit spreads them (SpreadColumn); else Fill reads one per row.
-    template <typename U>
-    __aicore__ inline bool SpreadsColumn() const {
-        return MODE == BcMode::COL && sizeof(U) > 1;
     }
 
     // COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one
@@ -344,10 +338,10 @@ private:
     }
 
     // COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a
-    // group's first tile its values come by one DMA into input i's row buffer after one 32-byte block
-    // per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or
-    // more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before.
-    // Returns the group's rows; first: its first row; starts: this tile starts it.
+    // group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per
+    // row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the
+    // next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the
+    // group's rows; first: its first row; starts: this tile starts it.
     template <typename U>
     __aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const {
         const uint64_t step = tiling_->bcChunks == 1 ? pack_ : 1;                 // rows per tile
@@ -373,44 +367,38 @@ private:
     // one value per row; then a V barrier orders the math after it.
     template <typename U>
     __aicore__ inline void Fill(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint32_t i, uint32_t len) {
-        if constexpr (MODE == BcMode::FLAT) {
-            (void)dst;
-            (void)gm;
-            (void)i;
-            (void)len;
-        } else {
-            const uint32_t kind = tiling_->bcKind[i];
-            if (kind == BC_FULL || kind == BC_STRIDED) return;  // copied in by Load
-            if (ROWWISE && kind == BC_RESIDENT) return;         // the view is the resident row
-            if (kind == BC_ONE) {
-                Splat(dst, OneValue<U>(i), len);
-            } else if (kind == BC_RESIDENT) {
-                const uint32_t row = static_cast<uint32_t>(pitch_);
-                DataCopy(dst, RowBuf(i).template Get<U>(), row);  // UB -> UB, whole 32-byte blocks
-                for (uint64_t have = 1; have < rows_; have *= 2) {
-                    const uint64_t more = rows_ - have < have ? rows_ - have : have;
-                    PipeBarrier<PIPE_V>();
-                    DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
-                }
-            } else if (SpreadsColumn<U>()) {
-                SpreadColumn(dst, i);
-            } else {
-                // GENERAL, 8-bit columns: a scalar read per row
-                const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
-                for (uint64_t r = 0; r < rows_; ++r) {
-                    uint64_t left = 0;
-                    Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);
-                }
+        if constexpr (MODE == BcMode::FLAT) return;  // no input is broadcast
+        const uint32_t kind = tiling_->bcKind[i];
+        if (kind == BC_FULL || kind == BC_STRIDED) return;  // copied in by Load
+        if (ROWWISE && kind == BC_RESIDENT) return;         // the view is the resident row
+        if (kind == BC_ONE) {
+            Splat(dst, OneValue<U>(i), len);
+        } else if (kind == BC_RESIDENT) {
+            const uint32_t row = static_cast<uint32_t>(pitch_);
+            DataCopy(dst, RowBuf(i).template Get<U>(), row);  // UB -> UB, whole 32-byte blocks
+            for (uint64_t have = 1; have < rows_; have *= 2) {
+                const uint64_t more = rows_ - have < have ? rows_ - have : have;
+                PipeBarrier<PIPE_V>();
+                DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
             }
-            PipeBarrier<PIPE_V>();
+        } else if (MODE == BcMode::COL && sizeof(U) > 1) {
+            SpreadColumn(dst, i);
+        } else {
+            // GENERAL, 8-bit columns: a scalar read per row
+            const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
+            for (uint64_t r = 0; r < rows_; ++r) {
+                uint64_t left = 0;
+                Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);
+            }
         }
+        PipeBarrier<PIPE_V>();
     }
 
-    // COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the
-    // host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the
-    // vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its
-    // values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats
-    // (a tile's buffer is whole repeats: the rounding stays in it).
+    // COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host
+    // packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector
+    // unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a
+    // block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is
+    // whole repeats: the rounding stays in it).
     template <typename U>
     __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i) {
         using B =
