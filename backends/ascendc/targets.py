@@ -41,7 +41,9 @@ class Target:
     # hardware's"); the emulator does not check V -> V order on arch 3510 either.
     v_in_order: bool = False
     # Vector ops whose MemBase form accepts bfloat16_t; everything else needs float/half.
-    bf16_vector_ops: frozenset[str] = frozenset({"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad"})
+    bf16_vector_ops: frozenset[str] = frozenset(
+        {"Duplicate", "Brcb", "Cast", "DataCopy", "DataCopyPad", "Gather"}
+    )
     soc_config: str = ""  # the AddConfig / ASCEND_COMPUTE_UNIT name
     # The AIC's memories per AI Core (ascendc-api.md section 1: 512K / 64K / 64K and L0C 128K on
     # 910B, 256K on 950) and the address alignment of each (regbase-cv.md section 3.2: L1 32 B,
@@ -86,6 +88,7 @@ TARGETS: dict[str, Target] = {
                 "Cast",
                 "DataCopy",
                 "DataCopyPad",
+                "Gather",
                 "Add",
                 "Sub",
                 "Mul",

@@ -57,3 +57,22 @@ def add_layer_norm(x1, x2, gamma, beta, bias, epsilon, additional_output):
     y = (x - mean) * rstd * gamma.astype(np.float64) + beta.astype(np.float64)
     dt = x1.dtype
     return y.astype(dt), mean.astype(np.float32), rstd.astype(np.float32), x.astype(dt)
+
+
+def rms_norm(x, gamma, epsilon):
+    """RmsNorm (ops-nn norm/rms_norm README): rstd = 1 / sqrt(mean(x^2) + epsilon) over gamma's
+    trailing dimensions; y = x * rstd * gamma in x's dtype, rstd in f32 (shape: x's leading
+    dimensions, then ones)."""
+    axes = tuple(range(x.ndim - gamma.ndim, x.ndim))
+    xf = x.astype(np.float64)
+    rstd = 1.0 / np.sqrt((xf * xf).mean(axis=axes, keepdims=True) + float(epsilon))
+    y = xf * rstd * gamma.astype(np.float64)
+    return y.astype(x.dtype), rstd.astype(np.float32)
+
+
+def add_rms_norm(x1, x2, gamma, epsilon):
+    """AddRmsNorm (ops-nn norm/add_rms_norm README): x = x1 + x2, rounded to the inputs' dtype (an
+    output); then RmsNorm of that x with gamma: y, rstd (f32), x."""
+    x = (x1.astype(np.float64) + x2.astype(np.float64)).astype(x1.dtype)
+    y, rstd = rms_norm(x, gamma, epsilon)
+    return y, rstd, x

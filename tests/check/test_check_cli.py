@@ -164,6 +164,44 @@ def test_warnings_are_reported_not_fatal(capsys, tmp_path):
     assert "unused variable" in out and "[-Wunused-variable]" in out
 
 
+def test_a_sibling_operators_kernel_header_resolves_as_in_the_cann_build(capsys, tmp_path):
+    """`#include "../tile_copy/tile_copy.h"` names the kernel folder of the operator tile_copy next to
+    this one, as CANN's build lays kernel folders out (ops-nn AddRmsNorm includes
+    "../rms_norm/rms_norm_base.h"); it resolves unmodified, and a fault in that header reads
+    ../tile_copy/op_kernel/tile_copy.h (relative to the operator folder, like op_kernel/...)."""
+    op_dir = tmp_path / "ops" / "scale_add"
+    shutil.copytree(OP_DIR, op_dir)
+    sibling = tmp_path / "ops" / "tile_copy" / "op_kernel"
+    sibling.mkdir(parents=True)
+    (sibling / "tile_copy.h").write_text(
+        "#pragma once\n"
+        '#include "kernel_operator.h"\n'
+        "template <typename T>\n"
+        "__aicore__ inline void CopyTile(const AscendC::LocalTensor<T>& dst, const AscendC::GlobalTensor<T>& src,\n"
+        "                                uint64_t n) {\n"
+        "    AscendC::DataCopy(dst, src, n);\n"
+        "}\n"
+    )
+    kernel = op_dir / "op_kernel" / "scale_add.cpp"
+    text = kernel.read_text()
+    text = text.replace(
+        '#include "scale_add_tiling_data.h"\n',
+        '#include "scale_add_tiling_data.h"\n#include "../tile_copy/tile_copy.h"\n',
+    )
+    kernel.write_text(
+        text.replace("DataCopy(x, xGm_[i * tile_], copyLen);", "CopyTile(x, xGm_[i * tile_], copyLen);")
+    )
+    code, out, _ = scale_add(capsys, "--golden", f"{GOLDEN}:scale_add", op_dir=op_dir)
+    assert code == 0, out
+    assert out.rstrip().endswith("ScaleAdd: no faults, matches the golden")
+    code, out, _ = scale_add(capsys, "--attr", "defect=2", op_dir=op_dir)
+    assert code == 1
+    assert (
+        "MemoryFaultError: ../tile_copy/op_kernel/tile_copy.h:6: DataCopy(GM->UB): GM read [12288, 20480) B is "
+        "out of bounds of input 0 'x' (16384 B): 4096 B past the end (block 3 of 4)" in out
+    )
+
+
 # -- errors -------------------------------------------------------------------------------------------------
 
 

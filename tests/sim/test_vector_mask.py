@@ -89,3 +89,33 @@ def test_deq_scale_cast_core_type_align_up(projects, xy):
     assert np.array_equal(halves, (np.rint(x) * 2).astype(np.float16))
     assert np.all(z[N - 8 :] == 1.0)
     assert np.all(z[N - 16 : N - 8] == N + 8)
+
+
+def test_cast_level0_counter_mode(projects, xy):
+    """Cast<T, U, false> in Counter mode: the register's element count, repeatTime 1 not used."""
+    x, y = xy
+    z = run(projects("vector_mask"), x, y, key=8).outputs[0]
+    assert np.array_equal(z, np.where(np.arange(N) < N - 37, np.floor(x), 0).astype(np.float32))
+
+
+def test_cast_level0_normal_bit_mask_register(projects, xy):
+    x, y = xy
+    z = run(projects("vector_mask"), x, y, key=9).outputs[0]
+    assert np.array_equal(z, np.where(lanes(np.arange(64) % 2 == 0), np.ceil(x), 0).astype(np.float32))
+
+
+def test_cast_level0_bit_mask_form_sets_the_register(projects, xy):
+    x, y = xy
+    z = run(projects("vector_mask"), x, y, key=10).outputs[0]
+    on = lanes(np.arange(64) < 32)
+    half = np.arange(N) < N // 2
+    expected = np.where(on, np.where(half, np.trunc(x), np.floor(y)), 0).astype(np.float32)
+    assert np.array_equal(z, expected)
+
+
+def test_unary_and_vector_scalar_level0(projects, xy):
+    x, y = xy
+    z = run(projects("vector_mask"), x, y, key=11).outputs[0]
+    j = lanes(np.arange(64))
+    expected = np.where(j < 8, np.abs(x) + np.float32(1), np.where(j < 20, np.abs(x), 0)).astype(np.float32)
+    assert np.array_equal(z, expected)

@@ -172,15 +172,24 @@ __aicore__ inline void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>&
 }
 
 namespace detail {
-// DataCopyPad moves GM <-> VECIN/VECOUT on Atlas A2 (DataCopyPad docs, "GM->VECIN/VECOUT",
-// "VECIN/VECOUT->GM"); arch 3510 also accepts VECCALC (ascendc-api.md section 4).
+// DataCopyPad's documented paths on Atlas A2 are GM <-> VECIN/VECOUT; GM <-> VECCALC is listed for
+// Ascend 950 only (asc-devkit docs/zh/api/SIMD-API/基础API/Memory矢量计算/数据搬运/
+// DataCopyPad（GMToUB非对齐数据搬运）.md, "GM -> VECCALC（仅Ascend 950PR/Ascend 950DT支持）"). The 2201
+// implementation does not see the logical position: impl/basic_api/kernel_operator_data_copy_intf_impl.h
+// dispatches on GetPhyType(dst.GetPosition()), which is Hardware::UB for VECIN, VECOUT and VECCALC alike
+// (impl/basic_api/kernel_event.h), and dav_c220's DataCopyPadGm2UBImpl issues copy_gm_to_ubuf_align_b*
+// with the UB address only. So the hardware copies into a VECCALC buffer exactly as into a VECIN one,
+// and shipped 910B kernels rely on it (ops-nn RmsNorm f16 gamma, AddLayerNorm f16 DataCopyEx): the
+// documented-path rule is a fault in strict mode only (strict: the documented contract, as for the
+// explicit V->V and scalar ordering); by default the copy runs.
 inline void check_pad_position(int buf, const char* api, dslc::Loc loc) {
-    if (dslc::npu_arch() != 2201) return;
+    if (dslc::npu_arch() != 2201 || !dslc::strict_mode()) return;
     const char* kind = dslc::ub_buf_kind(buf);
     if (std::strcmp(kind, "TBuf<VECCALC>") == 0)
         dslc::fault(dslc::F_UNSUPPORTED, loc,
-                    "%s on a TBuf<TPosition::VECCALC>: Atlas A2 copies GM <-> VECIN/VECOUT only; declare the "
-                    "buffer TBuf<TPosition::VECIN> (or VECOUT)", api);
+                    "%s on a TBuf<TPosition::VECCALC>: Atlas A2's documented DataCopyPad paths are GM <-> "
+                    "VECIN/VECOUT (strict mode; the hardware copies to any UB position); declare the buffer "
+                    "TBuf<TPosition::VECIN> (or VECOUT)", api);
 }
 }  // namespace detail
 

@@ -24,6 +24,7 @@ constexpr int kMaxQueSlots = 8;
 }  // namespace detail
 
 class TPipe;
+using TBufHandle = uint8_t*;  // kernel_tensor_base.h: a buffer of a queue, opaque to kernels
 
 template <TPosition pos> class TBuf {
 public:
@@ -90,16 +91,16 @@ public:
         return true;
     }
     template <typename T> __aicore__ inline LocalTensor<T> DeQue(dslc::Loc loc = {}) {
-        Require(loc);
-        if (queued_ == 0)
-            dslc::fault(dslc::F_DEADLOCK, loc, "TQue::DeQue on an empty queue: the hardware would wait forever");
-        int s = order_[head_];
-        head_ = (head_ + 1) % detail::kMaxQueSlots;
-        queued_--;
-        dslc::trace_sync(dslc::issue(detail::consumer_pipe(dst), "TQue::DeQue", loc), 2, Key(s, 0));
-        dslc::join(detail::consumer_pipe(dst), enq_clock_[s]);
-        state_[s] = DEQUEUED;
+        int s = DeQueSlot(loc);
         return LocalTensor<T>::Make(bufs_[s], dslc::ub_buf_start(bufs_[s]), len_ / sizeof(T));
+    }
+    // kernel_tpipe.h's non-template form: the same wait, the buffer as a handle (kernels discard it
+    // to only order the consumer after the EnQue, as RmsNorm's bf16 gamma copy does).
+    __aicore__ inline TBufHandle DeQue(dslc::Loc loc = {}) {
+        return reinterpret_cast<TBufHandle>(&bufs_[DeQueSlot(loc)]);
+    }
+    template <typename T> __aicore__ inline void DeQue(LocalTensor<T>& tensor, dslc::Loc loc = {}) {
+        tensor = DeQue<T>(loc);
     }
     template <typename T> __aicore__ inline void FreeTensor(LocalTensor<T>& t, dslc::Loc loc = {}) {
         int s = SlotOf(t.buf(), "FreeTensor", loc);
@@ -118,6 +119,18 @@ private:
     enum SlotState : uint8_t { FREE, ALLOCATED, QUEUED, DEQUEUED };
     void Require(dslc::Loc loc) const {
         if (num_ == 0) dslc::fault(dslc::F_MEMORY, loc, "TQue used before TPipe::InitBuffer");
+    }
+    int DeQueSlot(dslc::Loc loc) {
+        Require(loc);
+        if (queued_ == 0)
+            dslc::fault(dslc::F_DEADLOCK, loc, "TQue::DeQue on an empty queue: the hardware would wait forever");
+        int s = order_[head_];
+        head_ = (head_ + 1) % detail::kMaxQueSlots;
+        queued_--;
+        dslc::trace_sync(dslc::issue(detail::consumer_pipe(dst), "TQue::DeQue", loc), 2, Key(s, 0));
+        dslc::join(detail::consumer_pipe(dst), enq_clock_[s]);
+        state_[s] = DEQUEUED;
+        return s;
     }
     // Trace key of slot s's EnQue->DeQue (dir 0) and FreeTensor->AllocTensor (dir 1) edges.
     uint32_t Key(int s, int dir) const { return (1u << 20) | ((qid_ * detail::kMaxQueSlots + s) << 1) | dir; }

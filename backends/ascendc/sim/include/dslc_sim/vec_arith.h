@@ -69,15 +69,16 @@ inline void unary_count(const char* api, const LocalTensor<T>& dst, const LocalT
     }
 }
 
-template <bool isSetMask, typename T, typename F>
-inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LaneMask& given,
-                     uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc, F f) {
-    uint32_t id = vec_issue<T>(api, loc);
-    const uint32_t lanes = 256 / sizeof(T);
+// The lanes of the level-0 unary instruction `id` (dst of T, src of U: a repeat is 256 B of the
+// wider type, as Cast's): z = f(x) per lane the mask (api_mask) enables.
+template <bool isSetMask, typename T, typename U, typename F>
+inline void unary_l0_lanes(uint32_t id, const char* api, const LocalTensor<T>& dst, const LocalTensor<U>& a,
+                           const LaneMask& given, uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc, F f) {
+    const uint32_t lanes = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
     uint32_t repeat = repeatTime;
     const LaneMask m = api_mask<isSetMask>(given, lanes, repeat);
     L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
-    L0Operand o0{a.addr(), p.srcBlkStride, p.srcRepStride, sizeof(T)};
+    L0Operand o0{a.addr(), p.srcBlkStride, p.srcRepStride, sizeof(U)};
     l0_touch(id, a.buf(), o0, m, lanes, repeat, false, api, "src", loc);
     l0_touch(id, dst.buf(), od, m, lanes, repeat, true, api, "dst", loc);
     dslc::count_vector(repeat);
@@ -85,12 +86,20 @@ inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTens
     for (uint32_t r = 0; r < repeat; r++)
         for (uint32_t j = 0; j < lanes; j++) {
             if (!m.on(j, r)) continue;
-            T x;
-            std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(T));
-            T z = static_cast<T>(f(calc_t<T>(x)));
-            def_lane(id, lane_addr(od, r, j), sizeof(T), lane_addr(o0, r, j), sizeof(T));
+            U x;
+            std::memcpy(&x, ub + lane_addr(o0, r, j), sizeof(U));
+            T z = f(x);
+            def_lane(id, lane_addr(od, r, j), sizeof(T), lane_addr(o0, r, j), sizeof(U));
             std::memcpy(ub + lane_addr(od, r, j), &z, sizeof(T));
         }
+}
+
+template <bool isSetMask, typename T, typename F>
+inline void unary_l0(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& a, const LaneMask& given,
+                     uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc, F f) {
+    uint32_t id = vec_issue<T>(api, loc);
+    unary_l0_lanes<isSetMask>(id, api, dst, a, given, repeatTime, p, loc,
+                              [&f](T x) { return static_cast<T>(f(calc_t<T>(x))); });
 }
 
 // Transcendentals are evaluated in double and rounded once: the correctly rounded result,

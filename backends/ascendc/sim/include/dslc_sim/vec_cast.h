@@ -5,7 +5,7 @@
 #pragma once
 #include <limits>
 
-#include "vec_common.h"
+#include "vec_arith.h"  // detail::unary_l0_lanes
 
 namespace AscendC {
 
@@ -118,6 +118,7 @@ template <typename T, typename U>
 __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
                             const uint32_t count, dslc::Loc loc = {}) {
     const char* api = "Cast";
+    detail::check_count(api, count, loc);  // leaves the mask register as the count forms do
     dslc::check_cast(dslc::DTypeOf<U>::value, dslc::DTypeOf<T>::value, static_cast<int>(roundMode), loc);
     uint32_t id = dslc::issue(dslc::P_V, api, loc);
     detail::vec_operand(id, src, count, false, api, "src", loc);
@@ -138,30 +139,33 @@ __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src
 // (Cast.md's int32_t row), i.e. src * scale rounded to half, its roundMode not used.
 __aicore__ inline void SetDeqScale(half scale) { dslc::deq_scale() = static_cast<float>(scale); }
 
+namespace detail {
+// Cast level 0 (kernel_operator_vec_vconv_intf.h: the mask count and mask bit forms): one repeat
+// processes 256 B of the wider type; with isSetMask = false the lanes (and, in Counter mode, the
+// repeat count) come from the vector mask register (api_mask), as for the other level-0 APIs.
+template <bool isSetMask, typename T, typename U>
+inline void cast_l0(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                    const LaneMask& given, uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc) {
+    dslc::check_cast(dslc::DTypeOf<U>::value, dslc::DTypeOf<T>::value, static_cast<int>(roundMode), loc);
+    uint32_t id = dslc::issue(dslc::P_V, "Cast", loc);
+    unary_l0_lanes<isSetMask>(id, "Cast", dst, src, given, repeatTime, p, loc,
+                              [&roundMode](U x) { return convert_deq<T, U>(x, roundMode); });
+}
+}  // namespace detail
+
 template <typename T, typename U, bool isSetMask = true>
 __aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
-                            uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& p, dslc::Loc loc = {}) {
-    const char* api = "Cast";
-    dslc::check_cast(dslc::DTypeOf<U>::value, dslc::DTypeOf<T>::value, static_cast<int>(roundMode), loc);
-    uint32_t id = dslc::issue(dslc::P_V, api, loc);
-    // One repeat processes 256 B of the wider type.
+                            const uint64_t mask, const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,
+                            dslc::Loc loc = {}) {
     const uint32_t lanes = 256 / (sizeof(T) > sizeof(U) ? sizeof(T) : sizeof(U));
-    detail::LaneMask m = detail::LaneMask::first(mask, lanes);
-    detail::L0Operand od{dst.addr(), p.dstBlkStride, p.dstRepStride, sizeof(T)};
-    detail::L0Operand os{src.addr(), p.srcBlkStride, p.srcRepStride, sizeof(U)};
-    detail::l0_touch(id, src.buf(), os, m, lanes, repeatTime, false, api, "src", loc);
-    detail::l0_touch(id, dst.buf(), od, m, lanes, repeatTime, true, api, "dst", loc);
-    dslc::count_vector(repeatTime);
-    uint8_t* ub = dslc::ub_base();
-    for (uint32_t r = 0; r < repeatTime; r++)
-        for (uint32_t j = 0; j < lanes; j++) {
-            if (!m.on(j)) continue;
-            U x;
-            std::memcpy(&x, ub + detail::lane_addr(os, r, j), sizeof(U));
-            T z = detail::convert_deq<T, U>(x, roundMode);
-            detail::def_lane(id, detail::lane_addr(od, r, j), sizeof(T), detail::lane_addr(os, r, j), sizeof(U));
-            std::memcpy(ub + detail::lane_addr(od, r, j), &z, sizeof(T));
-        }
+    detail::cast_l0<isSetMask>(dst, src, roundMode, detail::LaneMask::first(mask, lanes), repeatTime, repeatParams,
+                               loc);
+}
+template <typename T, typename U, bool isSetMask = true>
+__aicore__ inline void Cast(const LocalTensor<T>& dst, const LocalTensor<U>& src, const RoundMode& roundMode,
+                            const uint64_t mask[], const uint8_t repeatTime, const UnaryRepeatParams& repeatParams,
+                            dslc::Loc loc = {}) {
+    detail::cast_l0<isSetMask>(dst, src, roundMode, detail::LaneMask::from(mask), repeatTime, repeatParams, loc);
 }
 
 }  // namespace AscendC

@@ -9,7 +9,16 @@
 //    The list holds UB addresses as the kernel takes them from LocalTensor::GetPhyAddr().
 //  - FusedMulAdd: dst = src0 * dst + src1 (kernel_operator_vec_binary_intf.h, v9.0.x), count and
 //    level-0 forms; computed in float with one rounding (fused).
+//  - Gather, the count form (include/basic_api/kernel_operator_vec_gather_intf.h; docs .../离散与聚合/
+//    Gather.md): dst[i] = the element of src at byte srcBaseAddr + srcOffset[i]; A2 types int16_t,
+//    uint16_t, half, bfloat16_t, int32_t, uint32_t, float; count 0 is a NOP. An offset that is not a
+//    whole element, or that lands outside src's buffer, is a MemoryFaultError. "不支持源操作数与目的操作数
+//    使用同一块内存地址": an overlap of dst and src is an UnsupportedError in strict mode; by default
+//    only when some lane reads an element this Gather overwrites with a different value (then the
+//    result depends on the unspecified order of the lanes' reads and writes).
 #pragma once
+#include <vector>
+
 #include "vec_arith.h"
 
 namespace AscendC {
@@ -178,6 +187,60 @@ __aicore__ inline void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<
                                    uint64_t mask[], const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
                                    dslc::Loc loc = {}) {
     detail::fused_mul_add_l0<isSetMask>(dst, src0, src1, detail::LaneMask::from(mask), repeatTime, repeatParams, loc);
+}
+
+template <typename T>
+__aicore__ inline void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                              const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr, const uint32_t count,
+                              dslc::Loc loc = {}) {
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Gather takes 16- and 32-bit types on A2 (Gather.md)");
+    const char* api = "Gather";
+    detail::check_count(api, count, loc);
+    uint32_t id = detail::vec_issue<T>(api, loc);
+    if (count == 0) return;
+    dslc::ub_check(src.buf(), src.addr(), 0, true, api, "src", loc);
+    detail::vec_operand(id, srcOffset, count, false, api, "srcOffset", loc);
+    dslc::trace_operand(id, src.addr(), false);
+    dslc::count_vector(detail::repeats_of<T>(count));
+    const uint32_t* off = srcOffset.ptr();
+    std::vector<uint32_t> from(count), undef(count);
+    std::vector<T> val(count);
+    for (uint32_t i = 0; i < count; i++) {  // every lane reads before any lane writes
+        dslc::ub_use_scalar(id, srcOffset.addr() + i * 4, 4, api, loc);  // an offset forms an address
+        uint64_t rel = uint64_t(srcBaseAddr) + off[i];
+        if (rel % sizeof(T))
+            dslc::fault(dslc::F_MEMORY, loc, "%s: lane %u reads src byte %llu (srcBaseAddr %u + srcOffset %u), not a "
+                        "multiple of sizeof(%s)", api, i, (unsigned long long)rel, srcBaseAddr, off[i],
+                        dslc::dtype_name(dslc::DTypeOf<T>::value));
+        uint64_t a = src.addr() + rel;
+        if (a + sizeof(T) > dslc::ub_phys_bytes())
+            dslc::fault(dslc::F_MEMORY, loc, "%s: lane %u reads src byte %llu, beyond the UB", api, i,
+                        (unsigned long long)rel);
+        from[i] = static_cast<uint32_t>(a);
+        dslc::ub_check(src.buf(), from[i], sizeof(T), false, api, "src element", loc);
+        dslc::ub_access(id, from[i], sizeof(T), false, false);
+        undef[i] = dslc::ub_undef_at(from[i], sizeof(T));
+        std::memcpy(&val[i], dslc::ub_base() + from[i], sizeof(T));
+    }
+    detail::vec_operand(id, dst, count, true, api, "dst", loc);  // after the reads: dst may overlap src
+    const uint32_t d0 = dst.addr(), d1 = d0 + count * static_cast<uint32_t>(sizeof(T));
+    for (uint32_t i = 0; i < count; i++) {
+        if (from[i] + sizeof(T) <= d0 || from[i] >= d1) continue;
+        if (dslc::strict_mode())
+            dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: dst UB [0x%x, 0x%x) overlaps the src element lane %u reads "
+                        "(0x%x); Gather does not support dst and src in the same memory (strict mode)", api, d0, d1,
+                        i, from[i]);
+        uint32_t k = (from[i] - d0) / sizeof(T);
+        if (std::memcmp(&val[k], &val[i], sizeof(T)) != 0)
+            dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: lane %u reads UB 0x%x, which lane %u of dst overwrites with "
+                        "another value: with dst and src in the same memory (unsupported) the result depends on "
+                        "the order of the lanes", api, i, from[i], k);
+    }
+    T* d = dst.ptr();
+    for (uint32_t i = 0; i < count; i++) {
+        d[i] = val[i];
+        dslc::ub_mark(id, d0 + i * sizeof(T), sizeof(T), undef[i]);
+    }
 }
 
 }  // namespace AscendC
