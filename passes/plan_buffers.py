@@ -266,8 +266,8 @@ def plan(func: Func, usable: int, stagger: bool = False) -> None:
             func.loc,
         )
     loop.attrs["tile"] = tile
-    # broadcast kernels size their buffers at run time (Elems(i)): no pads there yet
-    phases = bank_phases(loop.region, buffers) if stagger and not func.attributes.get("broadcast") else {}
+    # broadcast kernels pad their TILE-sized buffers the same way (not the RESIDENT modes' rows)
+    phases = bank_phases(loop.region, buffers) if stagger else {}
     if phases:  # the kernel pads before a buffer that starts in the wrong half: at most 256 B each
         staggered, _ = tile_length(buffers, usable - BANK_HALF * len(phases), slice_align(func))
         if staggered >= align:

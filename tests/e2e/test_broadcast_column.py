@@ -1,8 +1,10 @@
 """COL mode of broadcast operators ([M, N] with [M, 1]): with tiles of 8 rows or more the column
 values come in with one DataCopyPad and are spread by Brcb and a level-0 Copy with source block
-stride 0, not read from GM by the scalar unit (GetValue) and splatted row by row. Bit for bit
-against numpy with tails, on 1, 3, 8 and 48 cores: one block per row (Brcb alone), rows copied
-along, and the per-row reads that remain for tiles of fewer rows (long rows) and row chunks."""
+stride 0, not read from GM by the scalar unit (GetValue) and splatted row by row; with fewer rows
+per tile (long rows, row chunks) the values of a group of rows come by one DataCopyPad, one Brcb
+puts each in a block and each row is a Copy of its block. Bit for bit against numpy with tails, on
+1, 3, 8 and 48 cores: one block per row (Brcb alone), rows copied along, groups of long rows and of
+row chunks (cores starting mid-row), more groups than the two halves of the row buffer."""
 
 from __future__ import annotations
 
@@ -40,9 +42,20 @@ PICK = """
         return dsl.where(x > 0, c, x)
     """
 
-# (rows, cols): >= 8 rows per tile with one block per row (cols 5, 8) or more (33, 100, 257); a
-# tile of fewer than 8 rows (long rows) and row chunks (a row longer than a tile) read per row
-SHAPES = [(37, 5), (1000, 8), (301, 33), (77, 100), (40, 257), (9, 5000), (3, 70001)]
+# (rows, cols): >= 8 rows per tile with one block per row (cols 5, 8) or more (33, 100, 257); tiles
+# of fewer than 8 rows (long rows: 9 x 5000; 130 x 3000, 2 rows a tile, 2 groups on one core) and
+# row chunks (a row longer than a tile: 3 x 70001; 130 x 8000, 2 chunks a row, 2 groups on one core)
+SHAPES = [
+    (37, 5),
+    (1000, 8),
+    (301, 33),
+    (77, 100),
+    (40, 257),
+    (9, 5000),
+    (130, 3000),
+    (3, 70001),
+    (130, 8000),
+]
 
 
 def _bits(a):
@@ -91,12 +104,14 @@ def test_column_compare_both_sides(tname):
             np.testing.assert_array_equal(got, x > y, err_msg=f"{tname} {x.shape} > {y.shape}")
 
 
-def test_no_scalar_read_per_row():
-    """[4096, 16] f32 > [4096, 1] on 8 cores: the scalar unit reads no GM value (it did one per
-    row); Brcb and Copy spread the column."""
+@pytest.mark.parametrize("shape", [(4096, 16), (200, 3000), (100, 9000)], ids=["short", "long", "chunked"])
+def test_no_scalar_read_per_row(shape):
+    """f32 [M, N] > [M, 1] on 8 cores, short rows (8+ a tile), long rows (2 a tile) and row
+    chunks: the scalar unit reads no GM value (it did one per row); Brcb and Copy spread the
+    column."""
     rng = np.random.default_rng(1)
-    a = rng.standard_normal((4096, 16)).astype(np.float32)
-    b = rng.standard_normal((4096, 1)).astype(np.float32)
+    a = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal((shape[0], 1)).astype(np.float32)
     got, res = simulate(greater, (a, b), {}, cores=8, dtype=dsl.f32, strict=True, trace=True)
     np.testing.assert_array_equal(got, a > b)
     trace = res.trace

@@ -358,8 +358,10 @@ def _live_flag_lines(lines, env):
         ((30, 1, 200), (4, 1), "GENERAL"),
         ((30000,), (1,), "SCALAR_X2"),  # the SCALAR twin: x2 read as a Scalar, 3 tiles on one core
         ((3000, 33), (3000, 1), "COL"),  # column values by DataCopyPad into the row buffer, several tiles
+        # 5 rows a tile: the values of 110-row groups by one DataCopyPad, 3 groups on the core
+        pytest.param((240, 1500), (240, 1), "COL", marks=pytest.mark.slow),
     ],
-    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL", "SCALAR-twin", "COL"],
+    ids=["RESIDENT", "RESIDENT-one-slot", "ROW", "GENERAL", "SCALAR-twin", "COL", "COL-groups"],
 )
 def test_every_flag_of_a_broadcast_kernel_is_needed(tmp_path, sa, sb, mode):
     project = greater.compile(out_dir=tmp_path / "base")

@@ -32,6 +32,7 @@ elements), so vector lengths never need to stop at a row end and no row's data i
 from __future__ import annotations
 
 import re
+import textwrap
 
 from .api import ctype
 from .merge import Stmt
@@ -92,46 +93,72 @@ def rewrite_body(body: list[Stmt], inputs: list[str], outputs: list[str] | None 
     return out
 
 
+def paragraph(w, text: str) -> None:
+    """A comment of several lines, wrapped at the generated code's width."""
+    for part in textwrap.wrap(text, 100):
+        w.line(comment=part)
+
+
 def spread_column(w, barrier) -> None:
-    """COL mode's V part of a column input: Brcb puts each row's value in a 32-byte block, a level-0
-    Copy with source block stride 0 repeats the block along the row (as the row kernels'
+    """COL mode's V part of a 16/32-bit column input: Brcb puts each row's value in a 32-byte block,
+    a level-0 Copy with source block stride 0 repeats the block along the row (as the row kernels'
     RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
     line = w.line
-    line(
-        comment="COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0"
+    paragraph(
+        w,
+        "COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it).",
     )
-    line(comment="of row r (Brcb), then copied along the row by the vector unit, a repeat per row.")
     line("template <typename U>")
-    with w.block(
-        "__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU)"
-    ):
+    with w.block("__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i)"):
         line(
             "using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;",
             "the bits: Brcb and Copy move them",
         )
-        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
-        line("const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();")
         line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
-        line(
-            "const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);",
-            "whole rows: never chunks",
-        )
+        line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
+        line("const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);", "rows of whole blocks")
         line("const uint32_t rows = static_cast<uint32_t>(rows_);")
-        line(
-            "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
-            "<= ROW_BYTES / 2 rows: < 255 repeats",
-        )
-        line("if (blocks == 1) return;")
-        barrier()
-        with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
+        with w.block("if (pack_ >= 8)"):
+            line("const LocalTensor<B> values = ColumnValues<B>(i, SlotOf(tile_));")
             line(
-                "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);", "8-bit repeats"
+                "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
+                "<= ROW_BYTES / 2 rows: < 255 repeats",
             )
-            with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
-                line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
+            line("if (blocks == 1) return;")
+            barrier()
+            with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
                 line(
-                    "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
-                    "CopyRepeatParams(1, 0, blocks, blocks));"
+                    "const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);",
+                    "8-bit repeats",
+                )
+                with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
+                    line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
+                    line(
+                        "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
+                        "CopyRepeatParams(1, 0, blocks, blocks));"
+                    )
+            line("return;")
+        line("uint64_t first = 0;")
+        line("bool starts = false;")
+        line("const uint64_t group = Group<U>(first, starts);")
+        line("const LocalTensor<B> values = RowBuf(i).template Get<B>();", "the blocks, then the values")
+        with w.block("if (starts)"):
+            line(
+                "Brcb(values, values[(group + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((group + 7) / 8), "
+                "BrcbRepeatParams(1, 8));"
+            )
+            barrier()
+        line(
+            "const uint32_t width = tiling_->bcChunks == 1 ? blocks : static_cast<uint32_t>((clen_ + BLOCK - 1) / BLOCK);",
+            "blocks",
+        )
+        line("const uint32_t repeats = (width + 7) / 8;")
+        with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+            with w.block("for (uint32_t k = 0; k < repeats; k += 255)"):
+                line("const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);")
+                line(
+                    "Copy(dst[r * pitch_ + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now, "
+                    "CopyRepeatParams(1, 0, 8, 0));"
                 )
     w.line()
 
@@ -202,6 +229,11 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             line("inner_ = tiling.bcInner;")
             line("pitch_ = tiling.bcPitch;")
             line("pack_ = tiling.bcPackRows;")
+            line(
+                "rowBase_ = first / tiling.bcChunks;",
+                "the core's rows: a chunked slice may start or end mid-row",
+            )
+            line("rowEnd_ = (first + units + tiling.bcChunks - 1) / tiling.bcChunks;")
             line("tiles_ = tiling.bcChunks == 1 ? (units + pack_ - 1) / pack_ : units;")
             line("if constexpr (ROWWISE) tiles_ = units;", "one body run per row")
     w.line()
@@ -340,27 +372,49 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
         with w.block("else if (kind == BC_COLUMN)"):
-            line("if (SpreadsColumn<U>()) LoadColumn(gm, i, t);", "Fill spreads them")
+            line(
+                "if (MODE == BcMode::COL && sizeof(U) > 1) LoadColumn(gm, i, t);",
+                "Fill spreads them (Brcb and Copy take no 8-bit type)",
+            )
     w.line()
-    line(comment="COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):")
-    line(comment="the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.")
-    line("template <typename U>")
-    with w.block("__aicore__ inline bool SpreadsColumn() const"):
-        line("return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;")
-    w.line()
-    line(comment="COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's")
-    line(comment="half of the input's row buffer, one DataCopyPad.")
+    line(
+        comment="COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one"
+    )
+    line(
+        comment="DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile."
+    )
     line("template <typename U>")
     with w.block("__aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t)"):
-        line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};")
-        line(
-            "DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy, "
-            "DataCopyPadExtParams<U>{false, 0, 0, 0});"
-        )
+        line("const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);")
+        line("uint64_t rows = rows_;")
+        line("LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));")
+        with w.block("if (pack_ < 8)"):
+            line("uint64_t first = 0;")
+            line("bool starts = false;")
+            line("rows = Group<U>(first, starts);")
+            line("if (!starts) return;")
+            line(
+                "values = RowBuf(i).template Get<U>()[(rows + 7) / 8 * 8 * 32 / sizeof(U)];",
+                "after the blocks",
+            )
+        line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};")
+        line("DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
     w.line()
     line("template <typename U>")
     with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
         line("return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];", "a half per slot")
+    w.line()
+    paragraph(
+        w,
+        "COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the group's rows; first: its first row; starts: this tile starts it.",
+    )
+    line("template <typename U>")
+    with w.block("__aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const"):
+        line("const uint64_t step = tiling_->bcChunks == 1 ? pack_ : 1;", "rows per tile")
+        line("const uint64_t cap = ROW_BYTES / (32 + sizeof(U)) / 8 * 8 / step * step;", "blocks and values")
+        line("first = rowBase_ + (r0_ - rowBase_) / cap * cap;")
+        line("starts = tile_ == 0 || (col0_ == 0 && r0_ == first);", "a chunked core may start mid-row")
+        line("return rowEnd_ - first < cap ? rowEnd_ - first : cap;")
     w.line()
     line(comment="`rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.")
     line("template <typename U>")
@@ -386,36 +440,31 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     with w.block(
         "__aicore__ inline void Fill(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint32_t i, uint32_t len)"
     ):
-        with w.block("if constexpr (MODE == BcMode::FLAT)"):
-            line("(void)dst;")
-            line("(void)gm;")
-            line("(void)i;")
-            line("(void)len;")
+        line("if constexpr (MODE == BcMode::FLAT) return;", "no input is broadcast")
+        line("const uint32_t kind = tiling_->bcKind[i];")
+        line("if (kind == BC_FULL || kind == BC_STRIDED) return;", "copied in by Load")
+        line("if (ROWWISE && kind == BC_RESIDENT) return;", "the view is the resident row")
+        with w.block("if (kind == BC_ONE)"):
+            line("Splat(dst, OneValue<U>(i), len);")
+        with w.block("else if (kind == BC_RESIDENT)"):
+            line("const uint32_t row = static_cast<uint32_t>(pitch_);")
+            line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
+            with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
+                line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
+                barrier()
+                line(
+                    "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
+                    "double the rows",
+                )
+        with w.block("else if (MODE == BcMode::COL && sizeof(U) > 1)"):
+            line("SpreadColumn(dst, i);")
         with w.block("else"):
-            line("const uint32_t kind = tiling_->bcKind[i];")
-            line("if (kind == BC_FULL || kind == BC_STRIDED) return;", "copied in by Load")
-            line("if (ROWWISE && kind == BC_RESIDENT) return;", "the view is the resident row")
-            with w.block("if (kind == BC_ONE)"):
-                line("Splat(dst, OneValue<U>(i), len);")
-            with w.block("else if (kind == BC_RESIDENT)"):
-                line("const uint32_t row = static_cast<uint32_t>(pitch_);")
-                line("DataCopy(dst, RowBuf(i).template Get<U>(), row);", "UB -> UB, whole 32-byte blocks")
-                with w.block("for (uint64_t have = 1; have < rows_; have *= 2)"):
-                    line("const uint64_t more = rows_ - have < have ? rows_ - have : have;")
-                    barrier()
-                    line(
-                        "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
-                        "double the rows",
-                    )
-            with w.block("else if (SpreadsColumn<U>())"):
-                line("SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));")
-            with w.block("else"):
-                line(comment="GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row")
-                line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
-                with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
-                    line("uint64_t left = 0;")
-                    line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
-            barrier()
+            line(comment="GENERAL, 8-bit columns: a scalar read per row")
+            line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
+            with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+                line("uint64_t left = 0;")
+                line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
+        barrier()
     w.line()
     spread_column(w, barrier)
     vc.helpers(w, [], "splat")
@@ -559,6 +608,7 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
         "the tile's rows, the row in its block, its columns",
     )
     w.line("uint64_t tile_ = 0;", "the tile SetTile set up")
+    w.line("uint64_t rowBase_ = 0, rowEnd_ = 0;", "row modes: the core's rows")
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
     w.line("bool last_ = true;", "... its last row")
 

@@ -806,7 +806,7 @@ class KernelText:
         body.line("SetCoreSlice(tiling);")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
-        if not self.rows_planned and any(
+        if any(
             "bank" in info for c in plan.codes.values() for info in getattr(c, "buffers", {}).values()
         ):
             body.line(
@@ -884,7 +884,7 @@ class KernelText:
     def buffer_stmts(self, code: VariantCode) -> list[Stmt]:
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         items = sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]])
-        pads = {} if self.rows_planned else bank_pads(items, code.variant.func.loop().attrs["tile"])
+        pads = bank_pads(items, code.variant.func.loop().attrs["tile"])
         out = []
         for b, info in items:
             held = [v for v in code.views.values() if v.buffer == b]
@@ -896,6 +896,8 @@ class KernelText:
                 else "TILE"
             )
             pad = f" + {pads[b]}" if b in pads else ""  # the next buffer starts in the other bank groups
+            if pad and self.rows_planned:  # broadcast: TILE-sized buffers only (RESIDENT: rows, blocks)
+                pad = f" + (ROWWISE ? 0 : {pads[b]})"
             out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {elems}{slots} * {width}{pad});"))
         return out
 

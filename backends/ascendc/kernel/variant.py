@@ -453,7 +453,18 @@ class VariantRenderer:
         member = self.names.claim(member) + "_"
         code.scalar_members[member] = t.dtype
         code.scalars[id(op.result)] = member
-        code.init.append(Stmt(f"{member} = {rhs};", dsl=where(op)))
+        code.init.append(
+            Stmt(f"{member} = {rhs};", dsl=where(self.reader(op) if op.opname == "scalar.load" else op))
+        )
+
+    def reader(self, op: Op) -> Op:
+        """The first op that reads a Scalar input's value (through casts the passes added, which
+        keep the parameter's location): its statement, not the ``def`` line, labels the read."""
+        users = [u for u in self.func.walk() if op.result in u.operands]
+        for u in users:
+            if u.loc is not None and (op.loc is None or u.loc.line != op.loc.line):
+                return u
+        return next((r for r in (self.reader(u) for u in users if u.result is not None) if r is not None), op)
 
     def scalar_rhs(self, op: Op, attrs: set[str]) -> tuple[str | None, str]:
         name, t = op.opname, op.result.type

@@ -73,7 +73,7 @@ public:
         }
         yGm_.SetGlobalBuffer((__gm__ T*)y, tiling.totalLength);
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
-            // outer_max.py:14  def outer_max(a: Tensor, b: Tensor):
+            // outer_max.py:15  return dsl.maximum(a, b)
             aF32_ = ToF32(LoadScalar<T>(a));
         } else if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_B) {
             bF32_ = ToF32(LoadScalar<T>(b));
@@ -82,20 +82,26 @@ public:
         } else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_B) {
             b_ = LoadScalar<T>(b);
         }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
+        // Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two sources of an
+        // instruction never share one (plan-buffers).
+        if constexpr (!IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
+            pipe_.InitBuffer(aBuf_, Elems(0) * 2 * sizeof(T) + (ROWWISE ? 0 : 256));
+        }
+        if constexpr (!IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
+            pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T));
+        } else if constexpr (BC_SCALAR == BcScalar::SCALAR_B || (IS_BF16 && BC_SCALAR == BcScalar::TENSOR)) {
             pipe_.InitBuffer(aBuf_, Elems(0) * 2 * sizeof(T));
         }
         if constexpr (IS_BF16) {
             pipe_.InitBuffer(aF32Buf_, Elems(2) * sizeof(float));
         }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
+        if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
+            pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T) + (ROWWISE ? 0 : 256));
+            pipe_.InitBuffer(bF32Buf_, Elems(3) * sizeof(float));
+        } else if constexpr (IS_BF16 && BC_SCALAR == BcScalar::SCALAR_A) {
             pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T));
         }
-        if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
-            pipe_.InitBuffer(bF32Buf_, Elems(3) * sizeof(float));
-        }
         if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
-            // outer_max.py:15  return dsl.maximum(a, b)
             pipe_.InitBuffer(aRepBuf_, 256);
             aRep_ = aRepBuf_.Get<float>();
             Duplicate(
@@ -159,6 +165,8 @@ private:
             inner_ = tiling.bcInner;
             pitch_ = tiling.bcPitch;
             pack_ = tiling.bcPackRows;
+            rowBase_ = first / tiling.bcChunks;  // the core's rows: a chunked slice may start or end mid-row
+            rowEnd_ = (first + units + tiling.bcChunks - 1) / tiling.bcChunks;
             tiles_ = tiling.bcChunks == 1 ? (units + pack_ - 1) / pack_ : units;
             if constexpr (ROWWISE) tiles_ = units;  // one body run per row
         }
@@ -301,29 +309,46 @@ private:
                 r += run;
             }
         } else if (kind == BC_COLUMN) {
-            if (SpreadsColumn<U>()) LoadColumn(gm, i, t);  // Fill spreads them
+            if (MODE == BcMode::COL && sizeof(U) > 1)
+                LoadColumn(gm, i, t);  // Fill spreads them (Brcb and Copy take no 8-bit type)
         }
     }
 
-    // COL with tiles of 8 rows or more and 16/32-bit columns (Brcb and Copy take no 8-bit type):
-    // the column values come by DMA and Brcb/Copy spread them; else Fill reads one per row.
-    template <typename U>
-    __aicore__ inline bool SpreadsColumn() const {
-        return MODE == BcMode::COL && sizeof(U) > 1 && pack_ >= 8;
-    }
-
-    // COL: the tile's values of column input i (one per row, contiguous in GM) into the slot's
-    // half of the input's row buffer, one DataCopyPad.
+    // COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one
+    // DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile.
     template <typename U>
     __aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t) {
-        const DataCopyExtParams copy{1, static_cast<uint32_t>(rows_ * sizeof(U)), 0, 0, 0};
-        DataCopyPad(ColumnValues<U>(i, SlotOf(t)), gm[r0_ * static_cast<uint64_t>(tiling_->bcStrides[i * 8])], copy,
-                    DataCopyPadExtParams<U>{false, 0, 0, 0});
+        const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);
+        uint64_t rows = rows_;
+        LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));
+        if (pack_ < 8) {
+            uint64_t first = 0;
+            bool starts = false;
+            rows = Group<U>(first, starts);
+            if (!starts) return;
+            values = RowBuf(i).template Get<U>()[(rows + 7) / 8 * 8 * 32 / sizeof(U)];  // after the blocks
+        }
+        const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};
+        DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});
     }
 
     template <typename U>
     __aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot) {
         return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];  // a half per slot
+    }
+
+    // COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a
+    // group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per
+    // row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the
+    // next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the
+    // group's rows; first: its first row; starts: this tile starts it.
+    template <typename U>
+    __aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const {
+        const uint64_t step = tiling_->bcChunks == 1 ? pack_ : 1;                 // rows per tile
+        const uint64_t cap = ROW_BYTES / (32 + sizeof(U)) / 8 * 8 / step * step;  // blocks and values
+        first = rowBase_ + (r0_ - rowBase_) / cap * cap;
+        starts = tile_ == 0 || (col0_ == 0 && r0_ == first);  // a chunked core may start mid-row
+        return rowEnd_ - first < cap ? rowEnd_ - first : cap;
     }
 
     // `rows` rows of clen_ elements, gmStride apart in GM, pitch_ apart in UB: one DataCopyPad.
@@ -342,59 +367,79 @@ private:
     // one value per row; then a V barrier orders the math after it.
     template <typename U>
     __aicore__ inline void Fill(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint32_t i, uint32_t len) {
-        if constexpr (MODE == BcMode::FLAT) {
-            (void)dst;
-            (void)gm;
-            (void)i;
-            (void)len;
-        } else {
-            const uint32_t kind = tiling_->bcKind[i];
-            if (kind == BC_FULL || kind == BC_STRIDED) return;  // copied in by Load
-            if (ROWWISE && kind == BC_RESIDENT) return;         // the view is the resident row
-            if (kind == BC_ONE) {
-                Splat(dst, OneValue<U>(i), len);
-            } else if (kind == BC_RESIDENT) {
-                const uint32_t row = static_cast<uint32_t>(pitch_);
-                DataCopy(dst, RowBuf(i).template Get<U>(), row);  // UB -> UB, whole 32-byte blocks
-                for (uint64_t have = 1; have < rows_; have *= 2) {
-                    const uint64_t more = rows_ - have < have ? rows_ - have : have;
-                    PipeBarrier<PIPE_V>();
-                    DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
-                }
-            } else if (SpreadsColumn<U>()) {
-                SpreadColumn(dst, ColumnValues<U>(i, SlotOf(tile_)));
-            } else {
-                // GENERAL, 8-bit columns, tiles of fewer than 8 rows: a scalar read per row
-                const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
-                for (uint64_t r = 0; r < rows_; ++r) {
-                    uint64_t left = 0;
-                    Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);
-                }
+        if constexpr (MODE == BcMode::FLAT) return;  // no input is broadcast
+        const uint32_t kind = tiling_->bcKind[i];
+        if (kind == BC_FULL || kind == BC_STRIDED) return;  // copied in by Load
+        if (ROWWISE && kind == BC_RESIDENT) return;         // the view is the resident row
+        if (kind == BC_ONE) {
+            Splat(dst, OneValue<U>(i), len);
+        } else if (kind == BC_RESIDENT) {
+            const uint32_t row = static_cast<uint32_t>(pitch_);
+            DataCopy(dst, RowBuf(i).template Get<U>(), row);  // UB -> UB, whole 32-byte blocks
+            for (uint64_t have = 1; have < rows_; have *= 2) {
+                const uint64_t more = rows_ - have < have ? rows_ - have : have;
+                PipeBarrier<PIPE_V>();
+                DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
             }
-            PipeBarrier<PIPE_V>();
+        } else if (MODE == BcMode::COL && sizeof(U) > 1) {
+            SpreadColumn(dst, i);
+        } else {
+            // GENERAL, 8-bit columns: a scalar read per row
+            const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
+            for (uint64_t r = 0; r < rows_; ++r) {
+                uint64_t left = 0;
+                Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);
+            }
         }
+        PipeBarrier<PIPE_V>();
     }
 
-    // COL, tiles of 8 rows or more (the host packs a multiple of 8): value r of `values` in block 0
-    // of row r (Brcb), then copied along the row by the vector unit, a repeat per row.
+    // COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host
+    // packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector
+    // unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a
+    // block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is
+    // whole repeats: the rounding stays in it).
     template <typename U>
-    __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, const LocalTensor<U>& valuesU) {
+    __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i) {
         using B =
             typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;  // the bits: Brcb and Copy move them
+        constexpr uint32_t BLOCK = 32 / sizeof(B);                                // elements per 32-byte block
         const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();
-        const LocalTensor<B> values = valuesU.template ReinterpretCast<B>();
-        constexpr uint32_t BLOCK = 32 / sizeof(B);                      // elements per 32-byte block
-        const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);  // whole rows: never chunks
+        const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);  // rows of whole blocks
         const uint32_t rows = static_cast<uint32_t>(rows_);
-        Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8),
-             BrcbRepeatParams(blocks, 8 * blocks));  // <= ROW_BYTES / 2 rows: < 255 repeats
-        if (blocks == 1) return;
-        PipeBarrier<PIPE_V>();
-        for (uint32_t r = 0; r < rows; r += 255) {
-            const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);  // 8-bit repeats
-            for (uint32_t b = 1; b < blocks; b += 8) {
-                const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
-                Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, CopyRepeatParams(1, 0, blocks, blocks));
+        if (pack_ >= 8) {
+            const LocalTensor<B> values = ColumnValues<B>(i, SlotOf(tile_));
+            Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8),
+                 BrcbRepeatParams(blocks, 8 * blocks));  // <= ROW_BYTES / 2 rows: < 255 repeats
+            if (blocks == 1) return;
+            PipeBarrier<PIPE_V>();
+            for (uint32_t r = 0; r < rows; r += 255) {
+                const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);  // 8-bit repeats
+                for (uint32_t b = 1; b < blocks; b += 8) {
+                    const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
+                    Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now,
+                         CopyRepeatParams(1, 0, blocks, blocks));
+                }
+            }
+            return;
+        }
+        uint64_t first = 0;
+        bool starts = false;
+        const uint64_t group = Group<U>(first, starts);
+        const LocalTensor<B> values = RowBuf(i).template Get<B>();  // the blocks, then the values
+        if (starts) {
+            Brcb(values, values[(group + 7) / 8 * 8 * BLOCK], static_cast<uint8_t>((group + 7) / 8),
+                 BrcbRepeatParams(1, 8));
+            PipeBarrier<PIPE_V>();
+        }
+        const uint32_t width =
+            tiling_->bcChunks == 1 ? blocks : static_cast<uint32_t>((clen_ + BLOCK - 1) / BLOCK);  // blocks
+        const uint32_t repeats = (width + 7) / 8;
+        for (uint32_t r = 0; r < rows; ++r) {
+            for (uint32_t k = 0; k < repeats; k += 255) {
+                const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);
+                Copy(dst[r * pitch_ + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now,
+                     CopyRepeatParams(1, 0, 8, 0));
             }
         }
     }
@@ -715,10 +760,11 @@ private:
     int32_t slots_ = 2;                          // ping-pong slots in use (the host's bcSlots)
     uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;  // row modes: row length, UB pitch, rows per tile
     uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0,
-             clen_ = 0;  // the tile's rows, the row in its block, its columns
-    uint64_t tile_ = 0;  // the tile SetTile set up
-    bool first_ = true;  // the tile is a block's first row (always, outside the RESIDENT modes)
-    bool last_ = true;   // ... its last row
+             clen_ = 0;                  // the tile's rows, the row in its block, its columns
+    uint64_t tile_ = 0;                  // the tile SetTile set up
+    uint64_t rowBase_ = 0, rowEnd_ = 0;  // row modes: the core's rows
+    bool first_ = true;                  // the tile is a block's first row (always, outside the RESIDENT modes)
+    bool last_ = true;                   // ... its last row
 };
 
 template <typename T, BcScalar BC_SCALAR, BcMode MODE>
