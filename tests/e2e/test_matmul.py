@@ -105,6 +105,18 @@ def test_simulate_equals_reference(name, m, k, n, cores, dt, target, path):
     )
 
 
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_all_the_targets_cores(target):
+    """The core count the platform reports (48 AIV / 24 AIC on 910B, 64 / 32 on 950): more tiles
+    than one core takes and cores with no tile, which still answer the cross-core protocol."""
+    T = linear_gelu.dtypes[0]
+    arrays = _inputs(linear_gelu, 700, 64, 520, T, seed=5)
+    got = linear_gelu.simulate(*arrays, target=target)
+    ref = linear_gelu.reference(*arrays)
+    bound = func_matmul_bound(linear_gelu.func(T), dict(zip(linear_gelu.inputs, arrays)))
+    assert compare(got, ref, output_tolerances(linear_gelu, T)["y"], bound=bound).ok
+
+
 @pytest.mark.slow
 def test_long_matrix():
     T = linear_gelu.dtypes[0]
