@@ -126,15 +126,14 @@ def welford_helpers(w, needs: list, vc) -> None:
         _barrier(w, vc)
         if blocks:
             w.line(comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0")
-            with w.block("for (int32_t c = 0; c < lanes;)"):
-                w.line("const int32_t full = (lanes - c) / 64;")
-                w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
+            w.line("const BinaryRepeatParams params(1, 1, 0, 8, 8, 0);")
+            w.line("const int32_t whole = lanes / 64 * 64;", "lanes in whole repeats; the tail under a mask")
+            with w.block("for (int32_t c = 0; c < whole; c += 255 * 64)"):
+                w.line("const int32_t repeats = (whole - c) / 64;")
                 w.line(
-                    "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
-                    "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
+                    "Sub(delta[c], laneMean[c], shift, 64, static_cast<uint8_t>(repeats < 255 ? repeats : 255), params);"
                 )
-                w.line("c += full == 0 ? lanes - c : repeats * 64;")
+            w.line("if (whole < lanes) Sub(delta[whole], laneMean[whole], shift, lanes - whole, 1, params);")
         else:
             w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
         _barrier(w, vc)
@@ -281,13 +280,19 @@ def by_value_helpers(
                 w.line("} else {")
                 w.level += 1
             w.line(f"LocalTensor<float> scratch = {scratch};")
-            with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-                for k, kind in enumerate(kinds):
-                    head = "if constexpr" if k == 0 else "} else if constexpr"
-                    api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
-                    w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                    w.line(f"    {api}(dst[r * PER_ROW], src[r * {pitch}], scratch, count);")
-                w.line("}")
+            apis = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}
+            if len(kinds) == 1:
+                w.line(
+                    f"for (uint32_t r = 0; r < rows; ++r) {apis[kinds[0]]}(dst[r * PER_ROW], src[r * {pitch}], "
+                    "scratch, count);"
+                )
+            else:
+                with w.block("for (uint32_t r = 0; r < rows; ++r)"):
+                    for k, kind in enumerate(kinds):
+                        head = "if constexpr" if k == 0 else "} else if constexpr"
+                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
+                        w.line(f"    {apis[kind]}(dst[r * PER_ROW], src[r * {pitch}], scratch, count);")
+                    w.line("}")
             if chunks:
                 w.level -= 1
                 w.line("}")
@@ -301,17 +306,34 @@ def by_value_helpers(
         return
     w.line(f"enum class RowOp : uint32_t {{ {', '.join(o.upper() for o in ops)} }};")
     w.line()
-    w.line(comment="One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.")
-    w.line("template <RowOp OP, typename U>")
+    w.line(
+        comment="One level-0 call of OP over `repeats` repeats of `mask` lanes: dst = row OP value (VALUE_FIRST:"
+    )
+    w.line(
+        comment="value OP row), `value` a block read with block stride 0; rowRep / valueRep: 32-byte blocks from"
+    )
+    w.line(comment="one repeat to the next.")
+    w.line("template <RowOp OP, bool VALUE_FIRST, typename U>")
     with w.block(
-        "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, "
-        "const LocalTensor<U>& b, uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params)"
+        "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& row, "
+        "const LocalTensor<U>& value, uint64_t mask, uint32_t repeats, uint8_t rowRep, uint8_t valueRep)"
     ):
-        for k, o in enumerate(ops):
-            head = "if constexpr" if k == 0 else "} else if constexpr"
-            w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
-            w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
-        w.line("}")
+        w.line("const LocalTensor<U>& a = VALUE_FIRST ? value : row;", "OP's first source")
+        w.line("const LocalTensor<U>& b = VALUE_FIRST ? row : value;")
+        w.line(
+            "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
+        )
+        w.line(
+            "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
+        )
+        if len(ops) == 1:
+            w.line(f"{BINARY[ops[0]]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
+        else:
+            for k, o in enumerate(ops):
+                head = "if constexpr" if k == 0 else "} else if constexpr"
+                w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
+                w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
+            w.line("}")
     w.line()
     for line in (
         "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",
@@ -330,37 +352,29 @@ def by_value_helpers(
         w.line(f"const uint32_t pitchBlocks = {pitch} / BLOCK;")
         w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
         with w.block("if (pitchBlocks <= 255 && groups < rows)"):
-            w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
-            w.line("const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);")
-            w.line(
-                "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
-            )
-            w.line(
-                "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
-            )
             with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
                 w.line("const uint32_t now = rows - r < 255 ? rows - r : 255;", "repeatTime is 8 bits")
-                w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
                 with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
                     w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
-                    w.line(f"const LocalTensor<U> row = src[r * {pitch} + c];")
                     w.line(
-                        f"RowOpCall<OP>(dst[r * {pitch} + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
-                        "mask, now, params);"
+                        f"RowOpCall<OP, VALUE_FIRST>(dst[r * {pitch} + c], src[r * {pitch} + c], "
+                        "blocks[r * PER_ROW * BLOCK], mask, now, pitchBlocks, PER_ROW);"
                     )
             w.line("return;")
-        w.line("const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8)")
-        w.line("                                              : BinaryRepeatParams(1, 1, 0, 8, 8, 0);")
+        w.line(
+            "const uint32_t whole = cols_ / LANES * LANES;", "columns in whole repeats; the tail under a mask"
+        )
         with w.block("for (uint32_t r = 0; r < rows; ++r)"):
             w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
-            with w.block("for (uint32_t c = 0; c < cols_;)"):
-                w.line("const uint32_t full = (cols_ - c) / LANES;")
-                w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
-                w.line(f"const LocalTensor<U> row = src[r * {pitch} + c];")
+            w.line(f"const uint32_t at = r * {pitch};", "the row's first element")
+            with w.block("for (uint32_t c = 0; c < whole; c += 255 * LANES)"):
+                w.line("const uint32_t repeats = (whole - c) / LANES;")
                 w.line(
-                    f"RowOpCall<OP>(dst[r * {pitch} + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
-                    "repeats, params);"
+                    "RowOpCall<OP, VALUE_FIRST>(dst[at + c], src[at + c], value, LANES, repeats < 255 ? repeats : 255, "
+                    "8, 0);"
                 )
-                w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
+            w.line(
+                "if (whole < cols_) RowOpCall<OP, VALUE_FIRST>(dst[at + whole], src[at + whole], value, cols_ - whole, "
+                "1, 8, 0);"
+            )
     w.line()
