@@ -735,6 +735,7 @@ class RowKernelText(KernelText):
             if re.search(r"\bscratch\b", text):
                 unused = "" if everywhere("scratch") else "[[maybe_unused]] "
                 w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line(comment="The step's views; one written as another is computed in place of it (its buffer).")
             aliases = self.views(lambda c: c.body, coalesce=True)
             if aliases:
                 pattern = re.compile(r"\b(" + "|".join(map(re.escape, aliases)) + r")\b")

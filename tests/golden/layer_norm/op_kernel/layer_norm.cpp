@@ -124,6 +124,7 @@ private:
         [[maybe_unused]] const int32_t n = static_cast<int32_t>(rows * pitch_);  // whole rows, pads included
         const int32_t nPerRow = static_cast<int32_t>(rows * PER_ROW);            // per-row values
         const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));  // ping-pong slot and event id (0 with one slot)
+        // The step's views; one written as another is computed in place of it (its buffer).
         LocalTensor<T> gamma = gammaBuf_.Get<T>();
         LocalTensor<T> x = xBuf_.Get<T>()[slot * slotLen_];
         LocalTensor<float> xF32 = IS_FLOAT ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
