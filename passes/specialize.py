@@ -9,6 +9,8 @@ declaration order, so it does not depend on which subset was requested.
              %gt = static.select %p, %0, %grad : tensor<*, f32>
     after (maximize = false), attributes {bind = {maximize = false}, tiling_key = 0}:
              (uses of %gt now use %grad; %p, %0 and %gt are erased)
+    (maximize = true): %0 takes the select's name, %gt: an anonymous value chosen by a named
+    select is what the user named.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ def resolve(func: Func, bind: dict[str, Any]) -> Func:
         elif name == "static.select":
             chosen = op.operands[1] if values[id(op.operands[0])] else op.operands[2]
             f.replace_all_uses(op.result, chosen)
+            if chosen.owner is not None and chosen.name.isdigit() and not op.result.name.isdigit():
+                chosen.name = op.result.name  # `x = a + b if p else a`: the sum is x (the select goes)
     erase_dead_ops(f)
     return f
 

@@ -33,9 +33,9 @@ SPELLINGS: dict[str, dict[str, str]] = {
     # ReduceDataBlock<ReduceType::...> and puts mask before repeatTime (asc-devkit v9.0.1
     # docs/api/context/BlockReduceSum.md; 9.1 docs/zh/api/SIMD-API/基础API/Memory矢量计算/归约计算/ReduceDataBlock.md).
     "block_reduce": {
-        "8.5": "BlockReduce{Kind}(dst, src, repeats, mask, 1, 1, 8);",
-        "9.0": "BlockReduce{Kind}(dst, src, repeats, mask, 1, 1, 8);",
-        "9.1": "ReduceDataBlock<ReduceType::{kind}>(dst, src, mask, repeats, 1, 1, 8);",
+        "8.5": "BlockReduce{Kind}({{dst}}, {{src}}, {{repeats}}, {{mask}}, 1, 1, 8);",
+        "9.0": "BlockReduce{Kind}({{dst}}, {{src}}, {{repeats}}, {{mask}}, 1, 1, 8);",
+        "9.1": "ReduceDataBlock<ReduceType::{kind}>({{dst}}, {{src}}, {{mask}}, {{repeats}}, 1, 1, 8);",
     },
     "vf_launch": {"8.5": "__VEC_SCOPE__", "9.0": "asc_vf_call", "9.1": "asc_vf_call"},
 }

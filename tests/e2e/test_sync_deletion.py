@@ -34,6 +34,32 @@ _GUARD = re.compile(r"^\s*(\} else )?if constexpr \((.*)\) \{\s*$")
 _ELSE = re.compile(r"^\s*\} else \{\s*$")
 
 
+def _bare_branch(text: str, chain):
+    """A brace-less branch of an `if constexpr` chain: (None, the text from the condition's `(`)
+    for `[else ]if constexpr (...)`, (whether it runs, the statement) for an `else` of a chain;
+    None for any other line."""
+    if text.endswith("{") or text.startswith("}"):
+        return None
+    m = re.match(r"(else )?if constexpr (\(.*)", text)
+    if m and (m.group(1) is None or chain is not None):
+        return None, m.group(2)
+    if chain is not None and (
+        text == "else" or (text.startswith("else ") and not text.startswith("else if"))
+    ):
+        return not chain, text[4:].strip()
+    return None
+
+
+def _condition(text: str) -> tuple[str, str]:
+    """``(cond) rest``: the balanced condition and what follows it."""
+    depth = 0
+    for j, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            return text[1:j], text[j + 1 :].strip()
+    raise AssertionError(f"unbalanced condition: {text}")
+
+
 def live_lines(lines: list[str], env: dict[str, bool]) -> set[int]:
     """Indices of the lines a template instantiation executes: ``if constexpr`` conditions over
     the template's flags (IS_FLOAT, AMSGRAD, ...) evaluated with ``env``; braces are matched, so
@@ -49,11 +75,36 @@ def live_lines(lines: list[str], env: dict[str, bool]) -> set[int]:
 
     # stack: one entry per open brace: (live, taken) for an `if constexpr` chain, (True, None) else
     live, stack = set(), []
+    # a brace-less chain (`if constexpr (c) statement;`, clang-format may put the statement on the
+    # next line; `else if constexpr (d) ...`, `else ...`): taken so far, and the next statement's
+    # liveness while it is still to come (or not finished: no `;` yet)
+    chain, pending = None, None
     start = next(i for i, line in enumerate(lines) if line.startswith("class Kernel"))
     for i, line in enumerate(lines):
         if i < start:
             continue
         text = line.split("//", 1)[0].strip()
+        if pending is not None and text:
+            if pending and all(s[0] for s in stack):
+                live.add(i)
+            if text.endswith(";"):
+                pending = None
+            continue
+        bare = _bare_branch(text, chain)
+        if bare is not None:
+            now, rest = bare
+            if now is None:  # the condition: `if constexpr (c)` / `else if constexpr (c)`
+                cond, rest = _condition(rest)
+                now = holds(cond) and not (chain and text.startswith("else"))
+            chain = now or bool(chain and text.startswith("else"))
+            if rest:
+                if now and all(s[0] for s in stack):
+                    live.add(i)
+                pending = None if rest.endswith(";") else now
+            else:
+                pending = now
+            continue
+        chain = None
         closes, opens = text.startswith("}"), text.endswith("{")
         top = stack.pop() if closes and stack else None
         m, e = _GUARD.match(line), _ELSE.match(line)

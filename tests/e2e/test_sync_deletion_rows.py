@@ -35,8 +35,10 @@ def _deletions(tmp_path, name, args, attrs, env, cores=1, dtype="f32"):
     # ProcessStep runs the full-load steps and the column-chunked ones (COLUMN_CHUNKS in env)
     live = live_lines(lines, env)
     idle = set()
-    if not any("CopyOut(" in lines[i] for i in _method_lines(lines, "ProcessStep") & live):
-        idle |= _method_lines(lines, "CopyOut")  # the helper only the other kernel calls
+    callers = (_method_lines(lines, "ProcessStep") | _method_lines(lines, "Init")) & live
+    for helper in ("CopyOut", "LoadColumns"):  # the helpers only the other kernel calls
+        if not any(f"{helper}(" in lines[i] for i in callers):
+            idle |= _method_lines(lines, helper)
     live -= idle
     flags = [i for i in sorted(live) if re.search(r"\b(SetFlag|WaitFlag)<", lines[i])]
     assert len(flags) >= 8

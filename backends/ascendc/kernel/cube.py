@@ -492,8 +492,8 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
 
 
 def scratch_len(base_n: int) -> int:
-    """ReduceRows' f32 scratch for rows of ``base_n``: two block levels and the final reduction's
-    8 floats (``SCRATCH_FLOATS``)."""
+    """ReduceRows' f32 scratch for rows of ``base_n``: block values and the final reduction's
+    work area (``SCRATCH_FLOATS``)."""
     return scratch_floats(base_n)
 
 

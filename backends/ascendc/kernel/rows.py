@@ -33,7 +33,7 @@ from passes.rows import COL, PERROW, ROW, SCALAR, layout_of
 
 from ..writer import CodeWriter
 from .api import VECTOR_SCALAR, ctype
-from .merge import Block, Stmt, blocks, merge
+from .merge import Block, Space, Stmt, blocks, merge
 from .vector import Extent, Form, Operand, VecOp, vector_codes
 from .vector.membase_helpers import SCRATCH_FLOATS
 from .vector.regbase_rows import RowRegBase, row_vec_op
@@ -176,7 +176,7 @@ class RowVariantRenderer(VariantRenderer):
                 c = self.ctype_text(op.result.type.dtype, view)
                 gm = camel(op.operands[0].name) + "Gm_"
                 code.col_loads.append(
-                    Stmt(f"DataCopyPad({view}, {gm}, RowsIn<{c}>(1), pad{_word(c)});", dsl=where(op))
+                    Stmt(f"DataCopyPad({view}, {gm}, RowsIn<{c}>(1), pad{_word(c)}_);", dsl=where(op))
                 )
                 continue
             if any(id(v) in written for v in op.operands):
@@ -248,6 +248,13 @@ class RowVariantRenderer(VariantRenderer):
         note = f"{src} -> {dst}: " + what.format(held)
         return Stmt(f"{fn}<HardEvent::{event}>({ident});", note=note, dsl=where(op), weight=SYNC_WEIGHT)
 
+    def dma_names(self, bufs: list[str], pipe: str) -> str:
+        """As for elementwise kernels; three or more columns (a chunked twin's) are "the columns"."""
+        cols = [op for op in self.loop.region if op.opname == "dma.load" and op.attrs.get("buf") in bufs]
+        if pipe == "MTE2" and len(cols) > 2 and all(self.kind(op.result) == COL for op in cols):
+            return "the columns"
+        return super().dma_names(bufs, pipe)
+
     def held(self, bufs: list[str]) -> str:
         """The per-row values the scalar unit reads from ``bufs``."""
         names = []
@@ -271,13 +278,13 @@ class RowVariantRenderer(VariantRenderer):
     def load_call(self, op: Op, view: str, gm: str, c: str) -> str:
         kind = self.kind(op.result)
         if kind == PERROW:
-            return f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)});"
+            return f"DataCopyPad({view}, {gm}[first], PerRowIn<{c}>(rows), pad{_word(c)}_);"
         if kind == COL:  # a chunked twin copies each chunk of a column in
-            return f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)});"
+            return f"DataCopyPad({view}, {gm}[colAt], RowsIn<{c}>(1), pad{_word(c)}_);"
         if self.layout.is_block(op.operands[0].type):  # [S, C] of [..., S, C]: rows r % S
             col = "colAt" if self.chunked else "0"
-            return f"BlockRowsIn({view}, {gm}, firstRow_ + first, {col}, rows, pad{_word(c)});"
-        return f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)});"
+            return f"BlockRowsIn({view}, {gm}, firstRow_ + first, {col}, rows, pad{_word(c)}_);"
+        return f"DataCopyPad({view}, {gm}[gmAt], RowsIn<{c}>(rows), pad{_word(c)}_);"
 
     def store_call(self, v, view: str, gm: str, c: str) -> str:
         if self.kind(v) == PERROW:
@@ -316,7 +323,7 @@ class RowVariantRenderer(VariantRenderer):
         kinds = [self.kind(a) for a in args]
         per_row = rkind == ROW and (COL in kinds or (name in VECTOR_SCALAR and kinds[1] == PERROW))
         if extent is None:
-            if per_row or (rkind == COL and not self.chunked):  # a column widened in the step: one row
+            if per_row or rkind == COL:  # a column widened in the step: one row (a chunk of it)
                 extent = Extent("cols_", "cols_")
             elif rkind == PERROW:  # Compare/Select: whole repeats (per-row buffers are sized for them)
                 extent = Extent("nPerRow", "nPerRowAligned")
@@ -387,12 +394,13 @@ def _spread_in_place(body: list[Stmt]) -> list[Stmt]:
     return out
 
 
-_ROW_STORE = re.compile(r"DataCopyPad\((\w+\[[^\]]+\]), (\w+), (\w+<\w+>\(rows\))\);")
+_ROW_STORE = re.compile(r"(if \(.*\) )?DataCopyPad\((\w+\[[^\]]+\]), (\w+), (\w+<\w+>\(rows\))\);")
 
 
 def _row_copy_outs(body: list[Stmt]) -> list[Stmt]:
     """``SetFlag<V_MTE3>(id); WaitFlag<V_MTE3>(id); DataCopyPad(gm[...], tile, params);`` is the
-    kernel's ``CopyOut(gm[...], tile, params, id)``."""
+    kernel's ``CopyOut(gm[...], tile, params, id)``; a copy under a chunk pass's guard passes the
+    guard as ``copy`` (the flags still run every chunk: they order the MTE3 flags after them)."""
     out: list[Stmt] = []
     for s in body:
         m = _ROW_STORE.fullmatch(s.code)
@@ -400,8 +408,10 @@ def _row_copy_outs(body: list[Stmt]) -> list[Stmt]:
             st, wt = out[-2], out[-1]
             sm = re.fullmatch(r"SetFlag<HardEvent::V_MTE3>\((.+)\);", st.code)
             if sm and wt.code == f"WaitFlag<HardEvent::V_MTE3>({sm.group(1)});":
-                gm, tile, copy = m.groups()
-                out[-2:] = [Stmt(f"CopyOut({gm}, {tile}, {copy}, {sm.group(1)});", st.note, st.dsl, s.weight)]
+                guard, gm, tile, copy = m.groups()
+                cond = f", {guard[4:-2]}" if guard else ""  # `if (c) ` -> `, c`
+                code = f"CopyOut({gm}, {tile}, {copy}, {sm.group(1)}{cond});"
+                out[-2:] = [Stmt(code, None if guard else st.note, st.dsl, s.weight)]
                 continue
         out.append(s)
     return out
@@ -409,6 +419,12 @@ def _row_copy_outs(body: list[Stmt]) -> list[Stmt]:
 
 class RowKernelText(KernelText):
     """The class template of a row operator (see the module docstring)."""
+
+    ONE_LINE_DISPATCH = True
+
+    def __init__(self, plan, view_types: dict[str, str]):
+        super().__init__(plan, view_types)
+        self.e.compact = True
 
     def barrier(self, why: str | None = None) -> None:
         """A V -> V barrier line of Init or a helper, as the vector code path spells it."""
@@ -422,20 +438,48 @@ class RowKernelText(KernelText):
     def has_chunked(self) -> bool:
         return any(c.chunked for c in self.codes())
 
+    def key_formula(self) -> str | None:
+        """``quant_mode + 3 * additional_output + ...``: the tiling key as a mixed-radix number of the
+        static attributes' value indices (bools 0/1), when every key is that number; else None."""
+        attrs = self.plan.static_attrs
+        if len(attrs) < 2:
+            return None
+        terms, weights, weight = [], [], 1
+        for a in attrs:
+            weights.append(weight)
+            terms.append(a.name if weight == 1 else f"{weight} * {a.name}")
+            weight *= 2 if a.kind == "bool" else len(a.choices)
+
+        def index(a, x) -> int:
+            return int(bool(x)) if a.kind == "bool" else list(a.choices).index(x)
+
+        for v in self.plan.variants:
+            if v.key != sum(w * index(a, v.bind[a.name]) for a, w in zip(attrs, weights)):
+                return None
+        enums = [
+            f"{a.name}: " + ", ".join(f"{c} {k}" for k, c in enumerate(a.choices))
+            for a in attrs
+            if a.kind != "bool"
+        ]
+        return " + ".join(terms) + " (" + "; ".join(enums + ["a bool: 0 or 1"]) + ")"
+
     def class_comment(self) -> list[str]:
         plan = self.plan
-        keys = self.key_list()
-        return [
-            f"{plan.op_type}: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core",
-            "the rest) and processes them rowStep_ rows per step: one 2-D DataCopyPad per tensor moves the step's",
-            "rows, pitch_ elements apart in UB; columns are copied in and widened once, in Init. Steps alternate",
-            "between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads of per-row values (S) and UB -> GM",
-            "(MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained around the loop.",
-            "When not one row fits, the COLUMN_CHUNKS kernel takes one row at a time in chunks of colsPerLoop_",
-            "columns: one pass over the chunks per reduction level (a mean and a variance together: Welford)",
-            "and one for the outputs; ProcessStep runs both kernels' steps, the statements they share written once.",
-            f"Tiling keys (static attributes): {keys}.",
+        formula = self.key_formula()
+        keys = f"key = {formula}" if formula else self.key_list()
+        lines = [
+            f"{plan.op_type}: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core the",
+            "rest), rowStep_ rows per step: one 2-D DataCopyPad per tensor, rows pitch_ elements apart in UB; columns",
+            "are copied in once, in Init. Steps alternate between two UB slots (one when a ping-pong step of one row",
+            "does not fit); MTE2, V and MTE3 are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained.",
         ]
+        if self.has_chunked():
+            lines += [
+                "When not one row fits, COLUMN_CHUNKS takes one row at a time in chunks of colsPerLoop_ columns: a",
+                "pass over the chunks per reduction level (a mean and a variance together: Welford), one for the",
+                "outputs; one ProcessStep runs both kernels' steps.",
+            ]
+        return lines + [f"Tiling keys (static attributes): {keys}."]
 
     # -- Init -------------------------------------------------------------------------------------
 
@@ -455,7 +499,9 @@ class RowKernelText(KernelText):
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
         if self.has_columns():
-            body.line("LoadColumns();")
+            body.line(
+                ("if constexpr (!COLUMN_CHUNKS) " if self.full_load_columns() else "") + "LoadColumns();"
+            )
             if any(c.resident for c in self.codes()):  # the copies are ordered by LoadColumns' MTE2 -> V flag
                 self.barrier("once per core: the columns computed before the steps read them")
         self.e.w = w
@@ -480,7 +526,7 @@ class RowKernelText(KernelText):
             c = self.gm_type(name)
             k = kinds[name]
             ptr = f"(__gm__ {c}*){gm_param(name)}"
-            cols = "rowCols_" if code.chunked else "cols_"  # a chunked twin's cols_ is a chunk's
+            cols = "rowCols_" if self.has_chunked() else "cols_"  # a chunked twin's cols_ is a chunk's
             if k == COL:
                 args = f"{ptr}, {cols}"
             elif name in blocks:  # [S, C] of rows [..., S, C]: S rows, read again every S rows
@@ -494,17 +540,21 @@ class RowKernelText(KernelText):
 
     def buffer_stmts(self, code: RowCode) -> list[Stmt]:
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
-        out = []
+        # the buffers only column-chunked twins have come last: one `if constexpr (COLUMN_CHUNKS)`
+        chunk_only = {n for n in mapping.values() if all(self.plan.codes[v].chunked for v in self.holders(n))}
+        out, chunked = [], []
         for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
             slots = " * slots_" if info["slots"] > 1 else ""  # 2, or 1 when a ping-pong step does not fit
             length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
-            out.append(Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});"))
+            st = Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});")
+            (chunked if mapping[b] in chunk_only else out).append(st)
         if code.rows.get("scratch"):
             out.append(
                 Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
             )
+        out += chunked
         if code.needs.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
         if code.needs.uses_welford:
@@ -516,17 +566,15 @@ class RowKernelText(KernelText):
             )
         return out
 
+    def holders(self, cname: str) -> list:
+        """The variants that have canonical buffer ``cname``."""
+        return [vid for vid, m in self.bufmap.items() if cname in m.values()]
+
     def pad_lines(self, per_code: list[list[Stmt]]) -> None:
-        """DataCopyPadExtParams per element type the copies use (no padding values: the lanes
-        past a row hold copies or zeros, never read as data)."""
-        texts = ["\n".join(s.code for s in stmts) for stmts in per_code]
-        words = sorted({m.group(2) for t in texts for m in COPY_PARAMS.finditer(t) if m.group(1) == "pad"})
-        for word in words:
-            everywhere = all(re.search(rf"\bpad{word}\b", t) for t in texts)
-            unused = "" if everywhere else "[[maybe_unused]] "
-            self.e.w.line(
-                f"{unused}const DataCopyPadExtParams<{_ctype_of(word)}> pad{word}{{false, 0, 0, 0}};"
-            )
+        """The DataCopyPadExtParams members (one per element type, no padding values: the lanes
+        past a row hold copies or zeros, never read as data) the copies of ``per_code`` use."""
+        texts = "\n".join(s.code for stmts in per_code for s in stmts)
+        self.pad_words = getattr(self, "pad_words", set()) | set(_PAD.findall(texts))
 
     def resident_stmts(self, code: RowCode) -> list[Stmt]:
         out = []
@@ -546,14 +594,28 @@ class RowKernelText(KernelText):
         w = self.e.w
         if not self.has_columns():
             return
-        w.line(comment="The columns every row uses: copied in once per core and computed on (widened) here.")
-        with w.block("__aicore__ inline void LoadColumns()"):
-            self.pad_lines([c.col_loads for c in self.codes()])
-            self.views(lambda c: c.col_loads + c.resident)
-            self.e.last_dsl = None
-            self.e.section(self.per_variant(lambda c: c.col_loads))
-            self.e.section(self.per_variant(self.resident_stmts))
+        w.line(comment="The columns every row uses: copied in once per core and computed on here.")
+        plan = self.plan
+        saved = plan.codes, plan.space
+        if self.full_load_columns():  # the chunked twins copy their columns in chunk by chunk
+            plan.codes = {vid: c for vid, c in plan.codes.items() if not c.chunked}
+            plan.space = Space(plan.space.dims, [p for p in plan.space.points if p in plan.codes])
+        try:
+            with w.block("__aicore__ inline void LoadColumns()"):
+                self.pad_lines([c.col_loads for c in self.codes()])
+                self.views(lambda c: c.col_loads + c.resident)
+                self.e.last_dsl = None
+                self.e.section(self.per_variant(lambda c: c.col_loads))
+                self.e.section(self.per_variant(self.resident_stmts))
+        finally:
+            plan.codes, plan.space = saved
         w.line()
+
+    def full_load_columns(self) -> bool:
+        """Only the full-load variants load columns in Init (Init calls LoadColumns for them only)."""
+        return self.has_chunked() and all(
+            not c.col_loads and not self.resident_stmts(c) for c in self.codes() if c.chunked
+        )
 
     # -- Process ----------------------------------------------------------------------------------
 
@@ -565,8 +627,7 @@ class RowKernelText(KernelText):
         with w.block("__aicore__ inline void Process()"):
             self.slot_flags("pre-issue", lambda c: c.pre)
             self.e.section(self.per_variant(lambda c: c.pre_fixed))
-            with w.block("for (uint64_t s = 0; s < steps_; ++s)"):
-                w.line("ProcessStep(s);")
+            w.line("for (uint64_t s = 0; s < steps_; ++s) ProcessStep(s);")
             self.e.section(self.per_variant(lambda c: c.post_fixed[::-1]))
             self.slot_flags("drain", lambda c: c.post[::-1])
 
@@ -597,9 +658,9 @@ class RowKernelText(KernelText):
             w.line("perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);", "... of a per-row buffer")
             w.line("colLen_ = RoundUp(pitch_, COUNT_ALIGN);", "... of a column buffer")
             if self.has_chunked():
+                w.line("rowCols_ = tiling.cols;")
                 with w.block("if constexpr (COLUMN_CHUNKS)"):
                     w.line(comment="one row at a time, PHASES passes over its chunks; buffers hold one chunk")
-                    w.line("rowCols_ = tiling.cols;")
                     w.line("colsPerLoop_ = tiling.colsPerLoop;")
                     w.line("chunks_ = tiling.chunks;")
                     w.line("cols_ = colsPerLoop_;")
@@ -669,12 +730,15 @@ class RowKernelText(KernelText):
             if any(b["slots"] > 1 for code in self.codes() for b in code.buffers.values()):
                 w.line(
                     "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
-                    "ping-pong slot: buffer half and event id (always 0 with one slot)",
+                    "ping-pong slot and event id (0 with one slot)",
                 )
             self.pad_lines([c.body for c in self.codes()])
             if re.search(r"\bscratch\b", text):
                 unused = "" if everywhere("scratch") else "[[maybe_unused]] "
                 w.line(f"{unused}LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+            w.line(
+                comment="The step's views; one written as another is computed in place of it (its buffer)."
+            )
             aliases = self.views(lambda c: c.body, coalesce=True)
             if aliases:
                 pattern = re.compile(r"\b(" + "|".join(map(re.escape, aliases)) + r")\b")
@@ -716,42 +780,33 @@ class RowKernelText(KernelText):
         """ProcessStep's step, for the full-load variants and the column-chunked twins alike."""
         w = self.e.w
         for word, decl, why in (
-            (
-                "chunk",
-                "const uint64_t chunk = COLUMN_CHUNKS ? s % chunks_ : 0;",
-                "COLUMN_CHUNKS: column chunk",
-            ),
+            ("chunk", "const uint64_t chunk = COLUMN_CHUNKS ? s % chunks_ : 0;", "column chunk"),
             (
                 "phase",
                 "const uint32_t phase = COLUMN_CHUNKS ? static_cast<uint32_t>(s / chunks_ % PHASES) : 0;",
-                "pass over the row: one per reduction level, then the outputs",
+                "pass over the row",
             ),
             (
                 "first",
                 "const uint64_t first = COLUMN_CHUNKS ? s / chunks_ / PHASES : s * rowStep_;",
-                "the step's first row among this core's rows",
+                "the step's first row",
             ),
             (
                 "rows",
-                "const uint32_t rows = COLUMN_CHUNKS ? 1 : static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : "
-                "rowStep_);",
+                "const uint32_t rows = static_cast<uint32_t>(rows_ - first < rowStep_ ? rows_ - first : rowStep_);",
                 None,
             ),
-            (
-                "gmAt",
-                "const uint64_t gmAt = COLUMN_CHUNKS ? first * rowCols_ + chunk * colsPerLoop_ : first * cols_;",
-                "the step's first element in GM",
-            ),
-            ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", None),
+            ("colAt", "const uint64_t colAt = chunk * colsPerLoop_;", "the chunk's first column"),
+            ("gmAt", "const uint64_t gmAt = first * rowCols_ + colAt;", "the step's first element in GM"),
         ):
-            used = re.search(rf"\b{word}\b", text) or word in ("chunk", "first", "rows")
+            used = re.search(rf"\b{word}\b", text) or word in ("chunk", "first", "rows", "colAt")
             if used:
-                always = word in ("first", "rows") or everywhere(word)
+                always = word in ("first", "rows", "colAt", "chunk") or everywhere(word)
                 w.line(("" if always else "[[maybe_unused]] ") + decl, why)
         with w.block("if constexpr (COLUMN_CHUNKS)"):
             w.line(
-                "cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_ : colsPerLoop_);",
-                "this chunk's columns",
+                "cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : static_cast<uint32_t>(rowCols_ - colAt);",
+                "this chunk's",
             )
             if any(c.needs.uses_fold for c in self.codes()):
                 w.line("foldNum_ = FoldNum(cols_);")
@@ -787,40 +842,81 @@ class RowKernelText(KernelText):
                     mapping[view.buffer],
                     f"{mapping[view.buffer]}.Get<{t}>(){at}",
                 )
-        partial = {vid: [] for vid in plan.codes}
+        partial: dict[str, dict] = {}  # view -> its binding in the variants that have one
         aliases: dict[str, str] = {}
         anonymous: dict[tuple, str] = {}
+        declared: list[tuple[str, str, dict]] = []  # (name, C++ type, binding per variant)
+        tensors = {camel(p) for p in plan.sig.inputs + plan.sig.outputs}
         for name in order:
             used = bound[name]
             full = every_binding(used, plan.codes, present)
-            decl = f"LocalTensor<{self.view_types[name]}> {name}"
+            t = self.view_types[name]
+            decl = f"LocalTensor<{t}> {name}"
             if None not in full.values():
-                key = (self.view_types[name], tuple(full[vid] for vid in plan.codes))
-                if coalesce and re.fullmatch(r"tmp\d*", name):
-                    if key in anonymous:  # the same LocalTensor in every variant: one name
-                        aliases[name] = anonymous[key]
-                        continue
-                    anonymous[key] = name
-                w.line(f"{decl} = {self.e.value_expr(full)};")
+                key = (t, tuple(full[vid] for vid in plan.codes))
+                # an anonymous view, or a DSL name assigned again (q, q1, q2: the DSL's q), bound
+                # exactly like an earlier one in every variant: one name
+                word = "tmp" if re.fullmatch(r"tmp\d*", name) else re.sub(r"\d+$", "", name)
+                if name in tensors or word in tensors:  # x1 is an input, not x assigned again
+                    word = name
+                if coalesce and (word, key) in anonymous:
+                    aliases[name] = anonymous[word, key]
+                    continue
+                value = _in_terms_of(full, t, declared)
+                same = set(value.values()) if value is not None else set()
+                if coalesce and word == "tmp" and len(same) == 1 and same <= {n for n, _, _ in declared}:
+                    aliases[name] = same.pop()  # an anonymous value computed in place of a named one
+                    continue
+                anonymous.setdefault((word, key), name)
+                if value is None:  # three or more bindings: one assignment per variant class
+                    w.line(f"{decl};")
+                    partial[name] = full
+                else:
+                    w.line(f"{decl} = {self.e.value_expr(value)};")
+                declared.append((name, t, full))
                 continue
             w.line(f"{decl};")
-            for vid, (_, binding) in used.items():
-                partial[vid].append(Stmt(f"{name} = {binding};"))
-        self.e.render_blocks(blocks(merge(partial)))
+            partial[name] = {vid: binding for vid, (_, binding) in used.items()}
+        for name, values in partial.items():
+            self.assign_by_variant(name, values)
         return aliases
+
+    def assign_by_variant(self, name: str, values: dict) -> None:
+        """``name = binding;`` under the condition of the variants that bind it so, one view at a
+        time (the last class an ``else`` when it is all that is left)."""
+        groups: dict[str, list] = {}
+        for vid in self.plan.codes:
+            if vid in values:
+                groups.setdefault(values[vid], []).append(vid)
+        remaining = list(self.plan.space.points)
+        order = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        for k, (binding, vids) in enumerate(order):
+            space = Space(self.plan.space.dims, remaining)
+            cond = space.condition(frozenset(vids))
+            for flag in re.findall(r"\bIS_[A-Z0-9]+\b", cond or ""):
+                self.e.flags_used.add(flag)
+            if cond is None:
+                head = "else " if k else ""
+            else:
+                head = ("else " if k else "") + f"if constexpr ({cond}) "
+            self.e.w.line(f"{head}{name} = {binding};")
+            remaining = [p for p in remaining if p not in vids]
 
     def copy_out(self) -> None:
         w = self.e.w
-        if any(s.code.startswith("CopyOut(") for c in self.codes() for s in c.body):
+        if any(re.search(r"\bCopyOut\(", s.code) for c in self.codes() for s in c.body):
             w.line(comment="One output's rows to GM: MTE3 waits for V to finish them, then copies them out.")
+            guarded = any(re.search(r"\bCopyOut\(.*, .*phase", s.code) for c in self.codes() for s in c.body)
+            if guarded:
+                w.line(comment="COLUMN_CHUNKS: `out` false in the passes that do not write the output.")
             w.line("template <typename U>")
             with w.block(
                 "__aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
-                "const DataCopyExtParams& copy, int32_t id)"
+                "const DataCopyExtParams& copy, int32_t id" + (", bool out = true)" if guarded else ")")
             ):
                 w.line("SetFlag<HardEvent::V_MTE3>(id);", "V -> MTE3: the rows are computed")
                 w.line("WaitFlag<HardEvent::V_MTE3>(id);")
-                w.line("DataCopyPad(gm, tile, copy);")
+                w.line(("if (out) " if guarded else "") + "DataCopyPad(gm, tile, copy);")
             w.line()
         self.copy_helpers()
 
@@ -852,7 +948,7 @@ class RowKernelText(KernelText):
         self.vc.helpers(w, [c.needs for c in self.codes()], "by_value")
         if any(c.rows.get("scratch") for c in self.codes()):
             w.line(
-                comment="Reduction scratch (ReduceRows): two block levels, then 8 floats for the last ReduceMax/Min."
+                comment="Reduction scratch (ReduceRows): the block values, then the last ReduceMax/Min's work area."
             )
             with w.block("__aicore__ inline uint32_t ScratchLen() const"):
                 w.line(f"return {SCRATCH_FLOATS.format(c='cols_')};")
@@ -878,7 +974,7 @@ class RowKernelText(KernelText):
             "__aicore__ inline void BlockRowsIn(const LocalTensor<U>& dst, const GlobalTensor<U>& gm, uint64_t row, "
             "uint64_t col, uint32_t rows, const DataCopyPadExtParams<U>& pad)"
         ):
-            stride = "COLUMN_CHUNKS ? rowCols_ : cols_" if self.has_chunked() else "cols_"
+            stride = "rowCols_" if self.has_chunked() else "cols_"
             w.line(f"const uint64_t stride = {stride};", "elements from one block row to the next in GM")
             with w.block("for (uint32_t done = 0; done < rows;)"):
                 w.line("const uint64_t at = (row + done) % blockRows_;")
@@ -899,29 +995,41 @@ class RowKernelText(KernelText):
         w.line(
             f"static constexpr uint32_t COUNT_ALIGN = "
             f"{self.e.value_expr(self.per_variant(lambda c: c.rows['count_align']))};",
-            "buffer lengths round to this many elements (whole repeats when comparing)",
+            "buffer lengths round to it (whole repeats when comparing)",
         )
+        for word in sorted(getattr(self, "pad_words", ())):
+            w.line(f"const DataCopyPadExtParams<{_ctype_of(word)}> pad{word}_{{false, 0, 0, 0}};")
         w.line("TPipe pipe_;")
-        for c in self.canon:
-            # DataCopyPad moves GM <-> VECIN/VECOUT on A2; vector-only scratch is VECCALC.
-            w.line(f"TBuf<TPosition::{'VECIN' if c.dma else 'VECCALC'}> {c.name};")
+        # DataCopyPad moves GM <-> VECIN/VECOUT on A2; vector-only scratch is VECCALC.
+        bufs = {
+            "VECIN": [c.name for c in self.canon if c.dma],
+            "VECCALC": [c.name for c in self.canon if not c.dma],
+        }
         if any(c.rows.get("scratch") for c in self.codes()):
-            w.line("TBuf<TPosition::VECCALC> scratchBuf_;")
+            bufs["VECCALC"].append("scratchBuf_")
         if any(c.needs.uses_part for c in self.codes()):
-            w.line("TBuf<TPosition::VECCALC> partBuf_;")
+            bufs["VECCALC"].append("partBuf_")
         if any(c.needs.uses_welford for c in self.codes()):
-            w.line("TBuf<TPosition::VECCALC> welfordBuf_;")
+            bufs["VECCALC"].append("welfordBuf_")
+        for pos, names in bufs.items():
+            if names:
+                w.line(f"TBuf<TPosition::{pos}> {', '.join(names)};")
+        gms: dict[str, list[str]] = {}
         for name in self.plan.sig.inputs + self.plan.sig.outputs:
             if any(name in code.gm for code in plan.codes.values()):
-                w.line(f"GlobalTensor<{self.gm_type(name)}> {camel(name)}Gm_;")
+                gms.setdefault(self.gm_type(name), []).append(f"{camel(name)}Gm_")
+        for t, names in gms.items():
+            w.line(f"GlobalTensor<{t}> {', '.join(names)};")
         seen: dict[str, set] = {}
         for code in plan.codes.values():
             for m, dt in code.scalar_members.items():
                 seen.setdefault(m, set()).add((dt, code.variant.dtype))
+        scalars: dict[str, list[str]] = {}  # the scalar members (attributes, Scalar inputs) by type
         for m, pairs in seen.items():
             concrete = {ctype(dt) for dt, _ in pairs}
-            c = concrete.pop() if len(concrete) == 1 else "T"
-            w.line(f"{c} {m} = 0;")
+            scalars.setdefault(concrete.pop() if len(concrete) == 1 else "T", []).append(f"{m} = 0")
+        for c, decls in scalars.items():
+            w.line(f"{c} {', '.join(decls)};")
         if any(c.needs.uses_mean for c in self.codes()):
             w.line("float invCols_ = 0;", "1 / cols (host tiling)")
         if any(c.needs.uses_fold for c in self.codes()):
@@ -931,27 +1039,42 @@ class RowKernelText(KernelText):
             )
         if self.has_blocks():
             w.line("uint64_t blockRows_ = 1;", "S: a block input [S, C] repeats every S rows")
-        for decl in (
-            "uint64_t firstRow_ = 0;",
-            "uint64_t rows_ = 0;",
-            "uint64_t steps_ = 0;",
-            "uint32_t cols_ = 0;",
-            "uint32_t pitch_ = 0;",
-            "uint32_t rowStep_ = 1;",
-            "uint32_t slots_ = 2;",
-            "uint32_t slotLen_ = 0;",
-            "uint32_t perRowLen_ = 0;",
-            "uint32_t colLen_ = 0;",
-        ):
-            w.line(decl)
+        chunks = ", chunks_ = 1" if self.has_chunked() else ""
+        w.line(
+            f"uint64_t firstRow_ = 0, rows_ = 0, steps_ = 0{chunks};",
+            "this core's rows and steps (SetCoreRows)",
+        )
+        w.line("uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2;")
+        w.line("uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;", "buffer lengths in elements")
         if self.has_chunked():
             w.line(
                 f"static constexpr uint32_t PHASES = {self.e.value_expr(self.per_variant(lambda c: c.phases))};",
                 "passes over a row's chunks (reduction levels + 1)",
             )
-            w.line("uint32_t rowCols_ = 0;", "a chunked twin's C (cols_: the current chunk's)")
-            w.line("uint32_t colsPerLoop_ = 0;")
-            w.line("uint64_t chunks_ = 1;")
+            w.line(
+                "uint32_t rowCols_ = 0, colsPerLoop_ = 0;", "C, and COLUMN_CHUNKS' chunk (cols_: this one's)"
+            )
+
+
+def _in_terms_of(full: dict, t: str, declared: list[tuple[str, str, dict]]) -> dict | None:
+    """A view's value per variant, written with the views declared before it where it is one of them
+    (``norm`` computed in place of ``xF32`` is ``norm = xF32``): the fewest distinct values, earlier
+    names taking the variants they cover; None when that still takes three values (a nested
+    conditional)."""
+    names = [(n, f) for n, ct, f in declared if ct == t]
+    best, score = dict(full), (len(set(full.values())), len(full))
+    for k, (n1, f1) in enumerate(names):
+        for n2, f2 in [(None, None)] + names[k + 1 :]:
+            value = {}
+            for v, b in full.items():
+                value[v] = n1 if f1[v] == b else n2 if n2 is not None and f2[v] == b else b
+            raw = sum(1 for v in full if value[v] == full[v])
+            if (len(set(value.values())), raw) < score:
+                best, score = value, (len(set(value.values())), raw)
+    return best if score[0] <= 2 else None
+
+
+_PAD = re.compile(r"\bpad(T|F32|F16|BF16|Uint8|Int8|Int32)_(?!\w)")
 
 
 def _ctype_of(word: str) -> str:

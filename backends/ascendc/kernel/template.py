@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Hashable
 
-from dsl.dtypes import DType
+from dsl.dtypes import DType, bf16, f16
 from dsl.ir import AttrDecl
 
 from ..cann import spelling
@@ -143,10 +143,11 @@ def agree_view_types(renderers: list[VariantRenderer]) -> dict[str, str]:
         elif all(dt == t for dt, t in pairs):
             types[name] = "T"
         else:
-            # Different values share an SSA number across variants: keep them apart by type.
+            # Different values share an SSA number across variants: keep them apart by type (a
+            # 16-bit value of the variant's element type keeps the name: it is T where it exists).
             for r in renderers:
                 view = r.code.views.get(name)
-                if view is not None:
+                if view is not None and not (view.dtype == r.v.dtype and view.dtype in (f16, bf16)):
                     r.rename_view(name, name + _TYPE_WORD.get(ctype(view.dtype), "X"))
             return agree_view_types(renderers)
     return types
@@ -276,6 +277,7 @@ class Emitter:
         self.w = CodeWriter()
         self.flags_used: set[str] = set()
         self.last_dsl: str | None = None
+        self.compact = False  # a block of one statement as `if constexpr (c) statement;`
 
     def cond(self, subset) -> str | None:
         c = self.plan.space.condition(frozenset(subset))
@@ -325,6 +327,22 @@ class Emitter:
                     break
                 chain.append(nxt)
                 union |= nxt.variants
+            if self.compact and all(
+                len(b.stmts) == 1 and "\n" not in b.stmts[0].code and not b.stmts[0].code.startswith("if ")
+                for b in chain
+            ):
+                # one statement per condition: `if constexpr (c) statement;` (source-map comments above)
+                for k, blk in enumerate(chain):
+                    one = blk.stmts[0]
+                    if k == 0:
+                        head = f"if constexpr ({c})"
+                    elif k == len(chain) - 1 and union == everything:
+                        head = "else"
+                    else:
+                        head = f"else if constexpr ({self.cond(blk.variants)})"
+                    self.render_stmts([Stmt(f"{head} {one.code}", one.note, one.dsl, one.weight)])
+                i += len(chain)
+                continue
             for k, blk in enumerate(chain):
                 last_else = k == len(chain) - 1 and k > 0 and union == everything
                 if k == 0:
@@ -341,11 +359,23 @@ class Emitter:
 
     def render_stmts(self, stmts: list[Stmt]) -> None:
         for s in stmts:
+            if self.compact and (_SYNC.match(s.code) or (s.dsl and _def_line(s.dsl))):
+                # a flag or barrier (glue, not a DSL statement's start), or what the `def` line
+                # stands for (the operator's Scalar inputs): no source-map comment of its own
+                s = Stmt(s.code, s.note, None, s.weight)
             if s.dsl and s.dsl != self.last_dsl:
                 self.w.line(comment=dsl_comment(s.dsl))
             if s.dsl:
                 self.last_dsl = s.dsl
             self.w.line(s.code, s.note)
+
+
+_SYNC = re.compile(r"(if constexpr \(.*\) )?(SetFlag|WaitFlag|PipeBarrier)<")
+
+
+def _def_line(label: str) -> bool:
+    path, _, line = label.rpartition(":")
+    return line.isdigit() and linecache.getline(path, int(line)).lstrip().startswith("def ")
 
 
 def dsl_label(label: str) -> str:
@@ -515,6 +545,8 @@ def to_f32_helper(w, cann: str) -> None:
 
 
 class KernelText:
+    ONE_LINE_DISPATCH = False  # the entry's tiling keys as `if (TILING_KEY_IS(k)) Run<...>(...);` lines
+
     def __init__(self, plan: KernelPlan, view_types: dict[str, str]):
         self.plan = plan
         self.view_types = view_types
@@ -806,9 +838,7 @@ class KernelText:
         body.line("SetCoreSlice(tiling);")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
-        if any(
-            "bank" in info for c in plan.codes.values() for info in getattr(c, "buffers", {}).values()
-        ):
+        if any("bank" in info for c in plan.codes.values() for info in getattr(c, "buffers", {}).values()):
             body.line(
                 comment="Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two "
                 "sources of an instruction never share one (plan-buffers)."
@@ -942,6 +972,13 @@ class KernelText:
         )
         w = self.e.w
         bound = self.slot_bound(slots)
+        if self.e.compact:  # the loop's comment on its line
+            w.line(f"for (int32_t id = 0; id < {bound}; ++id) {{", f"{role} every slot's reverse flags")
+            w.level += 1
+            self.e.section(lists)
+            w.level -= 1
+            w.line("}")
+            return
         with w.block(
             f"for (int32_t id = 0; id < {bound}; ++id)",
         ):
@@ -1213,12 +1250,16 @@ class KernelText:
                 return
             for k, v in enumerate(keys):
                 targs = targs_of(v)
+                if self.ONE_LINE_DISPATCH:  # one key holds: one `if` per key, one line each
+                    w.line(f"if (TILING_KEY_IS({v.key})) Run<{', '.join(targs)}>({call});")
+                    continue
                 head = ("if" if k == 0 else "} else if") + f" (TILING_KEY_IS({v.key}))"
                 w.line(head + " {")
                 w.level += 1
                 w.line(f"Run<{', '.join(targs)}>({call});")
                 w.level -= 1
-            w.line("}")
+            if not self.ONE_LINE_DISPATCH:
+                w.line("}")
 
 
 _CTYPES = ("float", "half", "bfloat16_t", "int32_t", "uint8_t", "int8_t", "bool")

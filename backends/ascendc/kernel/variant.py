@@ -107,11 +107,13 @@ class OpFacts:
     widened: set[str] = field(default_factory=set)  # inputs some variant widens to f32 tiles
     narrowed: set[str] = field(default_factory=set)  # outputs some variant narrows before storing
     scalar_widened: set[str] = field(default_factory=set)  # Scalar inputs some variant widens
+    fixed_scalars: set[str] = field(default_factory=set)  # Scalar inputs of one dtype in every variant
     cann: str = DEFAULT_CANN  # the release whose API spellings to emit
 
     @staticmethod
     def of(variants: list[Variant]) -> "OpFacts":
         facts = OpFacts()
+        dtypes: dict[str, set] = {}
         for v in variants:
             region = tile_ops(v.func)
             loads = {id(op.result): op.operands[0].name for op in region if op.opname == "dma.load"}
@@ -121,10 +123,15 @@ class OpFacts:
                 if op.opname == "dma.store" and _is_narrow(op.operands[0].owner):
                     facts.narrowed.add(op.attrs["output"])
             for op in v.func.body:
+                if op.opname == "scalar.load":
+                    p = op.operands[0]
+                    facts.fixed_scalars.add(p.name)
+                    dtypes.setdefault(p.name, set()).add(p.type.dtype)
                 if op.opname == "cast" and op.operands[0].owner is not None:
                     src = op.operands[0].owner
                     if src.opname == "scalar.load" and op.result.type.dtype == f32:
                         facts.scalar_widened.add(src.operands[0].name)
+        facts.fixed_scalars = {p for p, d in dtypes.items() if len(d) == 1}
         return facts
 
 
@@ -471,7 +478,9 @@ class VariantRenderer:
         code = self.code
         if name == "scalar.load":
             p = op.operands[0]
-            read = f"LoadScalar<{self.ctype_text(p.type.dtype)}>({gm_param(p.name)})"
+            # a Scalar of one dtype in every variant is spelled as that type (`float`, not the f32 kernel's T)
+            c = ctype(p.type.dtype) if p.name in self.facts.fixed_scalars else self.ctype_text(p.type.dtype)
+            read = f"LoadScalar<{c}>({gm_param(p.name)})"
             if p.name in self.facts.scalar_widened and p.type.dtype.is_float:
                 only_widened = all(
                     u.opname == "cast" and u.result.type.dtype == f32

@@ -266,7 +266,6 @@ class MemBase:
             needs.spreads = True
             return Stmt(
                 f"SpreadPerRow({dst}, {srcs[0].text}, rows);",
-                note="each row's value over a 32-byte block (Brcb)",
                 dsl=loc,
             )
         k = next(i for i, x in enumerate(srcs) if x.form in PER_ROW_FORMS)
@@ -334,10 +333,10 @@ class MemBase:
             needs.uses_part = True
             needs.chunk_helpers.add(which)
         mean = ", true" if kind == "mean" else ""
-        note = "one value per row (chunked: the row so far)"
+        note = "one value per row"  # (chunked: of the row so far; a mean after the last chunk)
         if kind == "mean":
             needs.uses_mean = needs.mean_reduce = True
-            note = "mean per row (chunked: sum so far; / cols at the last chunk)"
+            note = "mean per row"
         code = (
             f"ReduceRows<RowReduce::{which}{mean}>({vop.dst.text}, {vop.srcs[0].text}, {count}, rows, chunk);"
         )

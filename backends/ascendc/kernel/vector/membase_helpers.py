@@ -128,15 +128,14 @@ def welford_helpers(w, needs: list, vc) -> None:
         _barrier(w, vc)
         if blocks:
             w.line(comment="lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0")
-            with w.block("for (int32_t c = 0; c < lanes;)"):
-                w.line("const int32_t full = (lanes - c) / 64;")
-                w.line("const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                w.line("const uint64_t mask = full == 0 ? lanes - c : 64;")
+            w.line("const BinaryRepeatParams params(1, 1, 0, 8, 8, 0);")
+            w.line("const int32_t whole = lanes / 64 * 64;", "lanes in whole repeats; the tail under a mask")
+            with w.block("for (int32_t c = 0; c < whole; c += 255 * 64)"):
+                w.line("const int32_t repeats = (whole - c) / 64;")
                 w.line(
-                    "Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats), "
-                    "BinaryRepeatParams(1, 1, 0, 8, 8, 0));"
+                    "Sub(delta[c], laneMean[c], shift, 64, static_cast<uint8_t>(repeats < 255 ? repeats : 255), params);"
                 )
-                w.line("c += full == 0 ? lanes - c : repeats * 64;")
+            w.line("if (whole < lanes) Sub(delta[whole], laneMean[whole], shift, lanes - whole, 1, params);")
         else:
             w.line("Adds(delta, laneMean, shift.GetValue(0), lanes);", "lane mean - mean")
         _barrier(w, vc)
@@ -210,8 +209,8 @@ def reduce_chunk_helper(w, needs: list, vc) -> None:
         w.line()
 
 
-# Floats of ReduceRows' scratch for rows of {c} columns: block level A (8 per 64), level B (8 per
-# 512), then 8 for the final ReduceMax/Min's work (RoundUp32B(2 * 1 repeat), ReduceMax.md).
+# Floats of ReduceRows' scratch for rows of {c} columns: the block values (8 per 64, and 8 past them),
+# then the final ReduceMax/Min's work area (RoundUp32B(2 * repeats) over those values, ReduceMax.md).
 SCRATCH_FLOATS = "8 * (({c} + 63) / 64) + 8 * (({c} + 511) / 512) + 8"
 
 
@@ -220,26 +219,15 @@ def scratch_floats(cols: int) -> int:
     return 8 * -(-cols // 64) + 8 * -(-cols // 512) + 8
 
 
-def reduce_blocks_helper(w, kinds: list[str], vc) -> None:
-    """ReduceBlocks: one level of a row's reduction, a value per 32-byte block (1 cycle per repeat
-    for float where the count-form ReduceSum/Max/Min runs ReduceRepeat at 7: perf-constants.md
-    section 4, A2 table; C22: a block level before ReduceRepeat is faster than two ReduceRepeats)."""
-    w.line(
-        comment="n values into one per 32-byte block (the tail block: its valid elements); returns how many."
-    )
-    w.line("template <RowReduce KIND>")
-    with w.block(
-        "__aicore__ inline int32_t ReduceBlocks(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
-        "int32_t n)"
-    ):
-        w.line("const int32_t full = n / 64;")
-        with w.block("for (int32_t done = 0; done < full; done += 255)"):
-            w.line("const int32_t now = full - done < 255 ? full - done : 255;", "repeatTime is 8 bits")
-            w.line("BlockReduce<KIND>(dst[done * 8], src[done * 64], now, 64);")
-        w.line("if (n % 64 != 0) BlockReduce<KIND>(dst[full * 8], src[full * 64], 1, n % 64);")
-        w.line("return full * 8 + (n % 64 + 7) / 8;")
-    w.line()
-    w.line(comment="One call of the block reduction KIND: `repeats` of 64 floats, `mask` lanes each.")
+def block_reduce_helper(w, kinds: list[str], vc) -> str:
+    """The call ReduceRows makes for one block-reduction call: a value per 32-byte block, 1 cycle
+    per repeat for float where the count-form ReduceSum/Max/Min runs ReduceRepeat at 7
+    (perf-constants.md section 4, A2 table; C22: a block level before ReduceRepeat is faster than
+    two ReduceRepeats). One kind: the API call itself; several: a BlockReduce<KIND> dispatcher."""
+    calls = {k: spelling("block_reduce", vc.cann).format(kind=k, Kind=k.title()) for k in kinds}
+    if len(kinds) == 1:
+        return calls[kinds[0]]
+    w.line(comment="One block-reduction call of KIND: `repeats` of 64 floats, `mask` lanes each.")
     w.line("template <RowReduce KIND>")
     with w.block(
         "__aicore__ inline void BlockReduce(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
@@ -248,9 +236,10 @@ def reduce_blocks_helper(w, kinds: list[str], vc) -> None:
         for k, kind in enumerate(kinds):
             head = "if constexpr" if k == 0 else "} else if constexpr"
             w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-            w.line("    " + spelling("block_reduce", vc.cann).format(kind=kind, Kind=kind.title()))
+            w.line("    " + calls[kind].format(dst="dst", src="src", repeats="repeats", mask="mask"))
         w.line("}")
     w.line()
+    return "BlockReduce<KIND>({dst}, {src}, {repeats}, {mask});"
 
 
 def by_value_helpers(
@@ -290,12 +279,12 @@ def by_value_helpers(
         w.line(f"enum class RowReduce : uint32_t {{ {', '.join(kinds)} }};")
         w.line()
         reduce_chunk_helper(w, needs, vc)
-        reduce_blocks_helper(w, kinds, vc)
+        block_call = block_reduce_helper(w, kinds, vc)
         w.line(
-            comment=f"One value per row: `count` elements of each of the step's rows (src[r * {pitch}]) "
-            "reduced into"
+            comment=f"One value per row: `count` elements of each of the step's rows (src[r * {pitch}]) into "
+            "dst[r * PER_ROW]:"
         )
-        w.line(comment="dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).")
+        w.line(comment="a value per 32-byte block (into scratch), then the count form over those.")
         chunks = any(c.chunk_helpers for c in needs)
         mean = any(c.mean_reduce for c in needs)
         notes = [
@@ -327,27 +316,35 @@ def by_value_helpers(
                 w.line("} else {")
                 w.level += 1
             w.line(f"LocalTensor<float> scratch = {scratch};")
-            w.line(
-                comment="Block levels (ReduceBlocks) alternate between scratch[0, second) and scratch[second, ...);"
-            )
-            w.line(comment="the last <= 64 values reduce with the count form, its work area after both.")
-            w.line("const uint32_t second = 8 * ((count + 63) / 64);")
-            w.line("LocalTensor<float> work = scratch[second + 8 * ((count + 511) / 512)];")
+            apis = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}
+            w.line("const int32_t full = count / 64, tail = count % 64, blocks = full * 8 + (tail + 7) / 8;")
             with w.block("for (uint32_t r = 0; r < rows; ++r)"):
-                w.line("LocalTensor<float> level = src[r * " + pitch + "];")
-                w.line("int32_t n = count;")
-                with w.block("for (uint32_t k = 0; n > 64; k ^= 1)"):
-                    w.line("LocalTensor<float> next = scratch[k * second];")
-                    w.line("n = ReduceBlocks<KIND>(next, level, n);")
-                    _barrier(w, vc)
-                    w.line("level = next;")
-                for k, kind in enumerate(kinds):
-                    head = "if constexpr" if k == 0 else "} else if constexpr"
-                    api = {"SUM": "ReduceSum", "MAX": "ReduceMax", "MIN": "ReduceMin"}[kind]
-                    w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                    w.line(f"    {api}(dst[r * PER_ROW], level, work, n);")
-                w.line("}")
-                _barrier(w, vc, "the next row writes the levels again")
+                row = f"src[r * {pitch} + "
+                now = "full - at < 255 ? full - at : 255"
+                w.line(
+                    "for (int32_t at = 0; at < full; at += 255) "
+                    + block_call.format(dst="scratch[at * 8]", src=row + "at * 64]", repeats=now, mask="64")
+                )
+                w.line(
+                    "if (tail != 0) "
+                    + block_call.format(
+                        dst="scratch[full * 8]", src=row + "full * 64]", repeats="1", mask="tail"
+                    )
+                )
+                _barrier(w, vc)
+                reduce = [
+                    (kind, f"{apis[kind]}(dst[r * PER_ROW], scratch, scratch[full * 8 + 8], blocks);")
+                    for kind in kinds
+                ]
+                if len(kinds) == 1:
+                    w.line(reduce[0][1])
+                else:
+                    for k, (kind, call) in enumerate(reduce):
+                        head = "if constexpr" if k == 0 else "} else if constexpr"
+                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
+                        w.line("    " + call)
+                    w.line("}")
+                _barrier(w, vc, "the next row writes the scratch again")
             if chunks:
                 w.level -= 1
                 w.line("}")
@@ -361,17 +358,34 @@ def by_value_helpers(
         return
     w.line(f"enum class RowOp : uint32_t {{ {', '.join(o.upper() for o in ops)} }};")
     w.line()
-    w.line(comment="One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.")
-    w.line("template <RowOp OP, typename U>")
+    w.line(
+        comment="One level-0 call of OP over `repeats` repeats of `mask` lanes: dst = row OP value (VALUE_FIRST:"
+    )
+    w.line(
+        comment="value OP row), `value` a block read with block stride 0; rowRep / valueRep: 32-byte blocks from"
+    )
+    w.line(comment="one repeat to the next.")
+    w.line("template <RowOp OP, bool VALUE_FIRST, typename U>")
     with w.block(
-        "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, "
-        "const LocalTensor<U>& b, uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params)"
+        "__aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& row, "
+        "const LocalTensor<U>& value, uint64_t mask, uint32_t repeats, uint8_t rowRep, uint8_t valueRep)"
     ):
-        for k, o in enumerate(ops):
-            head = "if constexpr" if k == 0 else "} else if constexpr"
-            w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
-            w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
-        w.line("}")
+        w.line("const LocalTensor<U>& a = VALUE_FIRST ? value : row;", "OP's first source")
+        w.line("const LocalTensor<U>& b = VALUE_FIRST ? row : value;")
+        w.line(
+            "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
+        )
+        w.line(
+            "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
+        )
+        if len(ops) == 1:
+            w.line(f"{BINARY[ops[0]]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
+        else:
+            for k, o in enumerate(ops):
+                head = "if constexpr" if k == 0 else "} else if constexpr"
+                w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
+                w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
+            w.line("}")
     w.line()
     for line in (
         "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",
@@ -390,37 +404,29 @@ def by_value_helpers(
         w.line(f"const uint32_t pitchBlocks = {pitch} / BLOCK;")
         w.line("const uint32_t groups = (cols_ + LANES - 1) / LANES;")
         with w.block("if (pitchBlocks <= 255 && groups < rows)"):
-            w.line("const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);")
-            w.line("const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);")
-            w.line(
-                "const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)"
-            )
-            w.line(
-                "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
-            )
             with w.block("for (uint32_t r = 0; r < rows; r += 255)"):
                 w.line("const uint32_t now = rows - r < 255 ? rows - r : 255;", "repeatTime is 8 bits")
-                w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
                 with w.block("for (uint32_t c = 0; c < cols_; c += LANES)"):
                     w.line("const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;")
-                    w.line(f"const LocalTensor<U> row = src[r * {pitch} + c];")
                     w.line(
-                        f"RowOpCall<OP>(dst[r * {pitch} + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, "
-                        "mask, now, params);"
+                        f"RowOpCall<OP, VALUE_FIRST>(dst[r * {pitch} + c], src[r * {pitch} + c], "
+                        "blocks[r * PER_ROW * BLOCK], mask, now, pitchBlocks, PER_ROW);"
                     )
             w.line("return;")
-        w.line("const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8)")
-        w.line("                                              : BinaryRepeatParams(1, 1, 0, 8, 8, 0);")
+        w.line(
+            "const uint32_t whole = cols_ / LANES * LANES;", "columns in whole repeats; the tail under a mask"
+        )
         with w.block("for (uint32_t r = 0; r < rows; ++r)"):
             w.line("const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];")
-            with w.block("for (uint32_t c = 0; c < cols_;)"):
-                w.line("const uint32_t full = (cols_ - c) / LANES;")
-                w.line("const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);")
-                w.line("const uint64_t mask = full == 0 ? cols_ - c : LANES;")
-                w.line(f"const LocalTensor<U> row = src[r * {pitch} + c];")
+            w.line(f"const uint32_t at = r * {pitch};", "the row's first element")
+            with w.block("for (uint32_t c = 0; c < whole; c += 255 * LANES)"):
+                w.line("const uint32_t repeats = (whole - c) / LANES;")
                 w.line(
-                    f"RowOpCall<OP>(dst[r * {pitch} + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, "
-                    "repeats, params);"
+                    "RowOpCall<OP, VALUE_FIRST>(dst[at + c], src[at + c], value, LANES, repeats < 255 ? repeats : 255, "
+                    "8, 0);"
                 )
-                w.line("c += full == 0 ? cols_ - c : repeats * LANES;")
+            w.line(
+                "if (whole < cols_) RowOpCall<OP, VALUE_FIRST>(dst[at + whole], src[at + whole], value, cols_ - whole, "
+                "1, 8, 0);"
+            )
     w.line()

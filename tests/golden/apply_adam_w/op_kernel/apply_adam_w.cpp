@@ -199,7 +199,7 @@ private:
         LocalTensor<T> maxGradNorm;
         LocalTensor<float> maxGradNormF32;
         LocalTensor<float> vHat = varOutF32Buf_.Get<float>();
-        LocalTensor<float> tmp5 = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
+        LocalTensor<float> gt = IS_FLOAT ? gradBuf_.Get<float>()[slot * TILE] : gradF32Buf_.Get<float>();
         if constexpr (AMSGRAD) {
             maxGradNorm = maxGradNormBuf_.Get<T>()[slot * TILE];
         }
@@ -241,7 +241,7 @@ private:
             PipeBarrier<PIPE_V>();
         }
         if constexpr (MAXIMIZE) {
-            Muls(tmp5, gradF32, -1.0f, n);
+            Muls(gt, gradF32, -1.0f, n);
         }
         if constexpr (!IS_FLOAT) {
             // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
@@ -253,14 +253,14 @@ private:
         if constexpr (!MAXIMIZE) {
             Muls(tmp0, gradF32, beta2MinusOne_, n);
         } else {
-            Muls(tmp0, tmp5, beta2MinusOne_, n);
+            Muls(tmp0, gt, beta2MinusOne_, n);
         }
         Muls(vOutF32, vF32, beta2_, n);
         PipeBarrier<PIPE_V>();
         if constexpr (!MAXIMIZE) {
             Mul(tmp1, tmp0, gradF32, n);
         } else if constexpr ((AMSGRAD && MAXIMIZE) || (IS_FLOAT && MAXIMIZE)) {
-            Mul(tmp1, tmp0, tmp5, n);
+            Mul(tmp1, tmp0, gt, n);
         }
         if constexpr (!IS_FLOAT && AMSGRAD) {
             // apply_adam_w.py:52  v_hat = dsl.maximum(max_grad_norm, v_out)
@@ -268,7 +268,7 @@ private:
             SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of grad, maxGradNorm read
         } else if constexpr (!IS_FLOAT && !AMSGRAD && MAXIMIZE) {
             // apply_adam_w.py:47  v_out = v * beta2 - (beta2 - 1) * gt * gt
-            Mul(tmp1, tmp0, tmp5, n);
+            Mul(tmp1, tmp0, gt, n);
         }
         PipeBarrier<PIPE_V>();
         Sub(vOutF32, vOutF32, tmp1, n);
@@ -307,7 +307,7 @@ private:
         if constexpr (!MAXIMIZE) {
             Muls(tmp2, gradF32, beta1MinusOne_, n);
         } else {
-            Muls(tmp2, tmp5, beta1MinusOne_, n);
+            Muls(tmp2, gt, beta1MinusOne_, n);
         }
         if constexpr (IS_FLOAT) {
             // apply_adam_w.py:55  denom = dsl.sqrt(-v_hat / (b2p - 1)) + epsilon

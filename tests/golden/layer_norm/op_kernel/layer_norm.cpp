@@ -8,16 +8,14 @@ using namespace AscendC;
 #define DTYPE_X half  // other builds (a syntax check) take the first
 #endif
 
-// LayerNorm: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core
-// the rest) and processes them rowStep_ rows per step: one 2-D DataCopyPad per tensor moves the step's
-// rows, pitch_ elements apart in UB; columns are copied in and widened once, in Init. Steps alternate
-// between two UB slots (one when a ping-pong step of one row does not fit); GM -> UB (MTE2), vector (V), scalar reads
-// of per-row values (S) and UB -> GM (MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained
-// around the loop. When not one row fits, the COLUMN_CHUNKS kernel takes one row at a time in chunks of colsPerLoop_
-// columns: one pass over the chunks per reduction level (a mean and a variance together: Welford)
-// and one for the outputs; ProcessStep runs both kernels' steps, the statements they share written once.
-// Tiling keys (static attributes): 0: with_beta=false, column_chunks=false, 1: with_beta=true, column_chunks=false, 2:
-// with_beta=false, column_chunks=true, 3: with_beta=true, column_chunks=true.
+// LayerNorm: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core the
+// rest), rowStep_ rows per step: one 2-D DataCopyPad per tensor, rows pitch_ elements apart in UB; columns
+// are copied in once, in Init. Steps alternate between two UB slots (one when a ping-pong step of one row
+// does not fit); MTE2, V and MTE3 are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained.
+// When not one row fits, COLUMN_CHUNKS takes one row at a time in chunks of colsPerLoop_ columns: a
+// pass over the chunks per reduction level (a mean and a variance together: Welford), one for the
+// outputs; one ProcessStep runs both kernels' steps.
+// Tiling keys (static attributes): key = with_beta + 2 * column_chunks (a bool: 0 or 1).
 template <typename T, bool WITH_BETA, bool COLUMN_CHUNKS>
 class KernelLayerNorm {
 public:
@@ -26,114 +24,66 @@ public:
         SetCoreRows(tiling);
         invCols_ = tiling.invCols;
         foldNum_ = tiling.foldNum;
-        if constexpr (!COLUMN_CHUNKS) {
-            xGm_.SetGlobalBuffer((__gm__ T*)x + firstRow_ * cols_, rows_ * cols_);
-            gammaGm_.SetGlobalBuffer((__gm__ T*)gamma, cols_);
-        }
-        if constexpr (WITH_BETA && !COLUMN_CHUNKS) {
-            betaGm_.SetGlobalBuffer((__gm__ T*)beta, cols_);
-        }
-        if constexpr (!COLUMN_CHUNKS) {
-            yGm_.SetGlobalBuffer((__gm__ T*)y + firstRow_ * cols_, rows_ * cols_);
-        } else {
-            xGm_.SetGlobalBuffer((__gm__ T*)x + firstRow_ * rowCols_, rows_ * rowCols_);
-            gammaGm_.SetGlobalBuffer((__gm__ T*)gamma, rowCols_);
-        }
-        if constexpr (WITH_BETA && COLUMN_CHUNKS) {
-            betaGm_.SetGlobalBuffer((__gm__ T*)beta, rowCols_);
-        }
-        if constexpr (COLUMN_CHUNKS) {
-            yGm_.SetGlobalBuffer((__gm__ T*)y + firstRow_ * rowCols_, rows_ * rowCols_);
-        }
+        xGm_.SetGlobalBuffer((__gm__ T*)x + firstRow_ * rowCols_, rows_ * rowCols_);
+        gammaGm_.SetGlobalBuffer((__gm__ T*)gamma, rowCols_);
+        if constexpr (WITH_BETA) betaGm_.SetGlobalBuffer((__gm__ T*)beta, rowCols_);
+        yGm_.SetGlobalBuffer((__gm__ T*)y + firstRow_ * rowCols_, rows_ * rowCols_);
         meanGm_.SetGlobalBuffer((__gm__ T*)mean + firstRow_, rows_);
         rstdGm_.SetGlobalBuffer((__gm__ T*)rstd + firstRow_, rows_);
         // layer_norm.py:28  rstd = dsl.rsqrt(var + epsilon)
         epsilon_ = static_cast<float>(tiling.epsilonAttr);
-        if constexpr (WITH_BETA) {
-            pipe_.InitBuffer(betaBuf_, colLen_ * sizeof(T));
-        }
+        if constexpr (WITH_BETA) pipe_.InitBuffer(betaBuf_, colLen_ * sizeof(T));
         pipe_.InitBuffer(gammaBuf_, colLen_ * sizeof(T));
-        if constexpr (!IS_FLOAT) {
-            pipe_.InitBuffer(gammaF32Buf_, slotLen_ * sizeof(float));
-        }
+        if constexpr (!IS_FLOAT) pipe_.InitBuffer(gammaF32Buf_, slotLen_ * sizeof(float));
         pipe_.InitBuffer(meanBuf_, perRowLen_ * slots_ * sizeof(T));
-        if constexpr (!IS_FLOAT) {
+        if constexpr (!IS_FLOAT)
             pipe_.InitBuffer(meanF32Buf_, perRowLen_ * sizeof(float));
-        } else {
+        else
             pipe_.InitBuffer(meanF32Buf_, perRowLen_ * 32);
-        }
         pipe_.InitBuffer(rstdBuf_, perRowLen_ * slots_ * sizeof(T));
-        if constexpr (!IS_FLOAT && COLUMN_CHUNKS) {
-            pipe_.InitBuffer(rstdF32Buf_, perRowLen_ * sizeof(float));
-        }
-        if constexpr (COLUMN_CHUNKS) {
-            pipe_.InitBuffer(tmp2Buf_, perRowLen_ * sizeof(float));
-        }
-        if constexpr (!IS_FLOAT && COLUMN_CHUNKS) {
-            pipe_.InitBuffer(tmp3Buf_, perRowLen_ * 32);
-        }
-        if constexpr (!IS_FLOAT || COLUMN_CHUNKS) {
-            pipe_.InitBuffer(tmpBuf_, perRowLen_ * 32);
-        }
+        if constexpr (!IS_FLOAT || COLUMN_CHUNKS) pipe_.InitBuffer(tmpBuf_, perRowLen_ * 32);
+        pipe_.InitBuffer(xBuf_, slotLen_ * slots_ * sizeof(T));
+        if constexpr (!IS_FLOAT || !WITH_BETA)
+            pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(float));
+        else
+            pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(T));
+        pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));  // reductions
+        if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(rstdF32Buf_, perRowLen_ * sizeof(float));
+        if constexpr (COLUMN_CHUNKS) pipe_.InitBuffer(tmp2Buf_, perRowLen_ * sizeof(float));
+        if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(tmp3Buf_, perRowLen_ * 32);
         if constexpr (COLUMN_CHUNKS) {
             pipe_.InitBuffer(varBuf_, perRowLen_ * sizeof(float));
-        }
-        pipe_.InitBuffer(xBuf_, slotLen_ * slots_ * sizeof(T));
-        if constexpr (!IS_FLOAT || !WITH_BETA) {
-            pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(float));
-        } else {
-            pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(T));
-        }
-        pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));  // reductions
-        if constexpr (COLUMN_CHUNKS) {
             pipe_.InitBuffer(welfordBuf_, 3 * pitch_ * sizeof(float));  // Welford: lane means, lane M2, a temporary
         }
-        LoadColumns();
+        if constexpr (!COLUMN_CHUNKS) LoadColumns();
     }
 
     __aicore__ inline void Process() {
-        for (int32_t id = 0; id < 2; ++id) {
-            // pre-issue every slot's reverse flags
+        for (int32_t id = 0; id < 2; ++id) {    // pre-issue every slot's reverse flags
             SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
             SetFlag<HardEvent::MTE3_V>(id);     // MTE3 -> V: mean, rstd copied out
         }
-        if constexpr (COLUMN_CHUNKS) {
-            SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
-        }
-        for (uint64_t s = 0; s < steps_; ++s) {
-            ProcessStep(s);
-        }
-        if constexpr (COLUMN_CHUNKS) {
-            WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
-        }
-        for (int32_t id = 0; id < 2; ++id) {
-            // drain every slot's reverse flags
-            WaitFlag<HardEvent::MTE3_V>(id);     // MTE3 -> V: mean, rstd copied out
-            WaitFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
+        if constexpr (COLUMN_CHUNKS) SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
+        for (uint64_t s = 0; s < steps_; ++s) ProcessStep(s);
+        if constexpr (COLUMN_CHUNKS) WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
+        for (int32_t id = 0; id < 2; ++id) {                          // drain every slot's reverse flags
+            WaitFlag<HardEvent::MTE3_V>(id);                          // MTE3 -> V: mean, rstd copied out
+            WaitFlag<HardEvent::MTE3_MTE2>(id);                       // MTE3 -> MTE2: y copied out
         }
     }
 
 private:
-    // The columns every row uses: copied in once per core and computed on (widened) here.
+    // The columns every row uses: copied in once per core and computed on here.
     __aicore__ inline void LoadColumns() {
-        [[maybe_unused]] const DataCopyPadExtParams<T> padT{false, 0, 0, 0};
         LocalTensor<T> gamma = gammaBuf_.Get<T>();
         LocalTensor<T> beta;
-        if constexpr (WITH_BETA && !COLUMN_CHUNKS) {
-            beta = betaBuf_.Get<T>();
-        }
-        if constexpr (!COLUMN_CHUNKS) {
-            // layer_norm.py:29  y = d * rstd * gamma
-            DataCopyPad(gamma, gammaGm_, RowsIn<T>(1), padT);
-        }
-        if constexpr (WITH_BETA && !COLUMN_CHUNKS) {
-            // layer_norm.py:30  y = y + beta if with_beta else y
-            DataCopyPad(beta, betaGm_, RowsIn<T>(1), padT);
-        }
-        if constexpr (!COLUMN_CHUNKS) {
-            SetFlag<HardEvent::MTE2_V>(2);  // MTE2 -> V: columns copied in
-            WaitFlag<HardEvent::MTE2_V>(2);
-        }
+        if constexpr (WITH_BETA) beta = betaBuf_.Get<T>();
+        // layer_norm.py:29  y = d * rstd * gamma
+        DataCopyPad(gamma, gammaGm_, RowsIn<T>(1), padT_);
+        // layer_norm.py:30  y = y + beta if with_beta else y
+        if constexpr (WITH_BETA) DataCopyPad(beta, betaGm_, RowsIn<T>(1), padT_);
+        SetFlag<HardEvent::MTE2_V>(2);  // MTE2 -> V: columns copied in
+        WaitFlag<HardEvent::MTE2_V>(2);
     }
 
     // This core's rows: rowsPerCore whole rows per core, the last used core the rest (seed 002).
@@ -150,9 +100,9 @@ private:
         slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);     // elements of one slot of a row buffer
         perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);  // ... of a per-row buffer
         colLen_ = RoundUp(pitch_, COUNT_ALIGN);                 // ... of a column buffer
+        rowCols_ = tiling.cols;
         if constexpr (COLUMN_CHUNKS) {
             // one row at a time, PHASES passes over its chunks; buffers hold one chunk
-            rowCols_ = tiling.cols;
             colsPerLoop_ = tiling.colsPerLoop;
             chunks_ = tiling.chunks;
             cols_ = colsPerLoop_;
@@ -161,84 +111,82 @@ private:
     }
 
     __aicore__ inline void ProcessStep(uint64_t s) {
-        const uint64_t chunk = COLUMN_CHUNKS ? s % chunks_ : 0;  // COLUMN_CHUNKS: column chunk
-        const uint32_t phase = COLUMN_CHUNKS ? static_cast<uint32_t>(s / chunks_ % PHASES)
-                                             : 0;  // pass over the row: one per reduction level, then the outputs
-        const uint64_t first =
-            COLUMN_CHUNKS ? s / chunks_ / PHASES : s * rowStep_;  // the step's first row among this core's rows
-        const uint32_t rows = COLUMN_CHUNKS ? 1 : static_cast<uint32_t>(s + 1 == steps_ ? rows_ - first : rowStep_);
-        const uint64_t gmAt =
-            COLUMN_CHUNKS ? first * rowCols_ + chunk * colsPerLoop_ : first * cols_;  // the step's first element in GM
-        [[maybe_unused]] const uint64_t colAt = chunk * colsPerLoop_;
+        const uint64_t chunk = COLUMN_CHUNKS ? s % chunks_ : 0;                                  // column chunk
+        const uint32_t phase = COLUMN_CHUNKS ? static_cast<uint32_t>(s / chunks_ % PHASES) : 0;  // pass over the row
+        const uint64_t first = COLUMN_CHUNKS ? s / chunks_ / PHASES : s * rowStep_;              // the step's first row
+        const uint32_t rows = static_cast<uint32_t>(rows_ - first < rowStep_ ? rows_ - first : rowStep_);
+        const uint64_t colAt = chunk * colsPerLoop_;     // the chunk's first column
+        const uint64_t gmAt = first * rowCols_ + colAt;  // the step's first element in GM
         if constexpr (COLUMN_CHUNKS) {
-            cols_ = static_cast<uint32_t>(chunk + 1 == chunks_ ? rowCols_ - chunk * colsPerLoop_
-                                                               : colsPerLoop_);  // this chunk's columns
+            cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : static_cast<uint32_t>(rowCols_ - colAt);  // this chunk's
             foldNum_ = FoldNum(cols_);
         }
         [[maybe_unused]] const int32_t n = static_cast<int32_t>(rows * pitch_);  // whole rows, pads included
         const int32_t nPerRow = static_cast<int32_t>(rows * PER_ROW);            // per-row values
-        const int32_t slot = static_cast<int32_t>(
-            s & (slots_ - 1));  // ping-pong slot: buffer half and event id (always 0 with one slot)
-        const DataCopyPadExtParams<T> padT{false, 0, 0, 0};
+        const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));  // ping-pong slot and event id (0 with one slot)
+        // The step's views; one written as another is computed in place of it (its buffer).
         LocalTensor<T> gamma = gammaBuf_.Get<T>();
         LocalTensor<T> x = xBuf_.Get<T>()[slot * slotLen_];
         LocalTensor<float> xF32 = IS_FLOAT ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
         LocalTensor<float> meanF32 = IS_FLOAT ? meanBuf_.Get<float>()[slot * perRowLen_] : meanF32Buf_.Get<float>();
         LocalTensor<T> mean = meanBuf_.Get<T>()[slot * perRowLen_];
-        LocalTensor<float> rstdF32 = !IS_FLOAT && !COLUMN_CHUNKS ? meanF32Buf_.Get<float>()
-                                     : IS_FLOAT                  ? rstdBuf_.Get<float>()[slot * perRowLen_]
-                                                                 : rstdF32Buf_.Get<float>();
+        LocalTensor<float> rstdF32;
         LocalTensor<T> rstd = rstdBuf_.Get<T>()[slot * perRowLen_];
         LocalTensor<float> gammaF32 = IS_FLOAT ? gammaBuf_.Get<float>() : gammaF32Buf_.Get<float>();
-        LocalTensor<float> yF32 = IS_FLOAT && !WITH_BETA ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
-        LocalTensor<T> y = IS_FLOAT && WITH_BETA ? xF32Buf_.Get<T>() : xBuf_.Get<T>()[slot * slotLen_];
+        LocalTensor<float> yF32 = IS_FLOAT && WITH_BETA ? xF32Buf_.Get<float>() : xF32;
+        LocalTensor<T> y = IS_FLOAT && WITH_BETA ? xF32Buf_.Get<T>() : x;
         LocalTensor<float> tmp0 = IS_FLOAT ? meanF32Buf_.Get<float>() : tmpBuf_.Get<float>();
-        LocalTensor<float> d = IS_FLOAT ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
-        LocalTensor<float> tmp1 = IS_FLOAT ? xF32Buf_.Get<float>() : gammaF32Buf_.Get<float>();
+        LocalTensor<float> d = xF32;
+        LocalTensor<float> tmp1 = IS_FLOAT ? xF32Buf_.Get<float>() : gammaF32;
         LocalTensor<float> var = !COLUMN_CHUNKS ? meanF32Buf_.Get<float>() : varBuf_.Get<float>();
-        LocalTensor<float> tmp3 = !COLUMN_CHUNKS ? meanF32Buf_.Get<float>() : tmp2Buf_.Get<float>();
-        LocalTensor<float> tmp4 = IS_FLOAT && !COLUMN_CHUNKS   ? meanF32Buf_.Get<float>()
-                                  : !IS_FLOAT && COLUMN_CHUNKS ? tmp3Buf_.Get<float>()
-                                                               : tmpBuf_.Get<float>();
+        LocalTensor<float> tmp3 = !COLUMN_CHUNKS ? var : tmp2Buf_.Get<float>();
+        LocalTensor<float> tmp4;
         LocalTensor<float> tmp5 = xF32Buf_.Get<float>();
         LocalTensor<T> beta;
         LocalTensor<float> betaF32;
-        LocalTensor<float> y2 = IS_FLOAT && WITH_BETA ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
-        LocalTensor<float> tmp6 = IS_FLOAT && WITH_BETA ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
-        if constexpr ((!IS_FLOAT && WITH_BETA) || (WITH_BETA && COLUMN_CHUNKS)) {
-            beta = betaBuf_.Get<T>();
-        }
-        if constexpr (!IS_FLOAT && WITH_BETA) {
+        LocalTensor<float> y2 = IS_FLOAT && !WITH_BETA ? tmp1 : xF32;
+        LocalTensor<float> y1 = y2;
+        if constexpr (!IS_FLOAT && !COLUMN_CHUNKS)
+            rstdF32 = meanF32Buf_.Get<float>();
+        else if constexpr (IS_FLOAT)
+            rstdF32 = rstdBuf_.Get<float>()[slot * perRowLen_];
+        else
+            rstdF32 = rstdF32Buf_.Get<float>();
+        if constexpr ((!IS_FLOAT && !COLUMN_CHUNKS) || (IS_FLOAT && COLUMN_CHUNKS))
+            tmp4 = tmpBuf_.Get<float>();
+        else if constexpr (!IS_FLOAT)
+            tmp4 = tmp3Buf_.Get<float>();
+        else
+            tmp4 = meanF32Buf_.Get<float>();
+        if constexpr ((!IS_FLOAT && WITH_BETA) || (WITH_BETA && COLUMN_CHUNKS)) beta = betaBuf_.Get<T>();
+        if constexpr (!IS_FLOAT && WITH_BETA)
             betaF32 = gammaF32Buf_.Get<float>();
-        } else if constexpr (IS_FLOAT && WITH_BETA) {
+        else if constexpr (WITH_BETA)
             betaF32 = betaBuf_.Get<float>();
-        }
         if constexpr (COLUMN_CHUNKS) {
-            // layer_norm.py:29  y = d * rstd * gamma
             WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
-            if (phase == 1) DataCopyPad(gamma, gammaGm_[colAt], RowsIn<T>(1), padT);
+            // layer_norm.py:29  y = d * rstd * gamma
+            if (phase == 1) DataCopyPad(gamma, gammaGm_[colAt], RowsIn<T>(1), padT_);
         }
         if constexpr (WITH_BETA && COLUMN_CHUNKS) {
             // layer_norm.py:30  y = y + beta if with_beta else y
-            if (phase == 1) DataCopyPad(beta, betaGm_[colAt], RowsIn<T>(1), padT);
+            if (phase == 1) DataCopyPad(beta, betaGm_[colAt], RowsIn<T>(1), padT_);
         }
-        // layer_norm.py:25  mean = dsl.mean(x, axis=-1, keepdims=True)
         WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: y copied out
-        DataCopyPad(x, xGm_[gmAt], RowsIn<T>(rows), padT);
-        if constexpr (!IS_FLOAT) {
+        // layer_norm.py:25  mean = dsl.mean(x, axis=-1, keepdims=True)
+        DataCopyPad(x, xGm_[gmAt], RowsIn<T>(rows), padT_);
+        if constexpr (!IS_FLOAT)
             PipeBarrier<PIPE_V>();
-        } else {
+        else
             WaitFlag<HardEvent::MTE3_V>(slot);  // MTE3 -> V: mean, rstd copied out
-        }
-        SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: x copied in
+        SetFlag<HardEvent::MTE2_V>(slot);       // MTE2 -> V: x copied in
         WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (!IS_FLOAT) {
             Cast(xF32, x, RoundMode::CAST_NONE, n);
             PipeBarrier<PIPE_V>();
         }
         if constexpr (!COLUMN_CHUNKS) {
-            ReduceRows<RowReduce::SUM, true>(meanF32, xF32, cols_, rows,
-                                             chunk);  // mean per row (chunked: sum so far; / cols at the last chunk)
+            ReduceRows<RowReduce::SUM, true>(meanF32, xF32, cols_, rows, chunk);  // mean per row
         } else {
             // Welford statistics of the row so far; its mean after the last chunk
             if (phase == 0) WelfordChunk(meanF32, xF32, cols_, chunk);
@@ -248,38 +196,32 @@ private:
             PipeBarrier<PIPE_V>();
             if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Cast(mean, meanF32, RoundMode::CAST_RINT, nPerRow);
         }
-        SetFlag<HardEvent::V_MTE3>(slot);  // V -> MTE3: mean computed
-        WaitFlag<HardEvent::V_MTE3>(slot);
-        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) DataCopyPad(meanGm_[first], mean, PerRowOut<T>(rows));
-        if constexpr (IS_FLOAT) {
-            // layer_norm.py:26  d = x - mean
-            PipeBarrier<PIPE_V>();
-        }
-        // each row's value over a 32-byte block (Brcb)
+        CopyOut(meanGm_[first], mean, PerRowOut<T>(rows), slot, !COLUMN_CHUNKS || (phase == 1 && chunk == 0));
+        if constexpr (IS_FLOAT) PipeBarrier<PIPE_V>();
+        // layer_norm.py:26  d = x - mean
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) SpreadPerRow(tmp0, meanF32, rows);
         PipeBarrier<PIPE_V>();
         if constexpr (COLUMN_CHUNKS) {
             // layer_norm.py:27  var = dsl.mean(d * d, axis=-1, keepdims=True)
             // variance of the row: its Welford statistics merged (Chan)
             if (phase == 1 && chunk == 0) WelfordVar(var, tmp0);
-            // layer_norm.py:26  d = x - mean
             PipeBarrier<PIPE_V>();
         }
+        // layer_norm.py:26  d = x - mean
         if (!COLUMN_CHUNKS || phase == 1) RowsByValue<RowOp::SUB, false>(d, xF32, tmp0, rows);
         if constexpr (!COLUMN_CHUNKS) {
-            // layer_norm.py:27  var = dsl.mean(d * d, axis=-1, keepdims=True)
             PipeBarrier<PIPE_V>();
+            // layer_norm.py:27  var = dsl.mean(d * d, axis=-1, keepdims=True)
             Mul(tmp1, d, d, n);
             PipeBarrier<PIPE_V>();
             for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r)
                 Add(tmp1[r * pitch_], tmp1[r * pitch_], tmp1[r * pitch_ + foldNum_],
                     cols_ - foldNum_);  // fold the columns past foldNum_ onto the front (seed 002)
             PipeBarrier<PIPE_V>();
-            ReduceRows<RowReduce::SUM, true>(var, tmp1, foldNum_, rows,
-                                             chunk);  // mean per row (chunked: sum so far; / cols at the last chunk)
-            // layer_norm.py:28  rstd = dsl.rsqrt(var + epsilon)
+            ReduceRows<RowReduce::SUM, true>(var, tmp1, foldNum_, rows, chunk);  // mean per row
             PipeBarrier<PIPE_V>();
         }
+        // layer_norm.py:28  rstd = dsl.rsqrt(var + epsilon)
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Adds(tmp3, var, epsilon_, nPerRow);
         PipeBarrier<PIPE_V>();
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Rsqrt(rstdF32, tmp3, nPerRow);
@@ -287,26 +229,18 @@ private:
             PipeBarrier<PIPE_V>();
             if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Cast(rstd, rstdF32, RoundMode::CAST_RINT, nPerRow);
         }
-        SetFlag<HardEvent::V_MTE3>(slot + 2);  // V -> MTE3: rstd computed
-        WaitFlag<HardEvent::V_MTE3>(slot + 2);
-        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) DataCopyPad(rstdGm_[first], rstd, PerRowOut<T>(rows));
+        CopyOut(rstdGm_[first], rstd, PerRowOut<T>(rows), slot + 2, !COLUMN_CHUNKS || (phase == 1 && chunk == 0));
         SetFlag<HardEvent::MTE3_V>(slot);  // MTE3 -> V: mean, rstd copied out
-        if constexpr (IS_FLOAT) {
-            // layer_norm.py:29  y = d * rstd * gamma
-            PipeBarrier<PIPE_V>();
-        }
-        // each row's value over a 32-byte block (Brcb)
+        if constexpr (IS_FLOAT) PipeBarrier<PIPE_V>();
+        // layer_norm.py:29  y = d * rstd * gamma
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) SpreadPerRow(tmp4, rstdF32, rows);
         PipeBarrier<PIPE_V>();
         if (!COLUMN_CHUNKS || phase == 1) RowsByValue<RowOp::MUL, false>(tmp5, d, tmp4, rows);
-        if constexpr (!IS_FLOAT && !COLUMN_CHUNKS) {
-            Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
-        } else if constexpr (!IS_FLOAT && COLUMN_CHUNKS) {
-            if (phase == 1) Cast(gammaF32, gamma, RoundMode::CAST_NONE, n);
+        if constexpr (!IS_FLOAT) {
+            if (!COLUMN_CHUNKS || phase == 1) Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
         }
-        if constexpr (!IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS) {
+        if constexpr (!IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS)
             SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
-        }
         PipeBarrier<PIPE_V>();
         if constexpr (!WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1)
@@ -315,52 +249,41 @@ private:
             if (!COLUMN_CHUNKS || phase == 1)
                 for (uint32_t r = 0; r < rows; ++r) Mul(y2[r * pitch_], tmp5[r * pitch_], gammaF32, cols_);
         }
-        if constexpr (!IS_FLOAT) {
-            PipeBarrier<PIPE_V>();
-        }
+        if constexpr (!IS_FLOAT) PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT && !WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1) Cast(y, yF32, RoundMode::CAST_RINT, n);
-        } else if constexpr (!IS_FLOAT && WITH_BETA && !COLUMN_CHUNKS) {
+        } else if constexpr (!IS_FLOAT && WITH_BETA) {
             // layer_norm.py:30  y = y + beta if with_beta else y
-            Cast(betaF32, beta, RoundMode::CAST_NONE, cols_);
-        } else if constexpr (!IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) {
-            if (phase == 1) Cast(betaF32, beta, RoundMode::CAST_NONE, n);
+            if (!COLUMN_CHUNKS || phase == 1) Cast(betaF32, beta, RoundMode::CAST_NONE, cols_);
         }
-        if constexpr ((!IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) || (IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS)) {
+        if constexpr ((!IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) || (IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS))
             SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
-        }
         if constexpr (!IS_FLOAT && WITH_BETA) {
             PipeBarrier<PIPE_V>();
             if (!COLUMN_CHUNKS || phase == 1)
-                for (uint32_t r = 0; r < rows; ++r) Add(tmp6[r * pitch_], y2[r * pitch_], betaF32, cols_);
+                for (uint32_t r = 0; r < rows; ++r) Add(y1[r * pitch_], y2[r * pitch_], betaF32, cols_);
         } else if constexpr (IS_FLOAT && WITH_BETA) {
             // layer_norm.py:29  y = d * rstd * gamma
             if (!COLUMN_CHUNKS || phase == 1)
                 for (uint32_t r = 0; r < rows; ++r) Mul(y[r * pitch_], tmp5[r * pitch_], gammaF32, cols_);
         }
-        if constexpr (WITH_BETA) {
-            // layer_norm.py:30  y = y + beta if with_beta else y
-            PipeBarrier<PIPE_V>();
-        }
+        if constexpr (WITH_BETA) PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT && WITH_BETA) {
-            if (!COLUMN_CHUNKS || phase == 1) Cast(y, tmp6, RoundMode::CAST_RINT, n);
-        } else if constexpr (IS_FLOAT && WITH_BETA) {
-            if (!COLUMN_CHUNKS || phase == 1)
-                for (uint32_t r = 0; r < rows; ++r) Add(tmp6[r * pitch_], y[r * pitch_], betaF32, cols_);
+            // layer_norm.py:30  y = y + beta if with_beta else y
+            if (!COLUMN_CHUNKS || phase == 1) Cast(y, y1, RoundMode::CAST_RINT, n);
         }
-        if constexpr (IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) {
-            SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
-        }
-        // layer_norm.py:29  y = d * rstd * gamma
-        SetFlag<HardEvent::V_MTE3>(slot + 4);  // V -> MTE3: y computed
-        WaitFlag<HardEvent::V_MTE3>(slot + 4);
         if constexpr (!IS_FLOAT || !WITH_BETA) {
-            if (!COLUMN_CHUNKS || phase == 1) DataCopyPad(yGm_[gmAt], y, RowsOut<T>(rows));
+            // layer_norm.py:29  y = d * rstd * gamma
+            CopyOut(yGm_[gmAt], y, RowsOut<T>(rows), slot + 4, !COLUMN_CHUNKS || phase == 1);
         } else {
             // layer_norm.py:30  y = y + beta if with_beta else y
-            if (!COLUMN_CHUNKS || phase == 1) DataCopyPad(yGm_[gmAt], y2, RowsOut<float>(rows));
+            if (!COLUMN_CHUNKS || phase == 1)
+                for (uint32_t r = 0; r < rows; ++r) Add(y1[r * pitch_], y[r * pitch_], betaF32, cols_);
         }
-        // layer_norm.py:29  y = d * rstd * gamma
+        if constexpr (IS_FLOAT && WITH_BETA && COLUMN_CHUNKS)
+            SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
+        if constexpr (IS_FLOAT && WITH_BETA)
+            CopyOut(yGm_[gmAt], y2, RowsOut<float>(rows), slot + 4, !COLUMN_CHUNKS || phase == 1);
         SetFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: y copied out
     }
 
@@ -401,14 +324,13 @@ private:
         const int32_t lanes = static_cast<int32_t>(colsPerLoop_);
         PipeBarrier<PIPE_V>();
         // lane mean - mean: 64 lanes per repeat, the mean's block read with block stride 0
-        for (int32_t c = 0; c < lanes;) {
-            const int32_t full = (lanes - c) / 64;
-            const int32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);
-            const uint64_t mask = full == 0 ? lanes - c : 64;
-            Sub(delta[c], laneMean[c], shift, mask, static_cast<uint8_t>(repeats),
-                BinaryRepeatParams(1, 1, 0, 8, 8, 0));
-            c += full == 0 ? lanes - c : repeats * 64;
+        const BinaryRepeatParams params(1, 1, 0, 8, 8, 0);
+        const int32_t whole = lanes / 64 * 64;  // lanes in whole repeats; the tail under a mask
+        for (int32_t c = 0; c < whole; c += 255 * 64) {
+            const int32_t repeats = (whole - c) / 64;
+            Sub(delta[c], laneMean[c], shift, 64, static_cast<uint8_t>(repeats < 255 ? repeats : 255), params);
         }
+        if (whole < lanes) Sub(delta[whole], laneMean[whole], shift, lanes - whole, 1, params);
         PipeBarrier<PIPE_V>();
         Mul(delta, delta, delta, lanes);
         MergeLanes(var, laneMean, delta, true);
@@ -441,6 +363,16 @@ private:
         if (cols > 64)
             for (fold = 64; fold * 2 < cols;) fold *= 2;
         return fold;
+    }
+
+    // One output's rows to GM: MTE3 waits for V to finish them, then copies them out.
+    // COLUMN_CHUNKS: `out` false in the passes that do not write the output.
+    template <typename U>
+    __aicore__ inline void CopyOut(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, const DataCopyExtParams& copy,
+                                   int32_t id, bool out = true) {
+        SetFlag<HardEvent::V_MTE3>(id);  // V -> MTE3: the rows are computed
+        WaitFlag<HardEvent::V_MTE3>(id);
+        if (out) DataCopyPad(gm, tile, copy);
     }
 
     // A row in UB: cols_ elements, then a gap of whole 32-byte blocks up to pitch_ elements.
@@ -483,51 +415,22 @@ private:
 
     enum class RowReduce : uint32_t { SUM };
 
-    // n values into one per 32-byte block (the tail block: its valid elements); returns how many.
-    template <RowReduce KIND>
-    __aicore__ inline int32_t ReduceBlocks(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t n) {
-        const int32_t full = n / 64;
-        for (int32_t done = 0; done < full; done += 255) {
-            const int32_t now = full - done < 255 ? full - done : 255;  // repeatTime is 8 bits
-            BlockReduce<KIND>(dst[done * 8], src[done * 64], now, 64);
-        }
-        if (n % 64 != 0) BlockReduce<KIND>(dst[full * 8], src[full * 64], 1, n % 64);
-        return full * 8 + (n % 64 + 7) / 8;
-    }
-
-    // One call of the block reduction KIND: `repeats` of 64 floats, `mask` lanes each.
-    template <RowReduce KIND>
-    __aicore__ inline void BlockReduce(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t repeats,
-                                       int32_t mask) {
-        if constexpr (KIND == RowReduce::SUM) {
-            BlockReduceSum(dst, src, repeats, mask, 1, 1, 8);
-        }
-    }
-
-    // One value per row: `count` elements of each of the step's rows (src[r * pitch_]) reduced into
-    // dst[r * PER_ROW] (the count form: the same spelling in CANN 8.x and 9.x).
+    // One value per row: `count` elements of each of the step's rows (src[r * pitch_]) into dst[r * PER_ROW]:
+    // a value per 32-byte block (into scratch), then the count form over those.
     // MEAN: times 1 / cols.
     template <RowReduce KIND, bool MEAN = false>
     __aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t count,
                                       uint32_t rows, [[maybe_unused]] uint64_t chunk = 0) {
         LocalTensor<float> scratch = scratchBuf_.Get<float>();
-        // Block levels (ReduceBlocks) alternate between scratch[0, second) and scratch[second, ...);
-        // the last <= 64 values reduce with the count form, its work area after both.
-        const uint32_t second = 8 * ((count + 63) / 64);
-        LocalTensor<float> work = scratch[second + 8 * ((count + 511) / 512)];
+        const int32_t full = count / 64, tail = count % 64, blocks = full * 8 + (tail + 7) / 8;
         for (uint32_t r = 0; r < rows; ++r) {
-            LocalTensor<float> level = src[r * pitch_];
-            int32_t n = count;
-            for (uint32_t k = 0; n > 64; k ^= 1) {
-                LocalTensor<float> next = scratch[k * second];
-                n = ReduceBlocks<KIND>(next, level, n);
-                PipeBarrier<PIPE_V>();
-                level = next;
-            }
-            if constexpr (KIND == RowReduce::SUM) {
-                ReduceSum(dst[r * PER_ROW], level, work, n);
-            }
-            PipeBarrier<PIPE_V>();  // the next row writes the levels again
+            for (int32_t at = 0; at < full; at += 255)
+                BlockReduceSum(scratch[at * 8], src[r * pitch_ + at * 64], full - at < 255 ? full - at : 255, 64, 1, 1,
+                               8);
+            if (tail != 0) BlockReduceSum(scratch[full * 8], src[r * pitch_ + full * 64], 1, tail, 1, 1, 8);
+            PipeBarrier<PIPE_V>();
+            ReduceSum(dst[r * PER_ROW], scratch, scratch[full * 8 + 8], blocks);
+            PipeBarrier<PIPE_V>();  // the next row writes the scratch again
         }
         if constexpr (MEAN) {
             PipeBarrier<PIPE_V>();
@@ -537,10 +440,16 @@ private:
 
     enum class RowOp : uint32_t { SUB, MUL };
 
-    // One level-0 call of OP: `mask` lanes per repeat, strides in 32-byte blocks.
-    template <RowOp OP, typename U>
-    __aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& a, const LocalTensor<U>& b,
-                                     uint64_t mask, uint32_t repeats, const BinaryRepeatParams& params) {
+    // One level-0 call of OP over `repeats` repeats of `mask` lanes: dst = row OP value (VALUE_FIRST:
+    // value OP row), `value` a block read with block stride 0; rowRep / valueRep: 32-byte blocks from
+    // one repeat to the next.
+    template <RowOp OP, bool VALUE_FIRST, typename U>
+    __aicore__ inline void RowOpCall(const LocalTensor<U>& dst, const LocalTensor<U>& row, const LocalTensor<U>& value,
+                                     uint64_t mask, uint32_t repeats, uint8_t rowRep, uint8_t valueRep) {
+        const LocalTensor<U>& a = VALUE_FIRST ? value : row;  // OP's first source
+        const LocalTensor<U>& b = VALUE_FIRST ? row : value;
+        const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)
+                                                      : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);
         if constexpr (OP == RowOp::SUB) {
             Sub(dst, a, b, mask, static_cast<uint8_t>(repeats), params);
         } else if constexpr (OP == RowOp::MUL) {
@@ -560,86 +469,51 @@ private:
         const uint32_t pitchBlocks = pitch_ / BLOCK;
         const uint32_t groups = (cols_ + LANES - 1) / LANES;
         if (pitchBlocks <= 255 && groups < rows) {
-            const uint8_t rowRep = static_cast<uint8_t>(pitchBlocks);
-            const uint8_t valueRep = static_cast<uint8_t>(PER_ROW);
-            const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)
-                                                          : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);
             for (uint32_t r = 0; r < rows; r += 255) {
                 const uint32_t now = rows - r < 255 ? rows - r : 255;  // repeatTime is 8 bits
-                const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];
                 for (uint32_t c = 0; c < cols_; c += LANES) {
                     const uint64_t mask = cols_ - c < LANES ? cols_ - c : LANES;
-                    const LocalTensor<U> row = src[r * pitch_ + c];
-                    RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, now,
-                                  params);
+                    RowOpCall<OP, VALUE_FIRST>(dst[r * pitch_ + c], src[r * pitch_ + c], blocks[r * PER_ROW * BLOCK],
+                                               mask, now, pitchBlocks, PER_ROW);
                 }
             }
             return;
         }
-        const BinaryRepeatParams params =
-            VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, 8, 0, 8) : BinaryRepeatParams(1, 1, 0, 8, 8, 0);
+        const uint32_t whole = cols_ / LANES * LANES;  // columns in whole repeats; the tail under a mask
         for (uint32_t r = 0; r < rows; ++r) {
             const LocalTensor<U> value = blocks[r * PER_ROW * BLOCK];
-            for (uint32_t c = 0; c < cols_;) {
-                const uint32_t full = (cols_ - c) / LANES;
-                const uint32_t repeats = full == 0 ? 1 : (full < 255 ? full : 255);
-                const uint64_t mask = full == 0 ? cols_ - c : LANES;
-                const LocalTensor<U> row = src[r * pitch_ + c];
-                RowOpCall<OP>(dst[r * pitch_ + c], VALUE_FIRST ? value : row, VALUE_FIRST ? row : value, mask, repeats,
-                              params);
-                c += full == 0 ? cols_ - c : repeats * LANES;
+            const uint32_t at = r * pitch_;  // the row's first element
+            for (uint32_t c = 0; c < whole; c += 255 * LANES) {
+                const uint32_t repeats = (whole - c) / LANES;
+                RowOpCall<OP, VALUE_FIRST>(dst[at + c], src[at + c], value, LANES, repeats < 255 ? repeats : 255, 8, 0);
             }
+            if (whole < cols_)
+                RowOpCall<OP, VALUE_FIRST>(dst[at + whole], src[at + whole], value, cols_ - whole, 1, 8, 0);
         }
     }
 
-    // Reduction scratch (ReduceRows): two block levels, then 8 floats for the last ReduceMax/Min.
+    // Reduction scratch (ReduceRows): the block values, then the last ReduceMax/Min's work area.
     __aicore__ inline uint32_t ScratchLen() const { return 8 * ((cols_ + 63) / 64) + 8 * ((cols_ + 511) / 512) + 8; }
 
     __aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }
 
     static constexpr bool IS_FLOAT = IsSameType<T, float>::value;
     static constexpr uint32_t PER_ROW = IS_FLOAT ? 8 : 16;  // elements of a per-row value (32 bytes of the narrowest)
-    static constexpr uint32_t COUNT_ALIGN =
-        1;  // buffer lengths round to this many elements (whole repeats when comparing)
+    static constexpr uint32_t COUNT_ALIGN = 1;              // buffer lengths round to it (whole repeats when comparing)
+    const DataCopyPadExtParams<T> padT_{false, 0, 0, 0};
     TPipe pipe_;
-    TBuf<TPosition::VECIN> xBuf_;
-    TBuf<TPosition::VECIN> meanBuf_;
-    TBuf<TPosition::VECIN> rstdBuf_;
-    TBuf<TPosition::VECIN> gammaBuf_;
-    TBuf<TPosition::VECIN> betaBuf_;
-    TBuf<TPosition::VECCALC> xF32Buf_;
-    TBuf<TPosition::VECCALC> meanF32Buf_;
-    TBuf<TPosition::VECCALC> tmpBuf_;
-    TBuf<TPosition::VECCALC> gammaF32Buf_;
-    TBuf<TPosition::VECCALC> varBuf_;
-    TBuf<TPosition::VECCALC> tmp2Buf_;
-    TBuf<TPosition::VECCALC> rstdF32Buf_;
-    TBuf<TPosition::VECCALC> tmp3Buf_;
-    TBuf<TPosition::VECCALC> scratchBuf_;
-    TBuf<TPosition::VECCALC> welfordBuf_;
-    GlobalTensor<T> xGm_;
-    GlobalTensor<T> gammaGm_;
-    GlobalTensor<T> betaGm_;
-    GlobalTensor<T> yGm_;
-    GlobalTensor<T> meanGm_;
-    GlobalTensor<T> rstdGm_;
+    TBuf<TPosition::VECIN> xBuf_, meanBuf_, rstdBuf_, gammaBuf_, betaBuf_;
+    TBuf<TPosition::VECCALC> xF32Buf_, meanF32Buf_, tmpBuf_, gammaF32Buf_, varBuf_, tmp2Buf_, rstdF32Buf_, tmp3Buf_,
+        scratchBuf_, welfordBuf_;
+    GlobalTensor<T> xGm_, gammaGm_, betaGm_, yGm_, meanGm_, rstdGm_;
     float epsilon_ = 0;
     float invCols_ = 0;     // 1 / cols (host tiling)
     uint32_t foldNum_ = 0;  // the largest power of two below cols_ (at least 64; cols_ itself up to 64)
-    uint64_t firstRow_ = 0;
-    uint64_t rows_ = 0;
-    uint64_t steps_ = 0;
-    uint32_t cols_ = 0;
-    uint32_t pitch_ = 0;
-    uint32_t rowStep_ = 1;
-    uint32_t slots_ = 2;
-    uint32_t slotLen_ = 0;
-    uint32_t perRowLen_ = 0;
-    uint32_t colLen_ = 0;
+    uint64_t firstRow_ = 0, rows_ = 0, steps_ = 0, chunks_ = 1;  // this core's rows and steps (SetCoreRows)
+    uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2;
+    uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;         // buffer lengths in elements
     static constexpr uint32_t PHASES = !COLUMN_CHUNKS ? 1 : 2;  // passes over a row's chunks (reduction levels + 1)
-    uint32_t rowCols_ = 0;                                      // a chunked twin's C (cols_: the current chunk's)
-    uint32_t colsPerLoop_ = 0;
-    uint64_t chunks_ = 1;
+    uint32_t rowCols_ = 0, colsPerLoop_ = 0;                    // C, and COLUMN_CHUNKS' chunk (cols_: this one's)
 };
 
 template <typename T, bool WITH_BETA, bool COLUMN_CHUNKS>
@@ -655,13 +529,8 @@ extern "C" __global__ __aicore__ void layer_norm(GM_ADDR x, GM_ADDR gamma, GM_AD
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // vector cores only: GetBlockIdx() is the AIV index
     (void)workspace;                                 // no user workspace (the host reserves the system's only)
     GET_TILING_DATA(tilingData, tiling);
-    if (TILING_KEY_IS(0)) {
-        Run<DTYPE_X, false, false>(x, gamma, beta, y, mean, rstd, tilingData);
-    } else if (TILING_KEY_IS(1)) {
-        Run<DTYPE_X, true, false>(x, gamma, beta, y, mean, rstd, tilingData);
-    } else if (TILING_KEY_IS(2)) {
-        Run<DTYPE_X, false, true>(x, gamma, beta, y, mean, rstd, tilingData);
-    } else if (TILING_KEY_IS(3)) {
-        Run<DTYPE_X, true, true>(x, gamma, beta, y, mean, rstd, tilingData);
-    }
+    if (TILING_KEY_IS(0)) Run<DTYPE_X, false, false>(x, gamma, beta, y, mean, rstd, tilingData);
+    if (TILING_KEY_IS(1)) Run<DTYPE_X, true, false>(x, gamma, beta, y, mean, rstd, tilingData);
+    if (TILING_KEY_IS(2)) Run<DTYPE_X, false, true>(x, gamma, beta, y, mean, rstd, tilingData);
+    if (TILING_KEY_IS(3)) Run<DTYPE_X, true, true>(x, gamma, beta, y, mean, rstd, tilingData);
 }
