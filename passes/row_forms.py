@@ -16,10 +16,7 @@ Takes a tile-level row function (``layout = "rows"``, after hoist-scalars); prod
    per-row operand in the scalar place, ``a - m`` becomes ``vec.adds a, -m``; comparisons and
    ``where`` with a per-row value or a column get it spread over whole rows first (``vec.brc``);
    a mask of columns or per-row values is compared again on the spreads of its operands;
-4. a reduction whose source dies with it folds it first (``vec.fold``: the columns beyond the
-   largest power of two below C added onto the front in place, seed 002's binary add), so the
-   cross-lane reduce covers that power of two;
-5. what the row kernel cannot do is a CompileError at its line: reductions of columns or of
+4. what the row kernel cannot do is a CompileError at its line: reductions of columns or of
    integer values, outputs of shape [C].
 
     before:  %0 = sub %x, %mean : tensor<..., C, f32>
@@ -82,14 +79,6 @@ def _per_step_widenings(region: list[Op], kind) -> list[Op]:
     return out
 
 
-def _last_use(region: list[Op], op: Op, v) -> bool:
-    """``op`` is the last reader of ``v`` in the step and ``v`` is not stored: it may be folded in place."""
-    at = region.index(op)
-    return not any(v in later.operands for later in region[at + 1 :]) and all(
-        v not in o.operands for o in region if o.opname == "dma.store"
-    )
-
-
 def forms(func: Func) -> None:
     loop = func.loop()
     if loop is None or not is_row_func(func):
@@ -137,7 +126,7 @@ def forms(func: Func) -> None:
                 f"along the leading dims of [{layout.row}]; row operators store rows or per-row values",
                 op.loc,
             )
-        if op.opname == "reduce" and not op.attrs.get("folded"):
+        if op.opname == "reduce":
             src = op.operands[0]
             if kind(src.type) != ROW:
                 raise CompileError(
@@ -151,12 +140,6 @@ def forms(func: Func) -> None:
                     "(the vector unit reduces half/float); cast to f32 first",
                     op.loc,
                 )
-            if _last_use(loop.region, op, src):
-                # The seed's fold: add (max/min) the columns beyond the largest power of two below C
-                # onto the front with one elementwise call, in place, then reduce that many once.
-                fold = emit("vec.fold", [src], src.type, op.loc, {"kind": op.attrs["kind"]})
-                op.operands = [fold.result]
-                op.attrs["folded"] = True
         result = op.result
         if result is None or kind(result.type) != ROW or op.opname in ("vec.brc",):
             body.append(op)

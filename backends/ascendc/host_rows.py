@@ -48,11 +48,6 @@ ROW_TILING_FIELDS = (
     ("uint32_t", "chunks", "column chunks per row: 1, or more when one row does not fit in UB"),
     ("uint32_t", "colsPerLoop", "columns per chunk (the last chunk takes the rest)"),
     ("float", "invCols", "1 / C, for means"),
-    (
-        "uint32_t",
-        "foldNum",
-        "binaryAddNum: the largest power of two below C, at least 64 (C itself up to 64)",
-    ),
 )
 BLOCK = "block"  # [S, C] of rows [..., S, C]: its rows repeat along the leading dims (passes/rows.py)
 KIND_ENUM = {ROW: "ROW", COL: "COL", PERROW: "PER_ROW", SCALAR: "SCALAR", BLOCK: "BLOCK"}
@@ -125,7 +120,6 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         "UB the compiler keeps for itself (ascendc-api.md section 1)",
     )
     w.line(f"constexpr uint64_t MAX_ROW_STEP = {MAX_BLOCK_COUNT};", "DataCopyPad moves at most 4095 rows")
-    w.line("constexpr uint64_t FOLD_LANES = 64;", "f32 lanes of one 256-byte repeat")
     w.line(
         f"constexpr uint64_t CHUNK_KEY_OFFSET = {plan.chunk_key_offset};",
         "tiling key of the column-chunked kernel = the attributes' key + this",
@@ -381,9 +375,6 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("tiling.set_chunks(static_cast<uint32_t>(chunks));")
         w.line("tiling.set_colsPerLoop(static_cast<uint32_t>(colsPerLoop));")
         w.line("tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);")
-        w.line("uint64_t foldNum = cols;", "reductions fold the columns past it onto the front (seed 002)")
-        w.line("if (cols > FOLD_LANES) for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;")
-        w.line("tiling.set_foldNum(static_cast<uint32_t>(foldNum));")
         if block_dims(plan):
             w.line(
                 "uint64_t blockRows = 1;", "S: the block's rows (the product of all its dims but the last)"

@@ -42,7 +42,6 @@ namespace {
 constexpr const char* OP_TYPE = "LayerNorm";
 constexpr uint64_t UB_RESERVED = 8448;    // UB the compiler keeps for itself (ascendc-api.md section 1)
 constexpr uint64_t MAX_ROW_STEP = 4095;   // DataCopyPad moves at most 4095 rows
-constexpr uint64_t FOLD_LANES = 64;       // f32 lanes of one 256-byte repeat
 constexpr uint64_t CHUNK_KEY_OFFSET = 2;  // tiling key of the column-chunked kernel = the attributes' key + this
 constexpr uint64_t CHUNK_ALIGN = 64;      // columns per chunk: a multiple of 64 (whole f32 repeats)
 
@@ -305,10 +304,6 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
     tiling.set_chunks(static_cast<uint32_t>(chunks));
     tiling.set_colsPerLoop(static_cast<uint32_t>(colsPerLoop));
     tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);
-    uint64_t foldNum = cols;  // reductions fold the columns past it onto the front (seed 002)
-    if (cols > FOLD_LANES)
-        for (foldNum = FOLD_LANES; foldNum * 2 < cols;) foldNum *= 2;
-    tiling.set_foldNum(static_cast<uint32_t>(foldNum));
     const float* epsilonAttr = attrs->GetAttrPointer<float>(0);
     OP_CHECK_IF(epsilonAttr == nullptr, OP_LOGE(OP_TYPE, "attribute missing (one of epsilon)"),
                 return ge::GRAPH_FAILED);

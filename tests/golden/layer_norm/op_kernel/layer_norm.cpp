@@ -23,7 +23,6 @@ public:
                                 const LayerNormTilingData& tiling) {
         SetCoreRows(tiling);
         invCols_ = tiling.invCols;
-        foldNum_ = tiling.foldNum;
         xGm_.SetGlobalBuffer((__gm__ T*)x + firstRow_ * rowCols_, rows_ * rowCols_);
         gammaGm_.SetGlobalBuffer((__gm__ T*)gamma, rowCols_);
         if constexpr (WITH_BETA) betaGm_.SetGlobalBuffer((__gm__ T*)beta, rowCols_);
@@ -119,7 +118,6 @@ private:
         const uint64_t gmAt = first * rowCols_ + colAt;  // the step's first element in GM
         if constexpr (COLUMN_CHUNKS) {
             cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : static_cast<uint32_t>(rowCols_ - colAt);  // this chunk's
-            foldNum_ = FoldNum(cols_);
         }
         [[maybe_unused]] const int32_t n = static_cast<int32_t>(rows * pitch_);  // whole rows, pads included
         const int32_t nPerRow = static_cast<int32_t>(rows * PER_ROW);            // per-row values
@@ -139,9 +137,9 @@ private:
         LocalTensor<float> d = xF32;
         LocalTensor<float> tmp1 = IS_FLOAT ? xF32Buf_.Get<float>() : gammaF32;
         LocalTensor<float> var = !COLUMN_CHUNKS ? meanF32Buf_.Get<float>() : varBuf_.Get<float>();
-        LocalTensor<float> tmp3 = !COLUMN_CHUNKS ? var : tmp2Buf_.Get<float>();
-        LocalTensor<float> tmp4;
-        LocalTensor<float> tmp5 = xF32Buf_.Get<float>();
+        LocalTensor<float> tmp2 = !COLUMN_CHUNKS ? var : tmp2Buf_.Get<float>();
+        LocalTensor<float> tmp3;
+        LocalTensor<float> tmp4 = xF32Buf_.Get<float>();
         LocalTensor<T> beta;
         LocalTensor<float> betaF32;
         LocalTensor<float> y2 = IS_FLOAT && !WITH_BETA ? tmp1 : xF32;
@@ -153,11 +151,11 @@ private:
         else
             rstdF32 = rstdF32Buf_.Get<float>();
         if constexpr ((!IS_FLOAT && !COLUMN_CHUNKS) || (IS_FLOAT && COLUMN_CHUNKS))
-            tmp4 = tmpBuf_.Get<float>();
+            tmp3 = tmpBuf_.Get<float>();
         else if constexpr (!IS_FLOAT)
-            tmp4 = tmp3Buf_.Get<float>();
+            tmp3 = tmp3Buf_.Get<float>();
         else
-            tmp4 = meanF32Buf_.Get<float>();
+            tmp3 = meanF32Buf_.Get<float>();
         if constexpr ((!IS_FLOAT && WITH_BETA) || (WITH_BETA && COLUMN_CHUNKS)) beta = betaBuf_.Get<T>();
         if constexpr (!IS_FLOAT && WITH_BETA)
             betaF32 = gammaF32Buf_.Get<float>();
@@ -214,17 +212,13 @@ private:
             // layer_norm.py:27  var = dsl.mean(d * d, axis=-1, keepdims=True)
             Mul(tmp1, d, d, n);
             PipeBarrier<PIPE_V>();
-            for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r)
-                Add(tmp1[r * pitch_], tmp1[r * pitch_], tmp1[r * pitch_ + foldNum_],
-                    cols_ - foldNum_);  // fold the columns past foldNum_ onto the front (seed 002)
-            PipeBarrier<PIPE_V>();
-            ReduceRows<RowReduce::SUM, true>(var, tmp1, foldNum_, rows, chunk);  // mean per row
+            ReduceRows<RowReduce::SUM, true>(var, tmp1, cols_, rows, chunk);  // mean per row
             PipeBarrier<PIPE_V>();
         }
         // layer_norm.py:28  rstd = dsl.rsqrt(var + epsilon)
-        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Adds(tmp3, var, epsilon_, nPerRow);
+        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Adds(tmp2, var, epsilon_, nPerRow);
         PipeBarrier<PIPE_V>();
-        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Rsqrt(rstdF32, tmp3, nPerRow);
+        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Rsqrt(rstdF32, tmp2, nPerRow);
         if constexpr (!IS_FLOAT) {
             PipeBarrier<PIPE_V>();
             if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Cast(rstd, rstdF32, RoundMode::CAST_RINT, nPerRow);
@@ -233,9 +227,9 @@ private:
         SetFlag<HardEvent::MTE3_V>(slot);  // MTE3 -> V: mean, rstd copied out
         if constexpr (IS_FLOAT) PipeBarrier<PIPE_V>();
         // layer_norm.py:29  y = d * rstd * gamma
-        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) SpreadPerRow(tmp4, rstdF32, rows);
+        if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) SpreadPerRow(tmp3, rstdF32, rows);
         PipeBarrier<PIPE_V>();
-        if (!COLUMN_CHUNKS || phase == 1) RowsByValue<RowOp::MUL, false>(tmp5, d, tmp4, rows);
+        if (!COLUMN_CHUNKS || phase == 1) RowsByValue<RowOp::MUL, false>(tmp4, d, tmp3, rows);
         if constexpr (!IS_FLOAT) {
             if (!COLUMN_CHUNKS || phase == 1) Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
         }
@@ -244,10 +238,10 @@ private:
         PipeBarrier<PIPE_V>();
         if constexpr (!WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1)
-                for (uint32_t r = 0; r < rows; ++r) Mul(yF32[r * pitch_], tmp5[r * pitch_], gammaF32, cols_);
+                for (uint32_t r = 0; r < rows; ++r) Mul(yF32[r * pitch_], tmp4[r * pitch_], gammaF32, cols_);
         } else if constexpr (!IS_FLOAT && WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1)
-                for (uint32_t r = 0; r < rows; ++r) Mul(y2[r * pitch_], tmp5[r * pitch_], gammaF32, cols_);
+                for (uint32_t r = 0; r < rows; ++r) Mul(y2[r * pitch_], tmp4[r * pitch_], gammaF32, cols_);
         }
         if constexpr (!IS_FLOAT) PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT && !WITH_BETA) {
@@ -265,7 +259,7 @@ private:
         } else if constexpr (IS_FLOAT && WITH_BETA) {
             // layer_norm.py:29  y = d * rstd * gamma
             if (!COLUMN_CHUNKS || phase == 1)
-                for (uint32_t r = 0; r < rows; ++r) Mul(y[r * pitch_], tmp5[r * pitch_], gammaF32, cols_);
+                for (uint32_t r = 0; r < rows; ++r) Mul(y[r * pitch_], tmp4[r * pitch_], gammaF32, cols_);
         }
         if constexpr (WITH_BETA) PipeBarrier<PIPE_V>();
         if constexpr (!IS_FLOAT && WITH_BETA) {
@@ -355,14 +349,6 @@ private:
         ReduceSum(out, tmp, scratch, lanes);
         PipeBarrier<PIPE_V>();
         Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));
-    }
-
-    // The largest power of two below `cols` (at least 64; `cols` itself up to 64).
-    __aicore__ static inline uint32_t FoldNum(uint32_t cols) {
-        uint32_t fold = cols;
-        if (cols > 64)
-            for (fold = 64; fold * 2 < cols;) fold *= 2;
-        return fold;
     }
 
     // One output's rows to GM: MTE3 waits for V to finish them, then copies them out.
@@ -507,8 +493,7 @@ private:
         scratchBuf_, welfordBuf_;
     GlobalTensor<T> xGm_, gammaGm_, betaGm_, yGm_, meanGm_, rstdGm_;
     float epsilon_ = 0;
-    float invCols_ = 0;     // 1 / cols (host tiling)
-    uint32_t foldNum_ = 0;  // the largest power of two below cols_ (at least 64; cols_ itself up to 64)
+    float invCols_ = 0;                                          // 1 / cols (host tiling)
     uint64_t firstRow_ = 0, rows_ = 0, steps_ = 0, chunks_ = 1;  // this core's rows and steps (SetCoreRows)
     uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2;
     uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;         // buffer lengths in elements
