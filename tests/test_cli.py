@@ -177,7 +177,7 @@ def test_explain_prints_the_row_ledger(tmp_path, capsys):
         ([], "MemBase: the target has no RegBase"),
         (
             ["--target", "ascend950"],
-            "RegBase: 11 ops, 5 intermediates kept in registers",
+            "RegBase: 10 ops, 5 intermediates kept in registers",
         ),
         (["--target", "ascend950", "--vector-path", "membase"], "MemBase: asked for (vector_path='membase')"),
     ],
