@@ -14,7 +14,7 @@ import pytest
 
 from backends.ascendc.sim import simulate_project
 from backends.ascendc.targets import TARGETS
-from dsl.errors import DeadlockError, MemoryFaultError, RaceError, SyncError
+from dsl.errors import DeadlockError, MemoryFaultError, RaceError, SyncError, UnsupportedError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mm"
 KERNEL = FIXTURE / "op_kernel" / "sim_mm.cpp"
@@ -236,6 +236,46 @@ def test_int8_matmul_is_exact_on_an_aic_only_kernel(tmp_path, m, n, k):
         target=T910B,
     )
     np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ bt.astype(np.int64).T)
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 2, 1), (16, 17, 32), (17, 33, 255), (64, 48, 100)])
+def test_int8_b_kn_through_load_data_with_transpose_is_exact(tmp_path, m, n, k):
+    # b [K, N] ND: LoadDataWithTranspose's int8 32 x 32 square transpose NZ -> ZN into L0B.
+    proj = tmp_path / "mm"
+    shutil.copytree(FIXTURE, proj)
+    kernel = (KERNEL.parent.parent.parent / "kernels" / "mm_i8_kn.cpp").read_text()
+    (proj / "op_kernel" / "sim_mm.cpp").write_text(kernel)
+    rng = np.random.default_rng(k + n)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    res = simulate_project(
+        proj,
+        "sim_mm",
+        inputs=[a, b],
+        outputs=[((m, n), np.int32)],
+        attrs=[64, 64, 256, 1, 1, 1.0],
+        target=T910B,
+    )
+    np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ b.astype(np.int64))
+
+
+def test_load_data_with_transpose_int8_faults(tmp_path):
+    # on arch 3510 this is LoadData2dTransposeParamsV2's call; a source square past L1's buffer
+    proj = tmp_path / "mm"
+    shutil.copytree(FIXTURE, proj)
+    kernel = (KERNEL.parent.parent.parent / "kernels" / "mm_i8_kn.cpp").read_text()
+    old = "LoadData2dTransposeParams{0, uint8_t(nq), uint16_t(kb), 1, 0}"
+    assert old in kernel
+    (proj / "op_kernel" / "sim_mm.cpp").write_text(
+        kernel.replace(old, old.replace("uint16_t(kb)", "uint16_t(kb + 1)"))
+    )
+    a = np.ones((16, 32), np.int8)
+    b = np.ones((32, 64), np.int8)
+    args = dict(inputs=[a, b], outputs=[((16, 64), np.int32)], attrs=[64, 64, 256, 1, 1, 1.0])
+    with pytest.raises(MemoryFaultError, match="LoadDataWithTranspose.*source"):
+        simulate_project(proj, "sim_mm", target=T910B, **args)
+    with pytest.raises(UnsupportedError, match="LoadDataWithTranspose.* is the arch 2201 form"):
+        simulate_project(proj, "sim_mm", target=TARGETS["ascend950"], **args)
 
 
 def test_trace_records_each_core_and_the_cube_pipes(project):

@@ -240,6 +240,81 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
     dslc::count_dma(dslc::P_MTE1, uint64_t(n) * 512, n);
 }
 
+// ---- MTE1: L1 -> L0A / L0B with the fractal transpose, arch 2201 (LoadDataWithTranspose.md,
+// LoadData2dTransposeParams in include/basic_api/kernel_struct_mm.h, the pseudocode
+// examples/.../load_data_l12l0/scripts/load_data_with_transpose.py) ----
+struct LoadData2dTransposeParams {
+    __aicore__ LoadData2dTransposeParams() {}
+    __aicore__ LoadData2dTransposeParams(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                                         const uint16_t srcStrideIn, const uint16_t dstGapIn,
+                                         const uint16_t dstfracGapIn, const uint8_t addrModeIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstfracGapIn), addrMode(addrModeIn) {}
+    __aicore__ LoadData2dTransposeParams(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                                         const uint16_t srcStrideIn, const uint16_t dstGapIn,
+                                         const uint16_t dstfracGapIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstfracGapIn) {}
+    uint16_t startIndex = 0;  // square matrices (b8: 32 x 32 x 1 B; b16: 16 x 16 x 2 B)
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;   // square matrices between the sources of two iterations
+    uint16_t dstGap = 0;      // 512 B from an iteration's first destination fractal's end to the next one's start
+    uint16_t dstFracGap = 0;  // 512 B between the two destination fractals of one b8 iteration
+    uint8_t addrMode = 0;     // 0: the source advances by srcStride, 1: goes back by it
+};
+
+// Per iteration i the source square starts at (startIndex +/- i * srcStride) square sizes. b8: two
+// consecutive 16 x 32 fractals are one 32 x 32 row-major square S; its transpose T is split into two
+// 16 x 32 fractals, fractal j (rows 16j..16j+15 of T) at dst + i * (1 + dstGap) * 512 +
+// j * (1 + dstFracGap) * 512 B. b16: one 16 x 16 fractal, transposed (dstFracGap unused). b32 and
+// b4 are not modelled.
+template <typename T>
+__aicore__ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                             const LoadData2dTransposeParams& p, dslc::Loc loc = {}) {
+    const char* api = "LoadDataWithTranspose(L1->L0, LoadData2dTransposeParams)";
+    if (dslc::npu_arch() != 2201)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s is the arch 2201 form (arch %d takes LoadData2dTransposeParamsV2)",
+                    api, dslc::npu_arch());
+    const int hw = dslc::cube_mem_at(dst.addr());
+    if (hw != detail::kHwL0A && hw != detail::kHwL0B)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: the destination must be in L0A or L0B, this tensor is in %s", api,
+                    dslc::cube_mem_name(hw));
+    if (sizeof(T) != 1 && sizeof(T) != 2)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the emulator models b8 and b16 types, got %s", api,
+                    dslc::dtype_name(dslc::DTypeOf<T>::value));
+    constexpr uint32_t frac = sizeof(T) == 1 ? 2 : 1;  // 512-B fractals per square
+    constexpr uint32_t edge = sizeof(T) == 1 ? 32 : 16;  // square edge, elements
+    const uint32_t n = p.repeatTimes;
+    const uint32_t fgap = frac == 2 ? p.dstFracGap : 0;
+    if (n && p.addrMode && uint64_t(n - 1) * p.srcStride > p.startIndex)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: addrMode 1 walks below square 0 (startIndex %u, %u x srcStride %u)",
+                    api, p.startIndex, n - 1, p.srcStride);
+    uint64_t dspan = n ? (uint64_t(n - 1) * (1 + p.dstGap) + uint64_t(frac - 1) * (1 + fgap) + 1) * 512 : 0;
+    dslc::cube_check(api, "destination", dst.buf(), dst.addr(), dspan, hw, 512, loc);
+    if (n) {
+        uint64_t last = p.addrMode ? p.startIndex : uint64_t(p.startIndex) + uint64_t(n - 1) * p.srcStride;
+        dslc::cube_check(api, "source", src.buf(), src.addr(), (last + 1) * 512 * frac, detail::kHwL1, 32, loc);
+    }
+    uint32_t id = dslc::issue(dslc::P_MTE1, api, loc);
+    dslc::trace_cube(id, 0, hw == detail::kHwL0A ? 1 : 2);
+    uint8_t* mem = dslc::ub_base();
+    for (uint32_t r = 0; r < n; r++) {
+        const uint32_t sq = p.addrMode ? p.startIndex - r * p.srcStride : p.startIndex + r * p.srcStride;
+        const uint32_t sa = src.addr() + sq * 512u * frac;
+        T tmp[edge * edge];
+        dslc::ub_access(id, sa, 512 * frac, false, false);  // whole fractals, padding rows included
+        std::memcpy(tmp, mem + sa, 512 * frac);
+        for (uint32_t j = 0; j < frac; j++) {
+            const uint32_t da = dst.addr() + r * (1u + p.dstGap) * 512u + j * (1u + fgap) * 512u;
+            dslc::ub_access(id, da, 512, true);
+            T* d = reinterpret_cast<T*>(mem + da);
+            for (uint32_t row = 0; row < 16; row++)  // row `row` of fractal j: column 16j + row of the square
+                for (uint32_t c = 0; c < edge; c++) d[row * edge + c] = tmp[c * edge + j * 16 + row];
+        }
+    }
+    dslc::count_dma(dslc::P_MTE1, uint64_t(n) * 512 * frac, n);
+}
+
 // ---- MTE1: L1 -> L0A / L0B, the arch 3510 form (LoadData_2D_V2.md) ----
 struct LoadData2DParamsV2 {
     __aicore__ LoadData2DParamsV2() {}
