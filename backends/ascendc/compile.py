@@ -52,8 +52,7 @@ def refuse_matmul(op, target: str = "ascend910b") -> None:
     CompileError at its line naming what is missing (before any pass runs or file is written)."""
     from .matmul import check_supported
 
-    get_target(target)
-    check_supported(op)
+    check_supported(op, get_target(target).name)
 
 
 def lower(

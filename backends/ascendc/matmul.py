@@ -48,7 +48,7 @@ def epilogue_vector_path(op, tgt, path: str) -> str:
     return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={regbase}}}"
 
 
-def check_supported(op) -> None:
+def check_supported(op, target: str = "ascend910b") -> None:
     """What the matmul schedule cannot take yet, on either target: a CompileError at the ``@``
     line (``compile.refuse_matmul``: before any pass runs, file is written or input is drawn)."""
     func = op.func(op.dtypes[0])
@@ -62,10 +62,11 @@ def check_supported(op) -> None:
                 "static attribute that says whether it is read",
                 mm.loc,
             )
-    if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b"):
+    if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b") and target == "ascend950":
         raise CompileError(
-            "matmul of i8 operands with b as [K, N] is not implemented yet in the backend: its L1 -> L0B load "
-            "transposes int8 fractals, which the emulator does not model; write x @ w.T with w as [N, K]",
+            "matmul of i8 operands with b as [K, N] is not implemented yet on ascend950: its L1 -> L0B load "
+            "transposes int8 fractals (LoadDataWithTranspose with LoadData2dTransposeParamsV2), which the "
+            "emulator models on ascend910b only; write x @ w.T with w as [N, K]",
             mm.loc,
         )
 
@@ -265,7 +266,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     """(modules, kernel, host, tiling header) of a matmul operator on ``tgt`` (910B)."""
     from .host import HostPlan
 
-    check_supported(op)
+    check_supported(op, tgt.name)
     modules, finals, keyed = {}, {}, {}
     for dt in op.dtypes:
         module = Module([op.func(dt)])
