@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dsl import CompileError
-from tests.e2e.test_matmul import load_source
+from test_matmul import load_source
 
 DESIGN_SOURCE = """\
 import dsl
