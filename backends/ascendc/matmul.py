@@ -62,13 +62,6 @@ def check_supported(op, target: str = "ascend910b") -> None:
                 "static attribute that says whether it is read",
                 mm.loc,
             )
-    if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b") and target == "ascend950":
-        raise CompileError(
-            "matmul of i8 operands with b as [K, N] is not implemented yet on ascend950: its L1 -> L0B load "
-            "transposes int8 fractals (LoadDataWithTranspose with LoadData2dTransposeParamsV2), which the "
-            "emulator models on ascend910b only; write x @ w.T with w as [N, K]",
-            mm.loc,
-        )
 
 
 def tiling_func(

@@ -2,14 +2,14 @@
 ascend910b the cube's B comes from w's ND -> NZ copy through ``LoadDataWithTranspose`` (int8 32 x
 32 squares NZ -> ZN); the i32 sums are exact, so simulate equals reference bit for bit. Shapes:
 aligned 256^3, M = 1, odd M, N not a multiple of 16 (nor 32), K over one L1 step (i8: STEP_K *
-BASE_K = 1024), more tiles than cores, on 1 and 8 cores. ascend950 still refuses it, located."""
+BASE_K = 1024 on 910B), more tiles than cores, on 1 and 8 cores, on ascend910b and ascend950 (there
+with LoadData2dTransposeParamsV2, the i32 rows Fixpipe'd into UB)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dsl import CompileError
 from test_matmul import load_source
 
 DESIGN_SOURCE = """\
@@ -48,12 +48,13 @@ def _inputs(m, k, n, seed=11):
     return x, w, scale, per_token
 
 
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
 @pytest.mark.parametrize("m,k,n,cores", SHAPES, ids=[f"{s[0]}x{s[1]}x{s[2]}-c{s[3]}" for s in SHAPES])
 @pytest.mark.parametrize("dt", ["bf16", "f16"])
-def test_design_quant_matmul_is_bit_exact_on_910b(quant_matmul, m, k, n, cores, dt):
+def test_design_quant_matmul_is_bit_exact(quant_matmul, m, k, n, cores, dt, target):
     T = next(d for d in quant_matmul.dtypes if d.name == dt)
     x, w, scale, per_token = _inputs(m, k, n)
-    got = quant_matmul.simulate(x, w, scale, per_token, dtype=T, cores=cores, target="ascend910b")
+    got = quant_matmul.simulate(x, w, scale, per_token, dtype=T, cores=cores, target=target)
     ref = quant_matmul.reference(x, w, scale, per_token, dtype=T)
     np.testing.assert_array_equal(got.view(np.uint16), ref.view(np.uint16))
     acc = (x.astype(np.int64) @ w.astype(np.int64)).astype(np.float32)
@@ -61,16 +62,12 @@ def test_design_quant_matmul_is_bit_exact_on_910b(quant_matmul, m, k, n, cores, 
     np.testing.assert_array_equal(ref.astype(np.float32), exact.astype(T.np).astype(np.float32))
 
 
-def test_the_kernel_loads_w_with_load_data_with_transpose(quant_matmul, tmp_path):
-    proj = quant_matmul.compile(target="ascend910b", out_dir=tmp_path)
+@pytest.mark.parametrize("target,params", [("ascend910b", ""), ("ascend950", "V2")])
+def test_the_kernel_loads_w_with_load_data_with_transpose(quant_matmul, tmp_path, target, params):
+    proj = quant_matmul.compile(target=target, out_dir=tmp_path)
     text = "".join((proj / "op_kernel" / "quant_matmul.cpp").read_text().split())  # clang-format's wraps
     assert "LoadDataWithTranspose(bL0[p][i*nb*CUBE*C0],bL1[s][(kb0+i)*C0*C0]," in text
-    assert "LoadData2dTransposeParams{0,uint8_t(nb/2),uint16_t(kL1Pad/C0),1,0}" in text
-
-
-def test_ascend950_refuses_it_at_the_matmul_line(quant_matmul):
-    x, w, scale, per_token = _inputs(16, 64, 32)
-    with pytest.raises(
-        CompileError, match=r"matmul of i8 operands with b as \[K, N\] is not implemented yet on ascend950"
-    ):
-        quant_matmul.simulate(x, w, scale, per_token, target="ascend950")
+    if params:  # 950: in fractals (16 rows of 32 B), srcFracGap 0
+        assert "LoadData2dTransposeParamsV2{0,uint8_t(nb/2),uint16_t(kL1Pad/CUBE),1,0,0}" in text
+    else:  # 910B: in 32 x 32 squares
+        assert "LoadData2dTransposeParams{0,uint8_t(nb/2),uint16_t(kL1Pad/C0),1,0}" in text

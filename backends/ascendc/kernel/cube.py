@@ -811,10 +811,11 @@ def _aic(
     """``ub`` (950): Fixpipe L0C -> the AIVs' UB split over M, mode-4 cross-core flags; ``v2``
     (arch 3510): L1 -> L0A/L0B with LoadData2DParamsV2 (L0A is NZ there)."""
     GA, GB = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
-    # int8 B as [K, N] on arch 2201: LoadDataWithTranspose turns 32 x 32 squares of its NZ (two
-    # 16 x 32 fractals, K padded to 32 in L1) into L0B's ZN fractals; a square spans two 16-column
-    # blocks, so L0B and the Mmad take N rounded up to 32 (ND2NZ's zero columns).
-    sq = cube["operand"] == "i8" and not bt and not v2
+    # int8 B as [K, N]: LoadDataWithTranspose turns 32 x 32 squares of its NZ (two 16 x 32
+    # fractals, K padded to 32 in L1) into L0B's ZN fractals (arch 3510: LoadData2dTransposeParamsV2,
+    # in fractals); a square spans two 16-column blocks, so L0B and the Mmad take N rounded up to 32
+    # (ND2NZ's zero columns).
+    sq = cube["operand"] == "i8" and not bt
     with w.block("__aicore__ inline void ProcessAic()"):
         w.line("LocalMemAllocator<Hardware::L1> l1;")
         w.line("LocalMemAllocator<Hardware::L0A> l0a;")
@@ -905,6 +906,13 @@ def _aic(
                                 "LoadData(bL0[p], bL1[s], LoadData2DParamsV2{0, uint16_t(kb0), uint16_t(nb), "
                                 "uint16_t(kb), int32_t(nb), uint16_t(nb), false, 0});",
                                 "w's NZ fractals are B's ZN ones: placed, not transposed",
+                            )
+                        elif sq:
+                            w.line(
+                                "for (uint32_t i = 0; i < kb; i++) LoadDataWithTranspose(bL0[p][i * nb * CUBE * C0], "
+                                "bL1[s][(kb0 + i) * C0 * C0], LoadData2dTransposeParamsV2{0, uint8_t(nb / 2), "
+                                "uint16_t(kL1Pad / CUBE), 1, 0, 0});",
+                                "NZ 32 x 32 squares (two fractals) -> ZN fractal pairs, a K square row at a time",
                             )
                         else:
                             w.line(
