@@ -52,7 +52,8 @@ def refuse_matmul(op, target: str = "ascend910b") -> None:
     CompileError at its line naming what is missing (before any pass runs or file is written)."""
     from .matmul import check_supported
 
-    check_supported(op, get_target(target).name)
+    get_target(target)
+    check_supported(op)
 
 
 def lower(

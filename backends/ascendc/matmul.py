@@ -48,7 +48,7 @@ def epilogue_vector_path(op, tgt, path: str) -> str:
     return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={regbase}}}"
 
 
-def check_supported(op, target: str = "ascend910b") -> None:
+def check_supported(op) -> None:
     """What the matmul schedule cannot take yet, on either target: a CompileError at the ``@``
     line (``compile.refuse_matmul``: before any pass runs, file is written or input is drawn)."""
     func = op.func(op.dtypes[0])
@@ -259,7 +259,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     """(modules, kernel, host, tiling header) of a matmul operator on ``tgt`` (910B)."""
     from .host import HostPlan
 
-    check_supported(op, tgt.name)
+    check_supported(op)
     modules, finals, keyed = {}, {}, {}
     for dt in op.dtypes:
         module = Module([op.func(dt)])

@@ -115,10 +115,11 @@ def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
 
 
 @pytest.mark.slow
-def test_every_flag_of_the_910b_i8_kn_kernel_is_needed(tmp_path):
-    """DESIGN section 2's quant_matmul (x @ w, w [K, N]) on 910B: w through LoadDataWithTranspose;
-    2 x 3 tiles on one AI Core, K = 1100: two L1 steps (i8: 1024) and five base_k slices. Slow
-    (about 1.5 min on 2 shared cores)."""
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_every_flag_of_the_i8_kn_kernel_is_needed(tmp_path, target):
+    """DESIGN section 2's quant_matmul (x @ w, w [K, N]): w through LoadDataWithTranspose; 2 x 3
+    tiles on one AI Core (910B; 950: 2 x 2), K = 1100: two L1 steps on 910B (i8: 1024), three on
+    950, and five base_k slices (950: nine). Slow (910B about 1.5 min on 2 shared cores)."""
     from test_quant_matmul_kn import DESIGN_SOURCE
 
     op = load_source(tmp_path / "quant_matmul_kn.py", DESIGN_SOURCE, "sync_quant_matmul_kn").quant_matmul
@@ -130,7 +131,7 @@ def test_every_flag_of_the_910b_i8_kn_kernel_is_needed(tmp_path):
         rng.uniform(1e-3, 1e-2, 300).astype(np.float32),
         rng.uniform(1e-2, 1e-1, (140, 1)).astype(np.float32),
     ]
-    _every_flag_is_needed(tmp_path / "q", op, T, arrays, "ascend910b")
+    _every_flag_is_needed(tmp_path / "q", op, T, arrays, target)
 
 
 @pytest.mark.parametrize("target", ["ascend910b", "ascend950"])

@@ -238,6 +238,28 @@ def test_int8_matmul_is_exact_on_an_aic_only_kernel(tmp_path, m, n, k):
     np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ bt.astype(np.int64).T)
 
 
+def test_b16_load_data_with_transpose_equals_load_data_if_transpose(tmp_path):
+    # b16: one 16 x 16 fractal per iteration, srcStride in fractals: the same ZN as LoadData2D's
+    # ifTranspose; with srcStride one short, wrong numbers
+    old = (
+        "LoadData(bL0[i * nb * CUBE * CUBE], bL1[s][i * CUBE * CUBE],\n"
+        "                             LoadData2DParams{0, uint8_t(nb), uint16_t(kb), 0, 0, true, 0});"
+    )
+    new = (
+        "LoadDataWithTranspose(bL0[i * nb * CUBE * CUBE], bL1[s][i * CUBE * CUBE],\n"
+        "                             LoadData2dTransposeParams{0, uint8_t(nb), uint16_t(kb), 0, 0});"
+    )
+    res, a, b = _run(_variant(tmp_path / "a", old, new), 100, 70, 50)
+    np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 32) * np.float32(0.5))
+    res, a, b = _run(
+        _variant(tmp_path / "b", old, new.replace("uint16_t(kb), 0, 0}", "uint16_t(kb - 1), 0, 0}")),
+        100,
+        70,
+        50,
+    )
+    assert not np.array_equal(res.outputs[0], mmad_model(a, b, 32) * np.float32(0.5))
+
+
 KN_A_V1 = "LoadData(aL0[i * kb * 512], aL1[i * 512], LoadData2DParams{0, uint8_t(kb), uint16_t(mb), 0, 0, false, 0});"
 KN_A_V2 = "LoadData(aL0, aL1, LoadData2DParamsV2{0, 0, uint16_t(mb), uint16_t(kb), int32_t(mb), uint16_t(mb), false, 0});"
 KN_B_V1 = "LoadData2dTransposeParams{0, uint8_t(nq), uint16_t(kb), 1, 0}"
