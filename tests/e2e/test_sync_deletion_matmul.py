@@ -119,7 +119,8 @@ def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
 def test_every_flag_of_the_i8_kn_kernel_is_needed(tmp_path, target):
     """DESIGN section 2's quant_matmul (x @ w, w [K, N]): w through LoadDataWithTranspose; 2 x 3
     tiles on one AI Core (910B; 950: 2 x 2), K = 1100: two L1 steps on 910B (i8: 1024), three on
-    950, and five base_k slices (950: nine). Slow (910B about 1.5 min on 2 shared cores)."""
+    950, and five base_k slices (950: nine). Slow (about 1.5 min on 910B, 2.5 min on 950, 2 shared
+    cores)."""
     from test_quant_matmul_kn import DESIGN_SOURCE
 
     op = load_source(tmp_path / "quant_matmul_kn.py", DESIGN_SOURCE, "sync_quant_matmul_kn").quant_matmul
