@@ -5,8 +5,9 @@
 [N] is f32 (one factor per output channel), ``per_token`` [M, 1] is f32 (one factor per row of x,
 a dynamic activation quantization's scale). The epilogue converts the i32 sums to f32, scales each
 column, then each row (the row's factor broadcast along N) and rounds once to T (f16 or bf16,
-chosen with ``dtype=``). As DESIGN section 2 writes it, with w used transposed (``x @ w.T``): the
-i8 path loads w [N, K] as the cube's B without transposing int8 fractals.
+chosen with ``dtype=``). DESIGN section 2 writes it with w [K, N] (``x @ w``), which compiles too
+(B through LoadDataWithTranspose: tests/e2e/test_quant_matmul_kn.py); here w is [N, K], used
+transposed (``x @ w.T``): its ND -> NZ copy already is the cube's B, no transposing load.
 
 Run ``python examples/quant_matmul.py`` to evaluate the reference interpreter on random data.
 """

@@ -62,12 +62,6 @@ def check_supported(op) -> None:
                 "static attribute that says whether it is read",
                 mm.loc,
             )
-    if mm.operands[0].type.dtype.name == "i8" and not mm.attrs.get("transpose_b"):
-        raise CompileError(
-            "matmul of i8 operands with b as [K, N] is not implemented yet in the backend: its L1 -> L0B load "
-            "transposes int8 fractals, which the emulator does not model; write x @ w.T with w as [N, K]",
-            mm.loc,
-        )
 
 
 def tiling_func(

@@ -114,6 +114,27 @@ def test_every_flag_of_the_per_token_kernels_is_needed(tmp_path):
     _every_flag_is_needed(tmp_path / "t", op, T, arrays, "ascend950")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
+def test_every_flag_of_the_i8_kn_kernel_is_needed(tmp_path, target):
+    """DESIGN section 2's quant_matmul (x @ w, w [K, N]): w through LoadDataWithTranspose; 2 x 3
+    tiles on one AI Core (910B; 950: 2 x 2), K = 1100: two L1 steps on 910B (i8: 1024), three on
+    950, and five base_k slices (950: nine). Slow (about 1.5 min on 910B, 2.5 min on 950, 2 shared
+    cores)."""
+    from test_quant_matmul_kn import DESIGN_SOURCE
+
+    op = load_source(tmp_path / "quant_matmul_kn.py", DESIGN_SOURCE, "sync_quant_matmul_kn").quant_matmul
+    T = op.dtypes[0]
+    rng = np.random.default_rng(1)
+    arrays = [
+        rng.integers(-128, 128, (140, 1100)).astype(np.int8),
+        rng.integers(-128, 128, (1100, 300)).astype(np.int8),
+        rng.uniform(1e-3, 1e-2, 300).astype(np.float32),
+        rng.uniform(1e-2, 1e-1, (140, 1)).astype(np.float32),
+    ]
+    _every_flag_is_needed(tmp_path / "q", op, T, arrays, target)
+
+
 @pytest.mark.parametrize("target", ["ascend910b", "ascend950"])
 def test_every_flag_of_the_rms_norm_kernel_is_needed(tmp_path, target):
     """matmul_rms_norm: whole rows in a tile (reductions along N); 3 row tiles on one AI Core (both

@@ -14,7 +14,7 @@ import pytest
 
 from backends.ascendc.sim import simulate_project
 from backends.ascendc.targets import TARGETS
-from dsl.errors import DeadlockError, MemoryFaultError, RaceError, SyncError
+from dsl.errors import DeadlockError, MemoryFaultError, RaceError, SyncError, UnsupportedError
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mm"
 KERNEL = FIXTURE / "op_kernel" / "sim_mm.cpp"
@@ -236,6 +236,96 @@ def test_int8_matmul_is_exact_on_an_aic_only_kernel(tmp_path, m, n, k):
         target=T910B,
     )
     np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ bt.astype(np.int64).T)
+
+
+def test_b16_load_data_with_transpose_equals_load_data_if_transpose(tmp_path):
+    # b16: one 16 x 16 fractal per iteration, srcStride in fractals: the same ZN as LoadData2D's
+    # ifTranspose; with srcStride one short, wrong numbers
+    old = (
+        "LoadData(bL0[i * nb * CUBE * CUBE], bL1[s][i * CUBE * CUBE],\n"
+        "                             LoadData2DParams{0, uint8_t(nb), uint16_t(kb), 0, 0, true, 0});"
+    )
+    new = (
+        "LoadDataWithTranspose(bL0[i * nb * CUBE * CUBE], bL1[s][i * CUBE * CUBE],\n"
+        "                             LoadData2dTransposeParams{0, uint8_t(nb), uint16_t(kb), 0, 0});"
+    )
+    res, a, b = _run(_variant(tmp_path / "a", old, new), 100, 70, 50)
+    np.testing.assert_array_equal(res.outputs[0], mmad_model(a, b, 32) * np.float32(0.5))
+    res, a, b = _run(
+        _variant(tmp_path / "b", old, new.replace("uint16_t(kb), 0, 0}", "uint16_t(kb - 1), 0, 0}")),
+        100,
+        70,
+        50,
+    )
+    assert not np.array_equal(res.outputs[0], mmad_model(a, b, 32) * np.float32(0.5))
+
+
+KN_A_V1 = "LoadData(aL0[i * kb * 512], aL1[i * 512], LoadData2DParams{0, uint8_t(kb), uint16_t(mb), 0, 0, false, 0});"
+KN_A_V2 = "LoadData(aL0, aL1, LoadData2DParamsV2{0, 0, uint16_t(mb), uint16_t(kb), int32_t(mb), uint16_t(mb), false, 0});"
+KN_B_V1 = "LoadData2dTransposeParams{0, uint8_t(nq), uint16_t(kb), 1, 0}"
+KN_B_V2 = "LoadData2dTransposeParamsV2{0, uint8_t(nq), uint16_t(kb * 2), 1, 0, 0}"  # fractals
+
+
+def _kn_project(tmp_path, form):
+    """mm_i8_kn.cpp; on 950 (L0A is NZ there) A goes through LoadData2DParamsV2 and B through
+    LoadDataWithTranspose with the V1 struct (the impl's conversion) or LoadData2dTransposeParamsV2."""
+    proj = tmp_path / "mm"
+    shutil.copytree(FIXTURE, proj)
+    kernel = (KERNEL.parent.parent.parent / "kernels" / "mm_i8_kn.cpp").read_text()
+    assert KN_A_V1 in kernel and KN_B_V1 in kernel
+    if form != "910b":
+        kernel = kernel.replace(f"for (uint32_t i = 0; i < mb; i++)\n        {KN_A_V1}", KN_A_V2)
+        assert KN_A_V2 in kernel
+    if form == "950-v2":
+        kernel = kernel.replace(KN_B_V1, KN_B_V2)
+    (proj / "op_kernel" / "sim_mm.cpp").write_text(kernel)
+    return proj
+
+
+KN_FORMS = {"910b": T910B, "950-v1": TARGETS["ascend950"], "950-v2": TARGETS["ascend950"]}
+
+
+@pytest.mark.parametrize("form", list(KN_FORMS))
+@pytest.mark.parametrize("m,n,k", [(1, 2, 1), (16, 17, 32), (17, 33, 255), (64, 48, 100)])
+def test_int8_b_kn_through_load_data_with_transpose_is_exact(tmp_path, m, n, k, form):
+    # b [K, N] ND: LoadDataWithTranspose's int8 32 x 32 square transpose NZ -> ZN into L0B.
+    proj = _kn_project(tmp_path, form)
+    rng = np.random.default_rng(k + n)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    res = simulate_project(
+        proj,
+        "sim_mm",
+        inputs=[a, b],
+        outputs=[((m, n), np.int32)],
+        attrs=[64, 64, 256, 1, 1, 1.0],
+        target=KN_FORMS[form],
+    )
+    np.testing.assert_array_equal(res.outputs[0], a.astype(np.int64) @ b.astype(np.int64))
+
+
+def test_load_data_with_transpose_int8_faults(tmp_path):
+    # a source square past L1's buffer; the V2 struct on arch 2201; the V1 struct into L0A on 3510
+    a = np.ones((16, 32), np.int8)
+    b = np.ones((32, 64), np.int8)
+    args = dict(inputs=[a, b], outputs=[((16, 64), np.int32)], attrs=[64, 64, 256, 1, 1, 1.0])
+    proj = _kn_project(tmp_path / "a", "910b")
+    kernel = proj / "op_kernel" / "sim_mm.cpp"
+    kernel.write_text(
+        kernel.read_text().replace(KN_B_V1, KN_B_V1.replace("uint16_t(kb)", "uint16_t(kb + 1)"))
+    )
+    with pytest.raises(MemoryFaultError, match="LoadDataWithTranspose.*source"):
+        simulate_project(proj, "sim_mm", target=T910B, **args)
+    proj = _kn_project(tmp_path / "b", "910b")
+    kernel = proj / "op_kernel" / "sim_mm.cpp"
+    kernel.write_text(kernel.read_text().replace(KN_B_V1, KN_B_V2))
+    with pytest.raises(UnsupportedError, match=r"LoadData2dTransposeParamsV2\) is the arch 3510 form"):
+        simulate_project(proj, "sim_mm", target=T910B, **args)
+    proj = _kn_project(tmp_path / "c", "950-v1")
+    kernel = proj / "op_kernel" / "sim_mm.cpp"
+    kernel.write_text(kernel.read_text().replace("LoadDataWithTranspose(bL0[", "LoadDataWithTranspose(aL0["))
+    with pytest.raises(MemoryFaultError, match=r"the destination must be in L0B \(arch 3510\)"):
+        simulate_project(proj, "sim_mm", target=TARGETS["ascend950"], **args)
 
 
 def test_trace_records_each_core_and_the_cube_pipes(project):

@@ -10,7 +10,8 @@ tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
 * AIC: per K step of ``kL1 = stepK * baseK``: GM -> L1 (``Nd2NzParams``, ND -> NZ) into one of
   two L1 slots (``MTE1_MTE2`` pre-issued per slot); per ``baseK`` slice L1 -> L0A/L0B
   (``LoadData2DParams``: A NZ -> ZZ a fractal row at a time; B [K, N] NZ -> ZN transposing each
-  fractal, or w [N, K] whose NZ already is B's ZN in one copy) into one of two L0 slots
+  fractal (int8: ``LoadDataWithTranspose``, 32 x 32 squares, N rounded to 32 in L0B and the
+  Mmad), or w [N, K] whose NZ already is B's ZN in one copy) into one of two L0 slots
   (``M_MTE1`` pre-issued), ``Mmad`` accumulating in one of two L0C slots (``FIX_M`` pre-issued);
   then ``Fixpipe`` f32/i32 L0C -> the block's workspace slot (count % 2) and
   ``CrossCoreSetFlag<2, PIPE_FIX>`` to the AIVs; before the Fixpipe of its third tile on it waits
@@ -810,6 +811,11 @@ def _aic(
     """``ub`` (950): Fixpipe L0C -> the AIVs' UB split over M, mode-4 cross-core flags; ``v2``
     (arch 3510): L1 -> L0A/L0B with LoadData2DParamsV2 (L0A is NZ there)."""
     GA, GB = f"{camel(a)}Gm_", f"{camel(b)}Gm_"
+    # int8 B as [K, N]: LoadDataWithTranspose turns 32 x 32 squares of its NZ (two 16 x 32
+    # fractals, K padded to 32 in L1) into L0B's ZN fractals (arch 3510: LoadData2dTransposeParamsV2,
+    # in fractals); a square spans two 16-column blocks, so L0B and the Mmad take N rounded up to 32
+    # (ND2NZ's zero columns).
+    sq = cube["operand"] == "i8" and not bt
     with w.block("__aicore__ inline void ProcessAic()"):
         w.line("LocalMemAllocator<Hardware::L1> l1;")
         w.line("LocalMemAllocator<Hardware::L0A> l0a;")
@@ -839,10 +845,29 @@ def _aic(
         with w.block("for (uint32_t t = block_; t < tiles_; t += GetBlockNum(), count++)"):
             w.line("uint32_t mOff, nOff, curM, curN;")
             w.line("TileAt(t, mOff, nOff, curM, curN);")
-            w.line("const uint32_t mb = Ceil16(curM) / CUBE, nb = Ceil16(curN) / CUBE, c = count % 2;")
+            if sq:
+                w.line(
+                    "static_assert(BASE_N % (2 * CUBE) == 0 && BASE_K % (2 * CUBE) == 0, "
+                    '"int8 b [K, N]: whole 32 x 32 squares in L0B");'
+                )
+                w.line(
+                    "const uint32_t mb = Ceil16(curM) / CUBE, nb = (curN + 2 * CUBE - 1) / (2 * CUBE) * 2, "
+                    "c = count % 2;",
+                    "nb: 16-column blocks, N rounded to a 32-column square",
+                )
+            else:
+                w.line("const uint32_t mb = Ceil16(curM) / CUBE, nb = Ceil16(curN) / CUBE, c = count % 2;")
             w.line("WaitFlag<HardEvent::FIX_M>(c);", "L0C slot c drained by its last Fixpipe")
             with w.block("for (uint32_t k1 = 0; k1 < k_; k1 += kL1, l1Step++)"):
-                pad = "" if bt else ", kL1Pad = Ceil16(curKL1)"
+                pad = (
+                    ""
+                    if bt
+                    else (
+                        ", kL1Pad = (curKL1 + 2 * CUBE - 1) / (2 * CUBE) * (2 * CUBE)"
+                        if sq
+                        else ", kL1Pad = Ceil16(curKL1)"
+                    )
+                )
                 w.line(f"const uint32_t curKL1 = Min(kL1, k_ - k1){pad}, s = l1Step % 2;")
                 w.line("WaitFlag<HardEvent::MTE1_MTE2>(s);")
                 w.line(
@@ -882,6 +907,13 @@ def _aic(
                                 "uint16_t(kb), int32_t(nb), uint16_t(nb), false, 0});",
                                 "w's NZ fractals are B's ZN ones: placed, not transposed",
                             )
+                        elif sq:
+                            w.line(
+                                "for (uint32_t i = 0; i < kb; i++) LoadDataWithTranspose(bL0[p][i * nb * CUBE * C0], "
+                                "bL1[s][(kb0 + i) * C0 * C0], LoadData2dTransposeParamsV2{0, uint8_t(nb / 2), "
+                                "uint16_t(kL1Pad / CUBE), 1, 0, 0});",
+                                "NZ 32 x 32 squares (two fractals) -> ZN fractal pairs, a K square row at a time",
+                            )
                         else:
                             w.line(
                                 "LoadData(bL0[p], bL1[s], LoadData2DParamsV2{uint16_t(kb0), 0, uint16_t(kb), "
@@ -903,6 +935,13 @@ def _aic(
                             "LoadData2DParams{0, uint8_t(kb * nb), 1, 0, 0, false, 0});",
                             "w's NZ is B's ZN: one run of fractals",
                         )
+                    elif sq:
+                        w.line(
+                            "for (uint32_t i = 0; i < kb; i++) LoadDataWithTranspose(bL0[p][i * nb * CUBE * C0], "
+                            "bL1[s][(kb0 + i) * C0 * C0], LoadData2dTransposeParams{0, uint8_t(nb / 2), "
+                            "uint16_t(kL1Pad / C0), 1, 0});",
+                            "NZ 32 x 32 squares -> ZN fractal pairs, a K square row at a time",
+                        )
                     else:
                         w.line(
                             "for (uint32_t i = 0; i < kb; i++) LoadData(bL0[p][i * nb * CUBE * CUBE], "
@@ -913,9 +952,10 @@ def _aic(
                     w.line("SetFlag<HardEvent::MTE1_M>(p);")
                     w.line("WaitFlag<HardEvent::MTE1_M>(p);")
                     w.line(
-                        "Mmad(cL0[c], aL0[p], bL0[p], MmadParams{uint16_t(curM), uint16_t(curN), uint16_t(curK), "
-                        "0, false, k1 + k0 == 0});",
-                        "the first slice starts C at 0",
+                        "Mmad(cL0[c], aL0[p], bL0[p], MmadParams{uint16_t(curM), "
+                        + ("uint16_t(nb * CUBE)" if sq else "uint16_t(curN)")
+                        + ", uint16_t(curK), 0, false, k1 + k0 == 0});",
+                        "the first slice starts C at 0" + (" (N rounded to 32: L0B's squares)" if sq else ""),
                     )
                     w.line("SetFlag<HardEvent::M_MTE1>(p);")
                 w.line("SetFlag<HardEvent::MTE1_MTE2>(s);")

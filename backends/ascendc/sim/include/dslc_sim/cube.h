@@ -240,6 +240,127 @@ __aicore__ inline void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>&
     dslc::count_dma(dslc::P_MTE1, uint64_t(n) * 512, n);
 }
 
+// ---- MTE1: L1 -> L0A / L0B with the fractal transpose (LoadDataWithTranspose.md; the structs in
+// include/basic_api/kernel_struct_mm.h; the pseudocode examples/.../load_data_l12l0/scripts/
+// load_data_with_transpose.py; impl/basic_api/dav_3510/kernel_operator_mm_impl.h for 3510) ----
+struct LoadData2dTransposeParams {
+    __aicore__ LoadData2dTransposeParams() {}
+    __aicore__ LoadData2dTransposeParams(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                                         const uint16_t srcStrideIn, const uint16_t dstGapIn,
+                                         const uint16_t dstfracGapIn, const uint8_t addrModeIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstfracGapIn), addrMode(addrModeIn) {}
+    __aicore__ LoadData2dTransposeParams(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                                         const uint16_t srcStrideIn, const uint16_t dstGapIn,
+                                         const uint16_t dstfracGapIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstfracGapIn) {}
+    uint16_t startIndex = 0;  // square matrices (b8: 32 x 32 x 1 B; b16: 16 x 16 x 2 B)
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;   // square matrices between the sources of two iterations
+    uint16_t dstGap = 0;      // 512 B from an iteration's first destination fractal's end to the next one's start
+    uint16_t dstFracGap = 0;  // 512 B between the two destination fractals of one b8 iteration
+    uint8_t addrMode = 0;     // 0: the source advances by srcStride, 1: goes back by it
+};
+
+// The 3510 form: startIndex and srcStride count 512-B fractals, and the b8 square's two source
+// fractals may be srcFracGap fractals apart.
+struct LoadData2dTransposeParamsV2 {
+    __aicore__ LoadData2dTransposeParamsV2() {}
+    __aicore__ LoadData2dTransposeParamsV2(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                                           const uint16_t srcStrideIn, const uint16_t dstGapIn,
+                                           const uint16_t dstFracGapIn, const uint16_t srcFracGapIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstFracGapIn), srcFracGap(srcFracGapIn) {}
+    __aicore__ LoadData2dTransposeParamsV2(const uint16_t startIndexIn, const uint8_t repeatTimesIn,
+                                           const uint16_t srcStrideIn, const uint16_t dstGapIn,
+                                           const uint16_t dstFracGapIn, const uint16_t srcFracGapIn,
+                                           const uint8_t addrModeIn)
+        : startIndex(startIndexIn), repeatTimes(repeatTimesIn), srcStride(srcStrideIn), dstGap(dstGapIn),
+          dstFracGap(dstFracGapIn), srcFracGap(srcFracGapIn), addrMode(addrModeIn) {}
+    uint16_t startIndex = 0;  // 512-B fractals
+    uint8_t repeatTimes = 0;
+    uint16_t srcStride = 0;  // 512-B fractals
+    uint16_t dstGap = 0;
+    uint16_t dstFracGap = 0;
+    uint16_t srcFracGap = 0;  // 512 B between the two source fractals of one b8 iteration
+    uint8_t addrMode = 0;
+};
+
+namespace detail {
+// Per iteration r the source starts at fractal (start +/- r * stride); b8: it and the fractal
+// (1 + srcFracGap) further are one 32 x 32 row-major square S, whose transpose is split into two
+// 16 x 32 fractals, fractal j (rows 16j..16j+15 of S^T) at dst + r * (1 + dstGap) * 512 +
+// j * (1 + dstFracGap) * 512 B. b16: one 16 x 16 fractal, transposed (the gaps inside unused).
+template <typename T>
+inline void load_with_transpose(const char* api, const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t start,
+                                uint32_t n, uint32_t stride, uint32_t dstGap, uint32_t dstFracGap, uint32_t srcFracGap,
+                                bool down, bool l0b_only, dslc::Loc loc) {
+    const int hw = dslc::cube_mem_at(dst.addr());
+    if (hw != kHwL0B && (l0b_only || hw != kHwL0A))
+        dslc::fault(dslc::F_MEMORY, loc, "%s: the destination must be in %s, this tensor is in %s", api,
+                    l0b_only ? "L0B (arch 3510)" : "L0A or L0B", dslc::cube_mem_name(hw));
+    if (sizeof(T) != 1 && sizeof(T) != 2)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s: the emulator models b8 and b16 types, got %s", api,
+                    dslc::dtype_name(dslc::DTypeOf<T>::value));
+    constexpr uint32_t frac = sizeof(T) == 1 ? 2 : 1;    // 512-B fractals per square
+    constexpr uint32_t edge = sizeof(T) == 1 ? 32 : 16;  // square edge, elements
+    const uint32_t fgap = frac == 2 ? dstFracGap : 0, sgap = frac == 2 ? srcFracGap : 0;
+    if (n && down && uint64_t(n - 1) * stride > start)
+        dslc::fault(dslc::F_MEMORY, loc, "%s: addrMode 1 walks below fractal 0 (start %u, %u x stride %u)", api,
+                    start, n - 1, stride);
+    uint64_t dspan = n ? (uint64_t(n - 1) * (1 + dstGap) + uint64_t(frac - 1) * (1 + fgap) + 1) * 512 : 0;
+    dslc::cube_check(api, "destination", dst.buf(), dst.addr(), dspan, hw, 512, loc);
+    if (n) {
+        uint64_t last = down ? start : uint64_t(start) + uint64_t(n - 1) * stride;
+        dslc::cube_check(api, "source", src.buf(), src.addr(), (last + uint64_t(frac - 1) * (1 + sgap) + 1) * 512,
+                         kHwL1, 32, loc);
+    }
+    uint32_t id = dslc::issue(dslc::P_MTE1, api, loc);
+    dslc::trace_cube(id, 0, hw == kHwL0A ? 1 : 2);
+    uint8_t* mem = dslc::ub_base();
+    for (uint32_t r = 0; r < n; r++) {
+        const uint32_t f = down ? start - r * stride : start + r * stride;
+        T tmp[edge * edge];
+        for (uint32_t h = 0; h < frac; h++) {  // whole fractals, padding rows included
+            const uint32_t sa = src.addr() + (f + h * (1 + sgap)) * 512u;
+            dslc::ub_access(id, sa, 512, false, false);
+            std::memcpy(reinterpret_cast<uint8_t*>(tmp) + h * 512, mem + sa, 512);
+        }
+        for (uint32_t j = 0; j < frac; j++) {
+            const uint32_t da = dst.addr() + r * (1u + dstGap) * 512u + j * (1u + fgap) * 512u;
+            dslc::ub_access(id, da, 512, true);
+            T* d = reinterpret_cast<T*>(mem + da);
+            for (uint32_t row = 0; row < 16; row++)  // row `row` of fractal j: column 16j + row of the square
+                for (uint32_t c = 0; c < edge; c++) d[row * edge + c] = tmp[c * edge + j * 16 + row];
+        }
+    }
+    dslc::count_dma(dslc::P_MTE1, uint64_t(n) * 512 * frac, n);
+}
+}  // namespace detail
+
+// b8 and b16 (b32/b4 are not modelled). Arch 3510 takes it into L0B only, as the V2 call with
+// startIndex and srcStride in fractals (dav_3510 kernel_operator_mm_impl.h: x 2 for b8).
+template <typename T>
+__aicore__ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                             const LoadData2dTransposeParams& p, dslc::Loc loc = {}) {
+    const char* api = "LoadDataWithTranspose(L1->L0, LoadData2dTransposeParams)";
+    const uint32_t unit = sizeof(T) == 1 ? 2 : 1;
+    detail::load_with_transpose(api, dst, src, p.startIndex * unit, p.repeatTimes, p.srcStride * unit, p.dstGap,
+                                p.dstFracGap, 0, p.addrMode != 0, dslc::npu_arch() == 3510, loc);
+}
+
+template <typename T>
+__aicore__ inline void LoadDataWithTranspose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                             const LoadData2dTransposeParamsV2& p, dslc::Loc loc = {}) {
+    const char* api = "LoadDataWithTranspose(L1->L0B, LoadData2dTransposeParamsV2)";
+    if (dslc::npu_arch() != 3510)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "%s is the arch 3510 form (arch %d takes LoadData2dTransposeParams)", api,
+                    dslc::npu_arch());
+    detail::load_with_transpose(api, dst, src, p.startIndex, p.repeatTimes, p.srcStride, p.dstGap, p.dstFracGap,
+                                p.srcFracGap, p.addrMode != 0, true, loc);
+}
+
 // ---- MTE1: L1 -> L0A / L0B, the arch 3510 form (LoadData_2D_V2.md) ----
 struct LoadData2DParamsV2 {
     __aicore__ LoadData2DParamsV2() {}
