@@ -13,7 +13,8 @@ Usage::
     python benchmarks/heldout_report.py [--target ascend910b|ascend950|both] [--op NAME ...]
         [--scale 1.0] [--markdown FILE]
 
-``--scale`` shrinks the leading dimension (rows, or elements for flat operators) for a quick run.
+Figures: ``benchmarks/heldout_report.md``. ``--scale`` shrinks the leading dimension (rows, or
+elements for flat operators) for a quick run.
 """
 
 from __future__ import annotations
