@@ -42,6 +42,8 @@ def _bare_branch(text: str, chain):
         return None
     m = re.match(r"(else )?if constexpr (\(.*)", text)
     if m and (m.group(1) is None or chain is not None):
+        if m.group(2).count("(") > m.group(2).count(")"):  # a condition clang-format wrapped: a block's
+            return None
         return None, m.group(2)
     if chain is not None and (
         text == "else" or (text.startswith("else ") and not text.startswith("else if"))
