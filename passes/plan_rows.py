@@ -75,11 +75,9 @@ def assign_kinds(body, kind_of, spread=lambda v: False) -> list[Buffer]:
             and kinds[b.name] == kind
             and b.name not in taken
         ]
-        # A fold works in place: it takes its source's buffer.
-        own = [b for b in fits if op.opname == "vec.fold" and where.get(id(op.operands[0])) is b]
         # Same width first; else the narrowest wider buffer (a dead f16 input slot holds an i8
         # output: fewer bytes per row than a buffer of its own).
-        buf = (own or [None])[0] or (
+        buf = (
             min(fits, key=lambda b: (b.bytes != width, b.bytes, b.slots != slots, int(b.name[1:])))
             if fits
             else None

@@ -216,7 +216,8 @@ def test_corrected_twin_passes(projects, rng, name, bug, fix, err, fragments, op
 def test_shared_ids_are_one_pool_per_event_type_by_default(projects, rng):
     """Without shared_event_ids the key-0 kernel is correct: CANN's TPipe keeps one id pool per
     HardEvent (asc-devkit impl/basic_api/kernel_tpipe_impl.h, AllocEventID: eventPool_ +
-    EventToIndex(evt)), and so does the emulator."""
+    EventToIndex(evt); InitBuffer pre-issues an input and an output TQue's free events V_MTE2(0)
+    and MTE3_V(0) together, as this kernel does), and so does the emulator."""
     x, y, res = _run(projects, rng, "shared_ids", 0, {"tile": 256})
     assert np.array_equal(res.outputs[0], _expected("shared_ids", x, y, 1.5))
 

@@ -71,6 +71,13 @@ struct FlagSlot {
     int wait_line = 0;
 };
 
+// One flag per (HardEvent, id): the toolkit's reading. asc-devkit impl/basic_api/kernel_tpipe_impl.h
+// keeps one id pool per HardEvent (AllocEventID/FetchEventID: eventPool_ + EventToIndex(evt)) and
+// TPipe::InitBuffer pre-issues each TQue buffer's free event on an id of its type's pool (a VECIN
+// and a VECOUT queue: V_MTE2(0) and MTE3_V(0) live together); its A2 architecture guide
+// (NPU架构版本2201.md) says SetFlag<S_MTE3>(1) and SetFlag<MTE3_MTE1>(1) are different EventIDs.
+// shared_ids (reference-ops.md s4.1's other reading) checks one number across types on top.
+// Ids 0-7 on A2/A3/950; manual code uses 0-5 (6 reserved, 7 TPipe's auto-sync).
 constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
 constexpr int kIds = 8;
 constexpr int kManualIds = 6;
