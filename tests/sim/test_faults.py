@@ -119,6 +119,17 @@ CASES = [
         {"tile": 256, "strict": True},
     ),
     (
+        "library_flag",
+        0,
+        1,
+        SyncError,
+        [
+            "op_kernel/sim_ew.cpp:30: ReduceSum sets and waits HardEvent::V_S(0) itself (TPipe::FetchEventID",
+            "while the kernel's SetFlag<HardEvent::V_S>(0) at op_kernel/sim_ew.cpp:29 is still pending",
+        ],
+        {},
+    ),
+    (
         "several_faults",
         0,
         1,
