@@ -51,9 +51,12 @@ the compiler's auto-sync off).
      EventID; only the same template parameter with the same id does.
    Manual ids are not taken from those pools, so a library call that fetches an id of a type
    (the count-form reductions: V_S, S_V, S_MTE3) gets 0: the scalar-unit groups start at 1 there
-   (``_first_group``). ``simulate(..., shared_event_ids=True)`` runs a kernel under the other
-   reading, where kernels with two reverse event types of one slot fault (measured: layer_norm,
-   add_bias with its bias; and every TQue kernel with an input and an output queue would).
+   (``_first_group``; the emulator reports such a clash at the call, test_sync_mutations.py).
+   ``simulate(..., shared_event_ids=True)`` runs a kernel under the other
+   reading, where kernels with two reverse event types of one slot fault (measured on 910B:
+   apply_adam_w, layer_norm, add_layer_norm, quantize_add_layer_norm, add_bias with its bias;
+   rms_norm, softmax, bias_gelu, clamp, hypot_bcast pass), as every TQue kernel with an input
+   and an output queue would.
 
 6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
    before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.

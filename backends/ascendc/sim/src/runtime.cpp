@@ -1411,4 +1411,21 @@ int fetch_event_id(int event) {
     return 0;
 }
 
+// TPipe hands a library call the lowest id it has not allocated; manual ids are not allocated, so a
+// kernel that holds that id of the same event pending across the call has two SetFlags on one flag
+// (undefined on hardware, as set_flag reports for the kernel's own). The call's own pair is not
+// modelled as an ordering: only the clash is reported.
+void library_flag(int event, const char* api, Loc loc) {
+    const int id = fetch_event_id(event);
+    const FlagSlot& f = S().flags[event][id];
+    if (!f.set) return;
+    EvPipes e = event_pipes(event);
+    soft_fault(F_SYNC, loc, loc, 5000000 + event * kIds + id,
+               "%s sets and waits HardEvent::%s(%d) itself (TPipe::FetchEventID: the lowest id TPipe has not "
+               "allocated) while the kernel's SetFlag<HardEvent::%s>(%d) at %s:%d is still pending: two SetFlags on "
+               "one flag, undefined on hardware. Keep manual %s ids off %d across the call, or take them from "
+               "TPipe::AllocEventID",
+               api, e.name, id, e.name, id, f.file, f.line, e.name, id);
+}
+
 }  // namespace dslc
