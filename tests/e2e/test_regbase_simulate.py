@@ -238,3 +238,23 @@ def test_plus_and_minus_inf_splats_keep_their_own_registers(tmp_path):
     assert np.isposinf(want).any() and np.isneginf(want).any()
     for target in ("ascend950", "ascend910b"):
         np.testing.assert_array_equal(op.simulate(s, n, k=1, target=target, cores=4), want)
+
+
+def test_two_splats_of_one_scalar_are_one_duplicate(tmp_path):
+    """``where(x > 0, k, cast(cast(k, f16), f32))`` splats ``k`` twice (once per branch): the VF
+    makes the register once, and the f16 rounding of the other branch still happens."""
+    op = _load_source(
+        tmp_path,
+        "k_twice",
+        "@dsl.op(dtypes=(f32,))\n"
+        "def k_twice(x: Tensor[f32], *, k: int = 0):\n"
+        "    return dsl.where(x > 0, dsl.cast(k, f32), dsl.cast(dsl.cast(k, f16), f32))\n",
+    )
+    text = next(
+        iter(op.compile(out_dir=tmp_path / "p", target="ascend950").glob("op_kernel/*.cpp"))
+    ).read_text()
+    assert text.count("Reg::Duplicate(kVec, k);") == 1
+    x = np.random.default_rng(3).uniform(-2, 2, 4096 + 5).astype(np.float32)
+    want = op.reference(x, k=2049)  # 2049 rounds to 2048 in f16
+    assert set(np.unique(want)) == {2048.0, 2049.0}
+    np.testing.assert_array_equal(op.simulate(x, k=2049, target="ascend950", cores=4), want)

@@ -287,8 +287,10 @@ class VfWriter:
         op, name = v.op, v.op.opname
         d, srcs = v.dst, v.srcs
         out = self.loop
-        if name == "vec.dup":  # loop-invariant: made once
-            self.before.append(f"Reg::Duplicate({self.reg(d)}, {self.scalar(srcs[0], d)});")
+        if name == "vec.dup":  # loop-invariant: made once (two splats of one scalar: one Duplicate)
+            line = f"Reg::Duplicate({self.reg(d)}, {self.scalar(srcs[0], d)});"
+            if line not in self.before:
+                self.before.append(line)
             return
         if name in BINARY:
             a, b = self.src(srcs[0], d), self.src(srcs[1], d)
