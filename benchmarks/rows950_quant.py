@@ -11,7 +11,7 @@ kernel (RegBase, the default on 950, against --vector-path membase).
   ``StoreAlign`` inside a VF's column loop (``for (uint16_t i ...)``) moves one element per lane of
   the row: a load or a store per element; the per-row ``DIST_BRC_B32`` / ``DIST_FIRST_ELEMENT``
   moves (one element per row) are counted apart. MemBase: every vector call over the step's rows
-  reads each tensor source and writes its destination once per element (a fold: half the row;
+  reads each tensor source and writes its destination once per element (the
   per-row Brcb blocks and per-row slots not counted).
 * **UB round trips per element** = (row loads + stores) / 2: one row value written to UB and read
   back (or read in and written out) is one round trip; the resident columns' reads (gamma, beta,
@@ -177,12 +177,11 @@ def membase_counts(text: str, step: list[str]) -> dict:
         tensors = [b for b in base if b in views and b not in blocks]
         if not tensors or tensors[0] in perrow and m.group(1) != "ReduceRows":
             continue  # per-row math (one element per row)
-        share = 0.5 if "foldNum_" in line else 1.0  # the fold adds the back half onto the front
         calls += 1
         if m.group(1) == "ReduceRows":
-            loads += share
+            loads += 1
             continue
-        stores += share
+        stores += 1
         srcs = [a for a, b in zip(args[1:], base[1:]) if b in tensors]
         rowwise = any(
             "r * pitch_" in a for a in args

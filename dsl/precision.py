@@ -138,11 +138,6 @@ OP_PRECISION: dict[str, str] = {
     "welford.var": APPROX_CLASS,  # chunked rows: a variance merged from Welford statistics (sums reorder)
     "reduce.max": EXACT_CLASS,
     "reduce.min": EXACT_CLASS,
-    # a row's fold before its reduction (seed 002's binary add): the same classes as the reductions
-    "vec.fold.sum": APPROX_CLASS,
-    "vec.fold.mean": APPROX_CLASS,
-    "vec.fold.max": EXACT_CLASS,
-    "vec.fold.min": EXACT_CLASS,
     "vec.brc": EXACT_CLASS,  # a per-row value or a column copied over whole rows
     "vec.brcb": EXACT_CLASS,  # per-row values copied into one 32-byte block each (Brcb)
     # values that only move (no arithmetic)
@@ -174,11 +169,11 @@ OP_PRECISION: dict[str, str] = {
 
 
 def op_key(op) -> str:
-    """The ``OP_PRECISION`` key of an IR op (reductions and folds are keyed by their kind, a
+    """The ``OP_PRECISION`` key of an IR op (reductions are keyed by their kind, a
     matmul by whether its operands are integers)."""
     if op.opname == "matmul":
         return "matmul.int" if op.operands[0].type.dtype.is_int else "matmul.float"
-    return f"{op.opname}.{op.attrs.get('kind')}" if op.opname in ("reduce", "vec.fold") else op.opname
+    return f"{op.opname}.{op.attrs.get('kind')}" if op.opname == "reduce" else op.opname
 
 
 def op_class(op) -> str:

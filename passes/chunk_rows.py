@@ -134,7 +134,7 @@ def welford(body: list[Op]) -> int:
     variance no longer waits for a pass of its own. With ``d = x - b``, ``b = vec.brcb m`` (the
     row-forms of an f32 ``x - m``) it reads ``b`` instead (``{blocks = true}``: the vector unit,
     no scalar read).
-    The square and its fold go when nothing else reads them. Returns how many variances it
+    The square goes when nothing else reads it. Returns how many variances it
     rewrote."""
     users: dict[int, list[Op]] = {}
     for op in body:
@@ -146,9 +146,6 @@ def welford(body: list[Op]) -> int:
             continue
         chain = [r2]
         sq = r2.operands[0].owner
-        if sq is not None and sq.opname == "vec.fold":
-            chain.append(sq)
-            sq = sq.operands[0].owner
         if sq is None or sq.opname != "mul" or sq.operands[0] is not sq.operands[1]:
             continue
         chain.append(sq)
@@ -163,7 +160,6 @@ def welford(body: list[Op]) -> int:
         if (
             r1.opname != "reduce"
             or r1.attrs.get("kind") != "mean"
-            or r1.attrs.get("folded")
             or r1.operands[0] is not x
             or m.type.dtype.name != "f32"
             or x.type.dtype.name != "f32"

@@ -35,12 +35,28 @@ the compiler's auto-sync off).
    end would need one group but gives up the overlap inside a tile; a V <- MTE3 handshake between
    stores would stall V on MTE3's earlier copies.
 
-   The ids assume one id pool per event type, as CANN's TPipe allocates them (asc-devkit
-   ``impl/basic_api/kernel_tpipe_impl.h``: ``AllocEventID<evt>`` takes ``eventPool_ +
-   EventToIndex(evt)``, so TQue code shares numbers across types) and the regbase notes say; the
-   blaze notes say the types share physical ids (reference-ops.md s4.1). Under that reading one
-   number is live for several types here (AdamW's V_MTE2(0) is set while its MTE3_MTE2(0) is
-   pending: two reverse events of one slot); ``simulate(..., shared_event_ids=True)`` reports it.
+   Event ids are numbered per event type: one number may be live for several types at once
+   (a double-buffered kernel pre-issues V_MTE2(0) and MTE3_V(0) together). reference-ops.md
+   s4.1 records a disagreement (blaze: the types share physical ids); the toolkit settles it for
+   per-type ids, and dslc follows it:
+   * asc-devkit ``impl/basic_api/kernel_tpipe_impl.h``: ``AllocEventID<evt>``/``FetchEventID``
+     take the lowest free id of ``eventPool_ + EventToIndex(evt)``, one pool per HardEvent
+     (``kernel_event.h``: ``EVENT_NUM`` pools); ``TPipe::InitBuffer`` gives every buffer of a
+     TQue its ``freeBufEvtID = AllocEventID<T::freeBufEvt>()`` and pre-issues
+     ``SetFlag<T::freeBufEvt>`` on it, so any kernel with a VECIN and a VECOUT queue holds
+     V_MTE2(0) and MTE3_V(0) live together, as function ``@f`` of
+     tests/passes/insert-sync/reverse_events.ir does;
+   * asc-devkit ``docs/zh/guide/编程指南/高级编程/硬件实现/架构规格/NPU架构版本2201.md`` (the A2
+     sync rules): ``SetFlag<S_MTE3>(1)`` and ``SetFlag<MTE3_MTE1>(1)`` do not set the same
+     EventID; only the same template parameter with the same id does.
+   Manual ids are not taken from those pools, so a library call that fetches an id of a type
+   (the count-form reductions: V_S, S_V, S_MTE3) gets 0: the scalar-unit groups start at 1 there
+   (``_first_group``; the emulator reports such a clash at the call, test_sync_mutations.py).
+   ``simulate(..., shared_event_ids=True)`` runs a kernel under the other
+   reading, where kernels with two reverse event types of one slot fault (measured on 910B:
+   apply_adam_w, layer_norm, add_layer_norm, quantize_add_layer_norm, add_bias with its bias;
+   rms_norm, softmax, bias_gelu, clamp, hypot_bcast pass), as every TQue kernel with an input
+   and an output queue would.
 
 6. Broadcasts made once before the loop (hoist-invariants' resident ``vec.dup``) are ordered
    before the loop's vector reads by one ``sync.barrier {pipe = "V"}`` after them.

@@ -44,6 +44,7 @@ from dsl.ir import Func, Module, TensorType
 
 from . import row_vf
 from .manager import Pass, register
+from .analysis.access import stored_values
 from .plan_buffers import Buffer, interference
 from .rows import COL, PERROW, ROW, is_row_func, layout_of
 
@@ -55,11 +56,16 @@ def _is_mask(op) -> bool:
     return op.opname == "cmp"
 
 
-def assign_kinds(body, kind_of, spread=lambda v: False) -> list[Buffer]:
+def assign_kinds(body, kind_of, spread=lambda v: False, outputs_apart: bool = False) -> list[Buffer]:
     """Like plan-buffers' colouring, with buffers of one kind (row / per-row) only. A result
     never takes the buffer of an operand ``spread`` says is read whole for every row (a column
-    widened in the step): writing row 0 in place would overwrite what the next rows read."""
+    widened in the step): writing row 0 in place would overwrite what the next rows read.
+    ``outputs_apart``: a stored value never shares a buffer with a loaded one (nor the reverse),
+    so a slot's next load waits for the vector reads of it, not for a copy-out."""
     g = interference(body)
+    loaded = {id(op.result) for op in body if op.opname == "dma.load"}
+    stored = stored_values(body)
+    dma_class: dict[str, str] = {}  # buffer -> "in" | "out": the DMA class it holds (outputs_apart)
     buffers: list[Buffer] = []
     kinds: dict[str, str] = {}
     where: dict[int, Buffer] = {}
@@ -74,6 +80,9 @@ def assign_kinds(body, kind_of, spread=lambda v: False) -> list[Buffer]:
         taken = {where[n].name for n in g.neighbors(id(v)) if n in where}
         taken |= {where[id(a)].name for a in op.operands if id(a) in where and spread(a)}
         mask = _is_mask(op)
+        cls = "in" if id(v) in loaded else "out" if id(v) in stored else None
+        if outputs_apart and cls is not None:
+            taken |= {name for name, c in dma_class.items() if c != cls}
         fits = [
             b
             for b in buffers
@@ -82,11 +91,9 @@ def assign_kinds(body, kind_of, spread=lambda v: False) -> list[Buffer]:
             and kinds[b.name] == kind
             and b.name not in taken
         ]
-        # A fold works in place: it takes its source's buffer.
-        own = [b for b in fits if op.opname == "vec.fold" and where.get(id(op.operands[0])) is b]
         # Same width first; else the narrowest wider buffer (a dead f16 input slot holds an i8
         # output: fewer bytes per row than a buffer of its own).
-        buf = (own or [None])[0] or (
+        buf = (
             min(fits, key=lambda b: (b.bytes != width, b.bytes, b.slots != slots, int(b.name[1:])))
             if fits
             else None
@@ -97,6 +104,8 @@ def assign_kinds(body, kind_of, spread=lambda v: False) -> list[Buffer]:
             kinds[buf.name] = kind
         buf.values.append(v)
         where[id(v)] = buf
+        if outputs_apart and cls is not None:
+            dma_class[buf.name] = cls
         if mask:
             mask_bufs.add(buf.name)
         op.attrs["buf"] = buf.name
@@ -125,7 +134,11 @@ def plan(func: Func) -> None:
     def spread(v) -> bool:
         return isinstance(v.type, TensorType) and layout.kind(v.type) == COL
 
-    buffers = assign_kinds(loop.region, kind_of, spread)
+    regbase = any("vf" in op.attrs for op in loop.region)
+    # A RegBase step is DMA-bound: an output computed in its input's slot would hold the load two
+    # steps ahead until its copy-out ends (MTE3 -> MTE2); in a buffer of its own, the next load
+    # waits only for the VF's reads and the loads run back to back.
+    buffers = assign_kinds(loop.region, kind_of, spread, outputs_apart=regbase)
     names = len(buffers)
     # Resident columns: one buffer each, defined before the loop.
     for op in func.body:
@@ -147,7 +160,6 @@ def plan(func: Func) -> None:
     ]
     perrow_widths = [v.type.dtype.bytes for b in buffers if b.kind == PERROW for v in b.values]
     align = BLOCK // min(row_widths, default=4)
-    regbase = any("vf" in op.attrs for op in loop.region)
     if regbase:  # a row VF's element steps read whole registers: a pitch of whole steps (seed 002)
         align = max(align, row_vf.vf_lanes(loop.region))
     per_row = BLOCK // min(perrow_widths, default=4)

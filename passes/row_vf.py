@@ -20,8 +20,8 @@ This module marks the IR; ``backends/ascendc/kernel/vector/regbase_rows.py`` wri
   widening cast of a loaded row, ``x - mean``): re-made in each pass that reads it, where a UB
   copy would cost a store and a load per element (and UB). ``until = k``: the last pass that
   makes it again, so plan-rows keeps its sources' buffers live that long.
-* ``vec.brcb`` (MemBase's Brcb blocks) and ``vec.fold`` (MemBase's fold before ReduceSum) go:
-  in a register every lane already holds the per-row value, and the accumulation folds.
+* ``vec.brcb`` (MemBase's Brcb blocks) goes: in a register every lane already holds the
+  per-row value.
 * plan-buffers/plan-rows see a pass as one position (``positions``), so UB values of passes
   that never overlap may share a buffer; the pitch of a row is a whole element step (``align``).
 
@@ -37,7 +37,7 @@ from .rows import COL, PERROW, ROW, layout_of
 from .select_vector_path import vector_ops
 
 REDUCE_KINDS = ("sum", "mean", "max", "min")
-ALIASES = ("vec.brcb", "vec.fold")  # MemBase forms a register does not need
+ALIASES = ("vec.brcb",)  # MemBase forms a register does not need
 
 
 def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:

@@ -89,7 +89,7 @@ def register_intermediates(region: list[Op]) -> int:
     kept = 0
     for op in ops:
         users = readers.get(id(op.result), [])
-        through_ub = op.opname in ("reduce", "vec.fold") or per_row(op.result.type)
+        through_ub = op.opname == "reduce" or per_row(op.result.type)
         if users and all(id(u) in vector for u in users) and not through_ub:
             kept += 1
     return kept

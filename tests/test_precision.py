@@ -23,8 +23,8 @@ def test_every_ir_op_has_a_precision_class():
     from dsl.ir import tile_ops  # noqa: F401  (declares the tile-level ops)
     from dsl.ir.ops import OPS
 
-    keys = {name for name in OPS if name not in ("reduce", "vec.fold", "matmul")}
-    keys |= {f"{op}.{k}" for op in ("reduce", "vec.fold") for k in ("sum", "mean", "max", "min")}
+    keys = {name for name in OPS if name not in ("reduce", "matmul")}
+    keys |= {f"reduce.{k}" for k in ("sum", "mean", "max", "min")}
     keys |= {"matmul.float", "matmul.int"}
     assert keys == set(
         OP_PRECISION
@@ -37,7 +37,7 @@ def test_the_approximated_ops_are_the_contracts():
     """DESIGN.md section 2 names exp/log/sqrt/rsqrt/tanh/sigmoid; sums/means have no fixed order.
     Everything else (reciprocal and round included) is exact."""
     approx = {k for k, v in OP_PRECISION.items() if v == "approx"}
-    sums = {"reduce.sum", "reduce.mean", "vec.fold.sum", "vec.fold.mean"}  # a row's fold reorders its sum
+    sums = {"reduce.sum", "reduce.mean"}
     sums.add("welford.var")  # chunked rows: the variance merged from Welford statistics
     assert approx == {"exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid"} | sums
 

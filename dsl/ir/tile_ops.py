@@ -178,25 +178,6 @@ declare(
 )
 
 
-def _check_fold(types, attrs, rtype):
-    if attrs.get("kind") not in ("sum", "mean", "max", "min"):
-        raise TypeInferenceError("vec.fold folds for a reduction: kind sum, mean, max or min")
-    if rtype != types[0]:
-        raise TypeInferenceError("vec.fold keeps the type of the rows it folds")
-
-
-declare(
-    OpSpec(
-        "vec.fold",
-        1,
-        None,
-        lambda a, at, rt: a[0],  # folding keeps the row's sum / max / min: the reduction sees the same
-        attrs=("kind",),
-        check=_check_fold,
-        in_loop=True,
-        doc='%f = vec.fold %x {kind = "sum"} : tensor<..., C, f32>  // columns past 2^k onto the front',
-    )
-)
 declare(
     OpSpec(
         "loop.tiles",

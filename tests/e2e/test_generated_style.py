@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"
 # A golden copy per kernel family: flat (AdamW), rows (layer_norm: column-chunked twins, Welford,
-# Brcb blocks, the fold) and broadcast (outer_max).
+# Brcb blocks) and broadcast (outer_max).
 GOLDEN_STEMS = ("apply_adam_w", "layer_norm", "outer_max")
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.py"))
 

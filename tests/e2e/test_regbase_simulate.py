@@ -209,3 +209,32 @@ def test_two_register_operands_of_one_op_keep_their_own_registers(tmp_path):
         iter(op.compile(out_dir=tmp_path / "p", target="ascend950").glob("op_kernel/*.cpp"))
     ).read_text()
     assert "asc_vf_call" in text
+
+
+def _load_source(tmp_path, name: str, body: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text("import dsl\nfrom dsl import Tensor, f16, f32, i8\n\n\n" + body)
+    from dsl.loader import load_operators as load
+
+    return load(path)[name]
+
+
+def test_plus_and_minus_inf_splats_keep_their_own_registers(tmp_path):
+    """Flat fuzz seed 30096 on ascend950 (silent wrong numbers before the fix): ``+inf`` and
+    ``-inf`` both became the register ``cinfVec``, so the second Duplicate overwrote the first
+    and every element took -inf. Distinct numbers get distinct words (``minusinf``)."""
+    op = _load_source(
+        tmp_path,
+        "inf_select",
+        "@dsl.op(dtypes=(f16,))\n"
+        "def inf_select(s: Tensor[i8], n: Tensor[f16], *, k: int = 0):\n"
+        "    return (dsl.where(s != k, float('+inf'), float('-inf')) + k) * n\n",
+    )
+    rng = np.random.default_rng(30096)
+    s = rng.integers(-128, 127, 4096 + 17).astype(np.int8)
+    s[:3] = [-94, 1, 0]
+    n = rng.uniform(0.5, 2, s.size).astype(np.float16)
+    want = op.reference(s, n, k=1)
+    assert np.isposinf(want).any() and np.isneginf(want).any()
+    for target in ("ascend950", "ascend910b"):
+        np.testing.assert_array_equal(op.simulate(s, n, k=1, target=target, cores=4), want)

@@ -136,3 +136,40 @@ def test_double_buffer_mutation_is_caught(write_module, tmp_path, monkeypatch):
     monkeypatch.setattr(double_buffer.DoubleBufferPass, "run", mutated)
     with pytest.raises(AssertionError, match="single-slot buffer b\\d is shared by pipes"):
         _run(write_module, tmp_path)
+
+
+# A row kernel whose scalar unit reads a per-row value (m, for the comparison) that V writes after
+# another count-form reduction (mx): the reverse S_V from the last tile's reads is pending across
+# that ReduceMax, which fetches S_V (and V_S, S_MTE3) ids for itself (TPipe::FetchEventID: 0 when
+# no id is allocated). insert-sync starts the scalar-unit ids at group 1 there (_first_group).
+ROW_SOURCE = """
+import dsl
+from dsl import Tensor, f32
+
+@dsl.op(dtypes=(f32,))
+def rowmut(x: Tensor[..., "C"]):
+    mx = dsl.max(x, axis=-1, keepdims=True)
+    m = dsl.mean(x, axis=-1, keepdims=True)
+    return dsl.where(x > m, x - mx, x)
+"""
+
+
+def _run_rows(write_module, tmp_path):
+    op = write_module(ROW_SOURCE).rowmut
+    x = np.random.default_rng(5).uniform(-1, 1, (6, 40)).astype(np.float32)
+    project = op.compile(out_dir=tmp_path)
+    got, _ = simulate(op, [x], {}, cores=1, project=project)  # one output: the array
+    assert dsl.precision.compare(got, op.reference(x), dsl.precision.output_tolerances(op, dsl.f32)["y"]).ok
+    return (project / "op_kernel" / "rowmut.cpp").read_text()
+
+
+def test_scalar_event_ids_stay_off_the_ids_reductions_fetch(write_module, tmp_path, monkeypatch):
+    text = _run_rows(write_module, tmp_path / "ok")
+    assert "SetFlag<HardEvent::S_V>(2);" in text and "ReduceMax(" in text
+    monkeypatch.setattr(insert_sync, "_first_group", lambda event, reduces: 0)
+    with pytest.raises(SyncError) as info:
+        _run_rows(write_module, tmp_path / "mutated")
+    msg = str(info.value)
+    assert "op_kernel/rowmut.cpp:" in msg
+    assert "ReduceMax sets and waits HardEvent::S_V(0) itself (TPipe::FetchEventID" in msg, msg
+    assert "while the kernel's SetFlag<HardEvent::S_V>(0) at op_kernel/rowmut.cpp:" in msg, msg

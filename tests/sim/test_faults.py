@@ -119,6 +119,17 @@ CASES = [
         {"tile": 256, "strict": True},
     ),
     (
+        "library_flag",
+        0,
+        1,
+        SyncError,
+        [
+            "op_kernel/sim_ew.cpp:30: ReduceSum sets and waits HardEvent::V_S(0) itself (TPipe::FetchEventID",
+            "while the kernel's SetFlag<HardEvent::V_S>(0) at op_kernel/sim_ew.cpp:29 is still pending",
+        ],
+        {},
+    ),
+    (
         "several_faults",
         0,
         1,
@@ -216,7 +227,8 @@ def test_corrected_twin_passes(projects, rng, name, bug, fix, err, fragments, op
 def test_shared_ids_are_one_pool_per_event_type_by_default(projects, rng):
     """Without shared_event_ids the key-0 kernel is correct: CANN's TPipe keeps one id pool per
     HardEvent (asc-devkit impl/basic_api/kernel_tpipe_impl.h, AllocEventID: eventPool_ +
-    EventToIndex(evt)), and so does the emulator."""
+    EventToIndex(evt); InitBuffer pre-issues an input and an output TQue's free events V_MTE2(0)
+    and MTE3_V(0) together, as this kernel does), and so does the emulator."""
     x, y, res = _run(projects, rng, "shared_ids", 0, {"tile": 256})
     assert np.array_equal(res.outputs[0], _expected("shared_ids", x, y, 1.5))
 
@@ -291,3 +303,13 @@ def test_bf16_add_is_supported_on_950(projects, rng):
 def test_ub_capacity_can_be_overridden(projects, rng):
     with pytest.raises(MemoryFaultError, match="> 65504 B usable"):
         _run(projects, rng, "ub_capacity", 1, {"ub_capacity": 65536 - 32})
+
+
+def test_library_flag_on_950_is_reduce_sums_v_s(projects, rng):
+    """On 950 the count-form ReduceSum of float syncs with AllocEventID<V_S> (asc-devkit
+    dav_3510 kernel_operator_vec_reduce_impl.h): library_flag.cpp's key 0 clashes there too."""
+    with pytest.raises(SyncError) as info:
+        _run(projects, rng, "library_flag", 0, {"target": T950})
+    assert "ReduceSum sets and waits HardEvent::V_S(0) itself" in str(info.value)
+    x, y, res = _run(projects, rng, "library_flag", 1, {"target": T950})
+    assert np.array_equal(res.outputs[0], _expected("library_flag", x, y, 1.5))

@@ -31,7 +31,7 @@ tiles t = block, block + blocks, ... in serpentine order (``TileAt``):
   row kernels, and a row op with a per-row value reads it as Brcb blocks (``SpreadPerRow``,
   ``RowsByValue``, the row kernels' helpers, members of the epilogue, with ``PITCH`` as the pitch
   and ``cols_ = curN``); reductions along N (the cube tile then holds whole rows: ``full_row``)
-  run ``ReduceRows`` (and the fold) over the chunk's rows into per-row buffers, means times
+  run ``ReduceRows`` over the chunk's rows into per-row buffers, means times
   ``invCols_ = 1 / N``. The AIV's ``CrossCoreSetFlag`` is issued on MTE3 after the epilogue's
   copies out (it fires when the stores, and the reads they follow, are done).
 
@@ -260,7 +260,7 @@ class EpilogueRenderer:
         vop = VecOp(op, dst, srcs, extent)
         st = self.vc.op(vop, self.ctx)
         rest = dataclasses.replace(
-            self.ctx.needs, spreads=False, row_ops=set(), row_reduces=set(), uses_mean=False, uses_fold=False
+            self.ctx.needs, spreads=False, row_ops=set(), row_reduces=set(), uses_mean=False
         )
         if rest != Needs():
             raise CompileError(
@@ -1152,10 +1152,8 @@ def _epilogue_class(
             w.line(f"GlobalTensor<{acc}> wsGm_;")
         for member, ct, _, _ in e.scalars:
             w.line(f"{ct} {member};")
-        if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
+        if e.needs.row_ops or e.needs.row_reduces:
             w.line("uint32_t cols_ = 0;", "the current tile's columns (curN): the row helpers' row length")
-        if e.needs.uses_fold:
-            w.line("uint32_t foldNum_ = 0;", "the largest power of two below cols_ (at least 64): the fold")
         if e.needs.uses_mean:
             w.line("float invCols_ = 0;", "1 / N, for means (the tile holds whole rows)")
         if ub:
@@ -1189,14 +1187,8 @@ def _epilogue_tile(w: CodeWriter, e: Epilogue, cid: int, ub: bool) -> None:
         )
         w.line("if (myRows == 0) return;")
         w.line("const uint32_t row0 = GetSubBlockIdx() * halfM;", "my first row of the tile (GM side only)")
-        if e.needs.row_ops or e.needs.row_reduces or e.needs.uses_fold:
+        if e.needs.row_ops or e.needs.row_reduces:
             w.line("cols_ = curN;", "the row length the row helpers work on")
-        if e.needs.uses_fold:
-            w.line("foldNum_ = curN;")
-            w.line(
-                "if (curN > 64) for (foldNum_ = 64; foldNum_ * 2 < curN;) foldNum_ *= 2;",
-                "fold the columns past it onto the front (seed 002)",
-            )
         for (buf, ct), name in e.views.items():
             if (buf, ct) in e.col_views:
                 w.line(f"const LocalTensor<{ct}> {name} = {buf}_.ReinterpretCast<{ct}>();")

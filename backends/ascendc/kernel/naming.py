@@ -7,6 +7,7 @@ Tile values become ``LocalTensor`` views named after what they hold (``mOut``, `
 
 from __future__ import annotations
 
+import math
 import re
 
 # Names the kernel itself uses; a user name that would clash gets a suffix.
@@ -50,12 +51,16 @@ def is_user_name(name: str) -> bool:
 
 
 def literal_word(value) -> str:
+    """A C++ word for a number: distinct numbers get distinct words (``-inf`` is ``minusinf``,
+    ``-0.0`` ``minus0``), so two constants never share a register or buffer name."""
     v = float(value)
-    if v in _WORDS:
+    negative = math.copysign(1.0, v) < 0
+    if v in _WORDS and not negative:
         return _WORDS[v]
+    sign = "minus" if negative else "c"
     if v.is_integer() and abs(v) < 1000:
-        return ("minus" if v < 0 else "c") + str(int(abs(v)))
-    return "c" + re.sub(r"[^0-9a-zA-Z]", "p", repr(v).lstrip("-"))
+        return sign + str(int(abs(v)))
+    return sign + re.sub(r"[^0-9a-zA-Z]", "p", repr(abs(v)))
 
 
 _OP_WORDS = {"add": "Plus", "sub": "Minus", "mul": "Times", "div": "Over", "max": "Max", "min": "Min"}

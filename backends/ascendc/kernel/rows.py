@@ -75,7 +75,7 @@ class RowCode(VariantCode):
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned nPerRowAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
-    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part FoldNum PHASES
+    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part PHASES
     ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
     dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn wideBytes wideBuf widen""".split()
 )
@@ -132,17 +132,6 @@ class RowVariantRenderer(VariantRenderer):
 
     def kind(self, v) -> str:
         return self.layout.kind(v.type)
-
-    def assign_names(self, chains, temps) -> None:
-        """As for elementwise kernels; a fold works in place, so it keeps its source's name."""
-        super().assign_names(chains, temps)
-        code = self.code
-        for op in self.loop.region:
-            if op.opname == "vec.fold" and op.attrs.get("buf") == op.operands[0].owner.attrs.get("buf"):
-                own, src = code.view_of[id(op.result)], code.view_of[id(op.operands[0])]
-                code.view_of[id(op.result)] = src
-                if own != src and own not in code.view_of.values() and own not in code.use_of.values():
-                    code.views.pop(own, None)
 
     def buffer_kind(self, buf: str) -> str:
         return self.code.buffers[buf]["kind"]
@@ -515,8 +504,6 @@ class RowKernelText(KernelText):
         body.line("SetCoreRows(tiling);")
         if any(c.needs.uses_mean for c in self.codes()):
             body.line("invCols_ = tiling.invCols;")
-        if any(c.needs.uses_fold for c in self.codes()):
-            body.line("foldNum_ = tiling.foldNum;")
         self.e.section(self.per_variant(self.gm_stmts))
         self.e.section(self.per_variant(lambda c: c.init))
         self.e.section(self.per_variant(self.buffer_stmts))
@@ -701,18 +688,11 @@ class RowKernelText(KernelText):
         self.chunk_helpers()
 
     def chunk_helpers(self) -> None:
-        """The helpers of the column-chunked twins' statements: Welford, FoldNum (ReduceChunk goes with
+        """The helpers of the column-chunked twins' statements: Welford (ReduceChunk goes with
         ReduceRows, after the RowReduce enum: ``reduce_chunk_helper``)."""
         w = self.e.w
         if any(c.needs.uses_welford for c in self.codes()):
             self.vc.helpers(w, [c.needs for c in self.codes()], "welford")
-        if any(c.needs.uses_fold for c in self.codes()):
-            w.line()
-            w.line(comment="The largest power of two below `cols` (at least 64; `cols` itself up to 64).")
-            with w.block("__aicore__ static inline uint32_t FoldNum(uint32_t cols)"):
-                w.line("uint32_t fold = cols;")
-                w.line("if (cols > 64) for (fold = 64; fold * 2 < cols;) fold *= 2;")
-                w.line("return fold;")
 
     def step(self, chunks: bool = False) -> None:
         """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
@@ -849,8 +829,6 @@ class RowKernelText(KernelText):
                 "cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : static_cast<uint32_t>(rowCols_ - colAt);",
                 "this chunk's",
             )
-            if any(c.needs.uses_fold for c in self.codes()):
-                w.line("foldNum_ = FoldNum(cols_);")
 
     def views(self, stmts, coalesce: bool = False, keep: frozenset = frozenset()) -> dict[str, str]:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
@@ -1101,11 +1079,6 @@ class RowKernelText(KernelText):
             w.line(f"{c} {', '.join(decls)};")
         if any(c.needs.uses_mean for c in self.codes()):
             w.line("float invCols_ = 0;", "1 / cols (host tiling)")
-        if any(c.needs.uses_fold for c in self.codes()):
-            w.line(
-                "uint32_t foldNum_ = 0;",
-                "the largest power of two below cols_ (at least 64; cols_ itself up to 64)",
-            )
         if self.has_blocks():
             w.line("uint64_t blockRows_ = 1;", "S: a block input [S, C] repeats every S rows")
         chunks = ", chunks_ = 1" if self.has_chunked() else ""

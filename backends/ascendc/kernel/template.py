@@ -52,7 +52,7 @@ INTERNAL_PREFIXES = ("ATTR_", "BC_", "IS_", "DTYPE_", "K_")
 INTERNAL_TYPES = frozenset(
     "BcMode BcScalar ReduceKind RowOp RowReduce HardEvent RoundMode CacheMode TPosition TPipe TBuf TQue LocalTensor "
     "GlobalTensor DataCopyExtParams DataCopyPadExtParams DataCopyParams IsSameType PipeBarrier SetFlag "
-    "WaitFlag Duplicate DataCopy DataCopyPad CopyOut Elems Fill FoldNum Init InitBroadcast Load LoadColumns "
+    "WaitFlag Duplicate DataCopy DataCopyPad CopyOut Elems Fill Init InitBroadcast Load LoadColumns "
     "LoadRows Loaded OneValue Process ProcessChunk ProcessStep ProcessTile ReduceChunk RoundUp "
     "RowBuf RowGap RowOffset Run ScratchLen SetCoreRows SetCoreSlice SetTile Slot SlotBlock SlotOf Splat "
     "Store".split()

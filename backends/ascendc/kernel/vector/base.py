@@ -94,7 +94,6 @@ class Needs:
     chunk_helpers: set = field(default_factory=set)  # the ReduceChunk kinds (chunked twins)
     mean_reduce: bool = False  # ReduceRows<..., true>: a mean (kernels with column-chunked twins)
     uses_mean: bool = False  # invCols_
-    uses_fold: bool = False  # foldNum_, FoldNum
     uses_part: bool = False  # partBuf_: a chunk's partial reduction (chunked twins)
     uses_welford: bool = False  # Welford statistics of a chunked row (welfordBuf_)
     welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)

@@ -36,9 +36,9 @@ CAST_BACKEND = {"flat": "910B backend", "rows": "row backend"}
 KERNEL = {"flat": "elementwise kernel", "rows": "row kernel"}
 
 # The row schedule's forms (rows.py): ops MemBase writes as the row kernel's helper calls and
-# per-row loops. They read the schedule's members (cols_, foldNum_, invCols_) and the step's
+# per-row loops. They read the schedule's members (cols_, invCols_) and the step's
 # locals (rows, chunk), and record the helpers they need on ``ctx.needs`` (a RowCode).
-ROW_FORMS = ("reduce", "vec.fold", "welford.var", "vec.brc", "vec.brcb")
+ROW_FORMS = ("reduce", "welford.var", "vec.brc", "vec.brcb")
 ROW_LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 PER_ROW_FORMS = (Form.PER_ROW, Form.BLOCKS)
 BARRIER = "PipeBarrier<PIPE_V>();"
@@ -239,9 +239,6 @@ class MemBase:
         name, loc, needs = op.opname, where(op), ctx.needs
         if name == "reduce":
             return self.reduce(vop, ctx)
-        if name == "vec.fold":
-            needs.uses_fold = True
-            return self.fold(vop)
         if name == "welford.var":
             needs.uses_welford = needs.uses_mean = True
             if op.attrs.get("blocks"):
@@ -280,39 +277,24 @@ class MemBase:
             dsl=loc,
         )
 
-    def fold(self, vop: VecOp) -> Stmt:
-        """Seed 002's binary add: the columns past foldNum_ (the largest power of two below cols_)
-        added (max/min-ed) onto the front of the row, one elementwise call per row, in place."""
-        op, dst, src, e = vop.op, vop.dst.text, vop.srcs[0].text, vop.extent
-        fn = {"sum": "Add", "mean": "Add", "max": "Max", "min": "Min"}[op.attrs["kind"]]
-        code = ""
-        if vop.dst.buffer != vop.srcs[0].buffer:
-            code = f"DataCopy({dst}, {src}, {e.count});\n{self.barrier_text()}"
-        code += (
-            f"for (uint32_t r = 0; foldNum_ < cols_ && r < rows; ++r) "
-            f"{fn}({dst}[r * {e.pitch}], {dst}[r * {e.pitch}], {dst}[r * {e.pitch} + foldNum_], cols_ - foldNum_);"
-        )
-        return Stmt(code, note="fold the columns past foldNum_ onto the front (seed 002)", dsl=where(op))
-
     def reduce(self, vop: VecOp, ctx) -> Stmt:
         """One value per row: ReduceRows over the step's rows; in a kernel with column-chunked
         twins the call both write alike (``step_reduce``); a twin's Welford mean: WelfordChunk."""
         op, dst, src, needs = vop.op, vop.dst.text, vop.srcs[0].text, ctx.needs
         kind, loc = op.attrs["kind"], where(op)
-        count = "foldNum_" if op.attrs.get("folded") else "cols_"
         if ctx.chunked and op.attrs.get("welford"):
             self.chunk_only_f32(op)
             needs.uses_welford = needs.uses_mean = True
             return Stmt(
-                f"WelfordChunk({dst}, {src}, {count}, chunk);",
+                f"WelfordChunk({dst}, {src}, cols_, chunk);",
                 note="Welford statistics of the row so far; its mean after the last chunk",
                 dsl=loc,
             )
         which = REDUCE_KIND[kind]
         needs.row_reduces.add(which)
         if ctx.chunked or ctx.twinned:
-            return self.step_reduce(vop, ctx, count)
-        code = f"ReduceRows<RowReduce::{which}>({dst}, {src}, {count}, rows);"
+            return self.step_reduce(vop, ctx)
+        code = f"ReduceRows<RowReduce::{which}>({dst}, {src}, cols_, rows);"
         note = "one value per row"
         if kind == "mean":
             needs.uses_mean = True
@@ -320,7 +302,7 @@ class MemBase:
             note = "sum per row, then times 1 / cols"
         return Stmt(code, note=note, dsl=loc)
 
-    def step_reduce(self, vop: VecOp, ctx, count: str) -> Stmt:
+    def step_reduce(self, vop: VecOp, ctx) -> Stmt:
         """A reduction in a kernel with column-chunked twins: one ReduceRows call the full-load
         variant and its twin write alike (so ProcessStep holds it once): the step's rows, or
         (COLUMN_CHUNKS) the row so far, chunk by chunk (ReduceChunk); a mean scales by 1 / cols
@@ -338,7 +320,7 @@ class MemBase:
             needs.uses_mean = needs.mean_reduce = True
             note = "mean per row"
         code = (
-            f"ReduceRows<RowReduce::{which}{mean}>({vop.dst.text}, {vop.srcs[0].text}, {count}, rows, chunk);"
+            f"ReduceRows<RowReduce::{which}{mean}>({vop.dst.text}, {vop.srcs[0].text}, cols_, rows, chunk);"
         )
         return Stmt(code, note=note, dsl=where(op))
 

@@ -209,6 +209,19 @@ def reduce_chunk_helper(w, needs: list, vc) -> None:
         w.line()
 
 
+def _dispatch(w, param: str, cases: list[tuple[str, str]]) -> None:
+    """The call of each value of a template parameter: the call itself when there is one, else
+    an ``if constexpr (param == value)`` chain."""
+    if len(cases) == 1:
+        w.line(cases[0][1])
+        return
+    for k, (value, call) in enumerate(cases):
+        head = "if constexpr" if k == 0 else "} else if constexpr"
+        w.line(f"{head} ({param} == {value}) {{")
+        w.line("    " + call)
+    w.line("}")
+
+
 # Floats of ReduceRows' scratch for rows of {c} columns: the block values (8 per 64, and 8 past them),
 # then the final ReduceMax/Min's work area (RoundUp32B(2 * repeats) over those values, ReduceMax.md).
 SCRATCH_FLOATS = "8 * (({c} + 63) / 64) + 8 * (({c} + 511) / 512) + 8"
@@ -233,11 +246,8 @@ def block_reduce_helper(w, kinds: list[str], vc) -> str:
         "__aicore__ inline void BlockReduce(const LocalTensor<float>& dst, const LocalTensor<float>& src, "
         "int32_t repeats, int32_t mask)"
     ):
-        for k, kind in enumerate(kinds):
-            head = "if constexpr" if k == 0 else "} else if constexpr"
-            w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-            w.line("    " + calls[kind].format(dst="dst", src="src", repeats="repeats", mask="mask"))
-        w.line("}")
+        args = dict(dst="dst", src="src", repeats="repeats", mask="mask")
+        _dispatch(w, "KIND", [(f"RowReduce::{kind}", calls[kind].format(**args)) for kind in kinds])
     w.line()
     return "BlockReduce<KIND>({dst}, {src}, {repeats}, {mask});"
 
@@ -332,18 +342,8 @@ def by_value_helpers(
                     )
                 )
                 _barrier(w, vc)
-                reduce = [
-                    (kind, f"{apis[kind]}(dst[r * PER_ROW], scratch, scratch[full * 8 + 8], blocks);")
-                    for kind in kinds
-                ]
-                if len(kinds) == 1:
-                    w.line(reduce[0][1])
-                else:
-                    for k, (kind, call) in enumerate(reduce):
-                        head = "if constexpr" if k == 0 else "} else if constexpr"
-                        w.line(f"{head} (KIND == RowReduce::{kind}) {{")
-                        w.line("    " + call)
-                    w.line("}")
+                reduce = "(dst[r * PER_ROW], scratch, scratch[full * 8 + 8], blocks);"
+                _dispatch(w, "KIND", [(f"RowReduce::{kind}", apis[kind] + reduce) for kind in kinds])
                 _barrier(w, vc, "the next row writes the scratch again")
             if chunks:
                 w.level -= 1
@@ -378,14 +378,8 @@ def by_value_helpers(
         w.line(
             "                                              : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);"
         )
-        if len(ops) == 1:
-            w.line(f"{BINARY[ops[0]]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
-        else:
-            for k, o in enumerate(ops):
-                head = "if constexpr" if k == 0 else "} else if constexpr"
-                w.line(f"{head} (OP == RowOp::{o.upper()}) {{")
-                w.line(f"    {BINARY[o]}(dst, a, b, mask, static_cast<uint8_t>(repeats), params);")
-            w.line("}")
+        call = "(dst, a, b, mask, static_cast<uint8_t>(repeats), params);"
+        _dispatch(w, "OP", [(f"RowOp::{o.upper()}", BINARY[o] + call) for o in ops])
     w.line()
     for line in (
         "dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block",

@@ -71,6 +71,13 @@ struct FlagSlot {
     int wait_line = 0;
 };
 
+// One flag per (HardEvent, id): the toolkit's reading. asc-devkit impl/basic_api/kernel_tpipe_impl.h
+// keeps one id pool per HardEvent (AllocEventID/FetchEventID: eventPool_ + EventToIndex(evt)) and
+// TPipe::InitBuffer pre-issues each TQue buffer's free event on an id of its type's pool (a VECIN
+// and a VECOUT queue: V_MTE2(0) and MTE3_V(0) live together); its A2 architecture guide
+// (NPU架构版本2201.md) says SetFlag<S_MTE3>(1) and SetFlag<MTE3_MTE1>(1) are different EventIDs.
+// shared_ids (reference-ops.md s4.1's other reading) checks one number across types on top.
+// Ids 0-7 on A2/A3/950; manual code uses 0-5 (6 reserved, 7 TPipe's auto-sync).
 constexpr int kEvents = static_cast<int>(AscendC::HardEvent::MAX);
 constexpr int kIds = 8;
 constexpr int kManualIds = 6;
@@ -1402,6 +1409,23 @@ int fetch_event_id(int event) {
     for (int i = 0; i < kManualIds; i++)
         if (!(taken_ids(event) & (1u << i))) return i;
     return 0;
+}
+
+// TPipe hands a library call the lowest id it has not allocated; manual ids are not allocated, so a
+// kernel that holds that id of the same event pending across the call has two SetFlags on one flag
+// (undefined on hardware, as set_flag reports for the kernel's own). The call's own pair is not
+// modelled as an ordering: only the clash is reported.
+void library_flag(int event, const char* api, Loc loc) {
+    const int id = fetch_event_id(event);
+    const FlagSlot& f = S().flags[event][id];
+    if (!f.set) return;
+    EvPipes e = event_pipes(event);
+    soft_fault(F_SYNC, loc, loc, 5000000 + event * kIds + id,
+               "%s sets and waits HardEvent::%s(%d) itself (TPipe::FetchEventID: the lowest id TPipe has not "
+               "allocated) while the kernel's SetFlag<HardEvent::%s>(%d) at %s:%d is still pending: two SetFlags on "
+               "one flag, undefined on hardware. Keep manual %s ids off %d across the call, or take them from "
+               "TPipe::AllocEventID",
+               api, e.name, id, e.name, id, f.file, f.line, e.name, id);
 }
 
 }  // namespace dslc

@@ -228,6 +228,9 @@ void join(Pipe p, const Clock& c);
 int alloc_event_id(int event, Loc loc);
 void release_event_id(int event, int id, Loc loc);
 int fetch_event_id(int event);
+// A library call's own SetFlag/WaitFlag pair of `event` on the id FetchEventID/AllocEventID gives it
+// (the lowest id TPipe has not allocated): a fault if the kernel's manual SetFlag of that id is pending.
+void library_flag(int event, const char* api, Loc loc);
 
 }  // namespace dslc
 

@@ -65,6 +65,15 @@ template <typename T>
 inline void reduce_count(const char* api, ReduceType t, const LocalTensor<T>& dst, const LocalTensor<T>& src,
                          const LocalTensor<T>& tmp, int32_t count, bool calIndex, dslc::Loc loc) {
     check_count(api, count, loc);
+    // The count form syncs its scalar write-back with flags of its own: asc-devkit dav_c220
+    // kernel_operator_vec_reduce_impl.h FetchEventID(V_S), (S_V), (S_MTE3); dav_3510 ReduceSum of
+    // half/float AllocEventID<V_S> (ReduceMax/Min none).
+    if (dslc::npu_arch() != 3510) {
+        for (HardEvent ev : {HardEvent::V_S, HardEvent::S_V, HardEvent::S_MTE3})
+            dslc::library_flag(static_cast<int>(ev), api, loc);
+    } else if (t == ReduceType::SUM && (std::is_same<T, float>::value || std::is_same<T, half>::value)) {
+        dslc::library_flag(static_cast<int>(HardEvent::V_S), api, loc);
+    }
     uint32_t id = vec_issue<T>(api, loc);
     const uint32_t lanes = 256 / sizeof(T);
     if (t != ReduceType::SUM) {
