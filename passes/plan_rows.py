@@ -4,7 +4,14 @@ Takes a double-buffered row function (after ``row-forms``); produces ``buf = "bN
 that defines a tile value and, on the function,
 
     buffers = {bN = {bytes = B, slots = S, kind = "row" | "perrow" | "col"}}
-    rows = {align = A, perrow = P, count_align = K, scratch = true|false}
+    rows = {align = A, perrow = P, count_align = K, scratch = true|false[, wide = W]}
+
+and ``wide = k`` on every cast that widens a resident column inside the step (row-forms' per-step
+widening, MemBase only): k is its column's place among the narrow column inputs in signature
+order. W = 4 x (the last place + 1) is the bytes per column of f32 copies kept instead for the
+whole core, at place k (host tiling's choice: when that costs the step no rows, the first step
+widens into them and the others skip the cast; else every step casts into a dead row buffer as
+planned here).
 
 The run-time columns C fix the pitch of a row in UB, ``Cp = roundUp(C, A)``: A elements of the
 narrowest row value are 32 bytes, so every row of every row buffer starts 32-byte aligned and one
@@ -156,6 +163,17 @@ def plan(func: Func) -> None:
     if regbase:  # a row VF's element steps read whole registers: a pitch of whole steps (seed 002)
         align = max(align, row_vf.vf_lanes(loop.region))
     per_row = BLOCK // min(perrow_widths, default=4)
+    # Per-step widenings: each gets its column's place among the narrow column inputs, in signature
+    # order (the same in every specialization, so the kernel's shared code agrees on it).
+    narrow = [
+        p.value
+        for p in func.params
+        if isinstance(p.value.type, TensorType) and spread(p.value) and p.value.type.dtype.bytes < 4
+    ]
+    wide = [] if regbase else [op for op in loop.region if op.opname == "cast" and spread(op.result)]
+    for op in wide:
+        src = op.operands[0].owner  # the column's load
+        op.attrs["wide"] = next(k for k, v in enumerate(narrow) if v is src.operands[0])
     compares = any(op.opname in ("cmp", "where") for op in func.walk())  # resident columns too
     narrowest = min([v.type.dtype.bytes for b in buffers for v in b.values] or [4])
     func.attributes["buffers"] = {
@@ -167,6 +185,8 @@ def plan(func: Func) -> None:
         "count_align": REPEAT // narrowest if compares else 1,
         "scratch": not regbase and any(op.opname == "reduce" for op in loop.region),  # MemBase ReduceSum's
     }
+    if wide:  # bytes per column of the f32 copies, places up to the last one used
+        func.attributes["rows"]["wide"] = 4 * (max(op.attrs["wide"] for op in wide) + 1)
 
 
 @register

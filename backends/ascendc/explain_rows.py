@@ -3,7 +3,8 @@
 A row kernel's UB is not one tile size: host tiling evaluates the plan-rows coefficients with
 the run-time C. The ledger lists every buffer with its class (resident column, row, per-row
 value), bytes x slots and the DSL values it holds, then the formula and the rows per step it
-gives for a few row lengths, and the longest row that still fits."""
+gives for a few row lengths (and, for the columns the step reads in f32, whether host tiling widens
+them once per core or every step), and the longest row that still fits."""
 
 from __future__ import annotations
 
@@ -22,14 +23,15 @@ def _round_up(x: int, to: int) -> int:
     return (x + to - 1) // to * to
 
 
-def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int) -> int:
-    """The generated TilingFunc's UbBytes: fixed area + ``step`` rows of ``slots`` slots."""
+def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int, wide: bool = False) -> int:
+    """The generated TilingFunc's UbBytes: fixed area (``wide``: with the columns widened once)
+    + ``step`` rows of ``slots`` slots."""
     scratch = scratch_floats(cols) * 4 if rp["scratch"] else 0
     row, perrow = (rp["row"], rp["perrow_bytes"]) if slots == 2 else (rp["row1"], rp["perrow_bytes1"])
     slot = _round_up(step * pitch, rp["count_align"])
     per_row = _round_up(step * rp["perrow"], rp["count_align"])
     return (
-        _round_up(pitch, rp["count_align"]) * rp["col"]
+        _round_up(pitch, rp["count_align"]) * (rp["col"] + (rp.get("wide", 0) if wide else 0))
         + scratch
         + rp.get("extra", 0)
         + slot * row
@@ -57,12 +59,16 @@ def chunk_plan(rp: dict, cols: int, usable: int) -> tuple[int, int]:
     return per, chunks
 
 
-def row_step(rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_COUNT) -> tuple[int, int]:
+def row_step(
+    rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_COUNT, wide: bool = False
+) -> tuple[int, int]:
     """(slots, rowStep) host tiling picks for rows of ``cols`` elements; (0, 0) when none fits
-    (the same arithmetic as the generated TilingFunc's UbBytes)."""
+    (the same arithmetic as the generated TilingFunc's FitStep; ``wide``: with the columns the step
+    reads in f32 widened once)."""
     pitch = _round_up(max(cols, 1), rp["align"])
     scratch = scratch_floats(cols) * 4 if rp["scratch"] else 0
-    fixed = _round_up(pitch, rp["count_align"]) * rp["col"] + scratch  # column buffers: colLen_
+    col = rp["col"] + (rp.get("wide", 0) if wide else 0)
+    fixed = _round_up(pitch, rp["count_align"]) * col + scratch  # column buffers: colLen_
     for slots, row, perrow in ((2, rp["row"], rp["perrow_bytes"]), (1, rp["row1"], rp["perrow_bytes1"])):
         step = min(rows_per_core, MAX_BLOCK_COUNT)
         while step > 0:
@@ -76,6 +82,15 @@ def row_step(rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_CO
             guess = (usable - fixed) // (pitch * row + rp["perrow"] * perrow) if usable > fixed else 0
             step = min(step - 1, max(guess, 1))
     return 0, 0
+
+
+def widens_once(rp: dict, cols: int, usable: int, rows_per_core: int = MAX_BLOCK_COUNT) -> bool:
+    """Host tiling keeps f32 copies of the columns the step widens (only the first step widens)
+    when they (``wide`` bytes per column) cost the step no rows and no slot (the TilingFunc)."""
+    if not rp.get("wide"):
+        return False
+    narrow = row_step(rp, cols, usable, rows_per_core)
+    return narrow[1] > 0 and row_step(rp, cols, usable, rows_per_core, wide=True) == narrow
 
 
 def longest_row(rp: dict, usable: int, slots: int) -> int:
@@ -114,18 +129,25 @@ class RowLedger:
         }
         for name, kind, width, slots, values in self.buffers:
             out.append(f"  {name}: {kind:<6} {width} B x {slots} slot(s) {per[kind]:<20} {', '.join(values)}")
+        if rp.get("wide"):
+            out.append(
+                f"  wide:  {rp['wide']} B x pitch (resident)   f32 copies of the columns widened per step, kept "
+                "for the core (widened once) when that costs the step no rows"
+            )
         if rp["scratch"]:
             out.append("  scratch: reductions, 4 B x (8 x ceil(C / 64) + 8 x ceil(C / 512) + 8)")
+        wide = f" (+ {rp['wide']} widened once)" if rp.get("wide") else ""
         out.append(
-            f"  UB = pitch x {rp['col']} + scratch + rowStep x (pitch x {rp['row']} + {rp['perrow']} x "
+            f"  UB = pitch x {rp['col']}{wide} + scratch + rowStep x (pitch x {rp['row']} + {rp['perrow']} x "
             f"{rp['perrow_bytes']}) <= {self.usable} B usable (one slot: pitch x {rp['row1']} + {rp['perrow']} x "
             f"{rp['perrow_bytes1']} per row)"
         )
         steps = []
         for cols in SAMPLE_COLS:
             slots, step = row_step(rp, cols, self.usable)
+            once = " (columns widened once)" if widens_once(rp, cols, self.usable) else ""
             steps.append(
-                f"C={cols}: " + (f"{step}" + (" (one slot)" if slots == 1 else "") if step else "none")
+                f"C={cols}: " + (f"{step}" + (" (one slot)" if slots == 1 else "") + once if step else "none")
             )
         out.append("  rows per step: " + ", ".join(steps))
         longest = (
@@ -180,4 +202,4 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
     )
 
 
-__all__ = ["RowLedger", "row_ledger", "row_step", "longest_row", "chunk_plan", "ub_bytes"]
+__all__ = ["RowLedger", "row_ledger", "row_step", "longest_row", "chunk_plan", "ub_bytes", "widens_once"]

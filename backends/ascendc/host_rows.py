@@ -10,7 +10,9 @@ shape at run time, so one binary serves every shape. TilingFunc
    ``used = ceil(R / rowsPerCore)``, ``rowsPerCore = ceil(R / used)``; the last core takes the rest;
 3. evaluates the variant's UB plan (plan-rows) with the run-time C: the fixed area (resident
    columns, reduction scratch) and the per-row area; ``rowStep`` is the most rows that fit
-   (at most rowsPerCore and 4095, DataCopyPad's blockCount);
+   (at most rowsPerCore and 4095, DataCopyPad's blockCount); the columns the step widens to f32
+   (plan-rows' ``wide``) get f32 copies for the whole core (``wideBytes``) when that leaves the
+   step its rows and slots (issue 20 item 4), else every step widens them again;
 4. when not even one row fits, fails with the numbers (C, dtype, bytes needed and available).
 """
 
@@ -59,8 +61,21 @@ BLOCK_FIELD = (
 MAX_BLOCK_COUNT = 4095  # DataCopyExtParams.blockCount
 
 
+WIDE_FIELD = (
+    "uint32_t",
+    "wideBytes",
+    "bytes per column of the f32 column copies kept for the whole core (0: every step widens them)",
+)
+
+
+def has_wide(plan: HostPlan) -> bool:
+    """A variant widens columns in its step (plan-rows' ``wide``): host tiling chooses where."""
+    return any(rp.get("wide") for rp in plan.row_plans.values())
+
+
 def row_tiling_header(plan: HostPlan, header: str) -> str:
-    return tiling_header(plan, header, ROW_TILING_FIELDS + ((BLOCK_FIELD,) if block_dims(plan) else ()))
+    extra = ((BLOCK_FIELD,) if block_dims(plan) else ()) + ((WIDE_FIELD,) if has_wide(plan) else ())
+    return tiling_header(plan, header, ROW_TILING_FIELDS + extra)
 
 
 def row_host_source(plan: HostPlan, header: str, ub_reserved: int) -> str:
@@ -169,13 +184,14 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
         w.line("bool scratch;", "reduction scratch (float)")
         w.line("uint64_t extra;", "bytes of fixed buffers (a chunk's partial reductions)")
+        w.line("uint64_t wideBytes;", "f32 copies of the columns the step widens, bytes per column")
     with w.block("constexpr RowPlan PLANS[] =", "};"):
         for v in plan.variants + plan.chunk_variants:
             rp = plan.row_plans[(v.dtype, v.key)]
             w.line(
                 f"{{ge::{v.dtype.ge}, {v.key}, {rp['align']}, {rp['perrow']}, {rp['count_align']}, "
                 f"{rp['col']}, {{{rp['row1']}, {rp['row']}}}, {{{rp['perrow_bytes1']}, {rp['perrow_bytes']}}}, "
-                f"{'true' if rp['scratch'] else 'false'}, {rp['extra']}}},"
+                f"{'true' if rp['scratch'] else 'false'}, {rp['extra']}, {rp.get('wide', 0)}}},"
             )
     w.line()
     w.line("uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }")
@@ -194,11 +210,12 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("return nullptr;")
     w.line()
     w.line(
-        comment="UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area plus the row and"
+        comment="UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area (`wide`: with the"
     )
-    w.line(comment="per-row buffers.")
+    w.line(comment="columns widened once) plus the row and per-row buffers.")
     with w.block(
-        "uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots)"
+        "uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots, "
+        "bool wide)"
     ):
         w.line(comment="ReduceRows' scratch: its block levels and the last reduction's work area.")
         w.line(
@@ -206,10 +223,29 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         )
         w.line("const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);")
         w.line("const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);")
+        w.line("const uint64_t colBytes = p.colBytes + (wide ? p.wideBytes : 0);")
         w.line(
-            "return RoundUp(pitch, p.countAlign) * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] + "
+            "return RoundUp(pitch, p.countAlign) * colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] + "
             "perRowSlot * p.perRowBytes[slots - 1];"
         )
+    w.line()
+    w.line(comment="The most rows per step that fit (at most `most`): ping-pong slots first, else one slot")
+    w.line(comment="(seed 002's order: full-load with DB, without); rowStep 0 when not one row fits.")
+    with w.block(
+        "void FitStep(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t most, uint64_t usable, bool wide, "
+        "uint64_t& slots, uint64_t& rowStep)"
+    ):
+        w.line("const uint64_t fixed = UbBytes(p, pitch, cols, 0, 2, wide);")
+        w.line("slots = 3;")
+        w.line("rowStep = 0;")
+        with w.block("while (rowStep == 0 && --slots > 0)"):
+            w.line("const uint64_t perRow = UbBytes(p, pitch, cols, 1, slots, wide) - fixed;")
+            w.line("rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;")
+            w.line("if (rowStep > most) rowStep = most;")
+            w.line(
+                "while (rowStep > 0 && UbBytes(p, pitch, cols, rowStep, slots, wide) > usable) --rowStep;",
+                "rounding to whole repeats",
+            )
 
 
 def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
@@ -308,18 +344,22 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             "static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)), return ge::GRAPH_FAILED);"
         )
         w.line("uint64_t pitch = RoundUp(cols > 0 ? cols : 1, plan->align);")
-        w.line("const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2);")
-        w.line("uint64_t slots = 3, rowStep = 0, perRow = 0;")
-        w.line(comment="ping-pong slots first, else one slot (seed 002's order: full-load with DB, without)")
-        with w.block("while (rowStep == 0 && --slots > 0)"):
-            w.line("perRow = UbBytes(*plan, pitch, cols, 1, slots) - fixed;")
-            w.line("rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;")
-            w.line("if (rowStep > rowsPerCore) rowStep = rowsPerCore;")
-            w.line("if (rowStep > MAX_ROW_STEP) rowStep = MAX_ROW_STEP;")
+        w.line("const uint64_t most = rowsPerCore < MAX_ROW_STEP ? rowsPerCore : MAX_ROW_STEP;")
+        w.line("uint64_t slots = 0, rowStep = 0;")
+        w.line("FitStep(*plan, pitch, cols, most, usable, false, slots, rowStep);")
+        if has_wide(plan):
             w.line(
-                "while (rowStep > 0 && UbBytes(*plan, pitch, cols, rowStep, slots) > usable) --rowStep;",
-                "rounding to whole repeats",
+                comment="Columns the step reads in f32: widened once per core (the first step) when their f32"
             )
+            w.line(
+                comment="copies cost the step no rows and no slot; else each step widens them into a dead row"
+            )
+            w.line(comment="buffer.")
+            w.line("bool wideCols = false;")
+            with w.block("if (plan->wideBytes > 0 && rowStep > 0)"):
+                w.line("uint64_t wideSlots = 0, wideStep = 0;")
+                w.line("FitStep(*plan, pitch, cols, most, usable, true, wideSlots, wideStep);")
+                w.line("wideCols = wideSlots == slots && wideStep == rowStep;")
         w.line("uint64_t chunks = 1, colsPerLoop = cols;")
         w.line(
             comment="Not one whole row fits: one row at a time in column chunks, the kernel's chunked twin."
@@ -339,11 +379,15 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
                 w.line("const uint64_t mid = (lo + hi + 1) / 2;")
                 w.line("const uint64_t len = mid * CHUNK_ALIGN;")
                 w.line(
-                    "if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1) <= usable) lo = mid; else hi = mid - 1;"
+                    "if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1, false) <= usable) lo = mid; "
+                    "else hi = mid - 1;"
                 )
             w.line(
-                "const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1);"
+                "const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1, "
+                "false);"
             )
+            w.line("const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2, false);")
+            w.line("const uint64_t perRow = UbBytes(*plan, pitch, cols, 1, 1, false) - fixed;", "one slot")
             w.line(
                 'OP_CHECK_IF(lo == 0, OP_LOGE(OP_TYPE, "rows of %llu columns (dtype %s) do not fit in UB: one row '
                 "needs %llu bytes (%llu fixed for columns and scratch + %llu for the row), and even one chunk of %llu "
@@ -375,6 +419,8 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
         w.line("tiling.set_chunks(static_cast<uint32_t>(chunks));")
         w.line("tiling.set_colsPerLoop(static_cast<uint32_t>(colsPerLoop));")
         w.line("tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);")
+        if has_wide(plan):
+            w.line("tiling.set_wideBytes(static_cast<uint32_t>(wideCols ? plan->wideBytes : 0));")
         if block_dims(plan):
             w.line(
                 "uint64_t blockRows = 1;", "S: the block's rows (the product of all its dims but the last)"

@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 from dsl.errors import CompileError
@@ -37,6 +38,10 @@ from .merge import Block, Space, Stmt, blocks, merge
 from .vector import Extent, Form, Operand, VecOp, vector_codes
 from .vector.membase_helpers import SCRATCH_FLOATS
 from .vector.regbase_rows import RowRegBase, row_vec_op
+
+# A column the step widens to f32 (plan-rows' ``wide``): host tiling either keeps its f32 copy for the
+# whole core in wideBuf_ (wideBytes_ > 0), written by the first step only, or every step widens it.
+WIDE_GUARD = "widen"  # ProcessStep's: s == 0 || wideBytes_ == 0
 
 # A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
 COLUMN_EXTENT = Extent("cols_", "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))")
@@ -63,6 +68,7 @@ class RowCode(VariantCode):
     pre_fixed: list[Stmt] = field(default_factory=list)  # a single-slot buffer's reverse flag
     post_fixed: list[Stmt] = field(default_factory=list)
     chunked: bool = False  # the column-chunked twin (passes/chunk_rows.py): one row, in chunks
+    wide: dict = field(default_factory=dict)  # a per-step widening's view -> its place in wideBuf_
     phases: int = 1  # passes over a row's chunks (chunked twins)
 
 
@@ -71,7 +77,7 @@ ROW_LOCALS = frozenset(
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part PHASES
     ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
-    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn""".split()
+    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn wideBytes wideBuf widen""".split()
 )
 
 
@@ -173,6 +179,9 @@ class RowVariantRenderer(VariantRenderer):
                 written.clear()
             code.resident.append(self.vector(op, COLUMN_EXTENT))
             written.add(id(op.result))
+        for op in self.loop.region:  # the step's widenings and their places in wideBuf_
+            if "wide" in op.attrs and "vf" not in op.attrs:
+                code.wide[self.view(op.result)] = op.attrs["wide"]
 
     # -- the step -------------------------------------------------------------------------------
 
@@ -192,7 +201,7 @@ class RowVariantRenderer(VariantRenderer):
         if not self.chunked:  # a chunked twin spreads once per row, applies every chunk
             code.body = _spread_in_place(code.body)
 
-    def guard_of(self, op: Op) -> str | None:
+    def _twin_guard(self, op: Op) -> str | None:
         """In a chunked twin, an op runs in the passes its ``phases`` name (every chunk), or once
         per row (``once``: the first chunk of that pass); flags and barriers run every chunk. A
         full-load variant writes its twin's guards too (``Variant.twin_passes``), true when
@@ -212,6 +221,15 @@ class RowVariantRenderer(VariantRenderer):
         if len(passes) == phases:
             return None
         return "!COLUMN_CHUNKS || " + " || ".join(f"phase == {p}" for p in passes)
+
+    def guard_of(self, op: Op) -> str | None:
+        """A column widened in the step (plan-rows' ``wide``) is widened by every step, or by the
+        first only when host tiling keeps its f32 copy (``WIDE_GUARD``; a chunked twin never
+        does); within ``_twin_guard``'s passes."""
+        cond = self._twin_guard(op)
+        if "wide" not in op.attrs or "vf" in op.attrs:
+            return cond
+        return WIDE_GUARD if cond is None else f"{WIDE_GUARD} && ({cond})"
 
     def guarded(self, cond: str | None, st: Stmt) -> Stmt:
         if cond is None:
@@ -456,19 +474,23 @@ class RowKernelText(KernelText):
         plan = self.plan
         formula = self.key_formula()
         keys = f"key = {formula}" if formula else self.key_list()
-        lines = [
-            f"{plan.op_type}: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core the",
-            "rest), rowStep_ rows per step: one 2-D DataCopyPad per tensor, rows pitch_ elements apart in UB; columns",
-            "are copied in once, in Init. Steps alternate between two UB slots (one when a ping-pong step of one row",
-            "does not fit); MTE2, V and MTE3 are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained.",
-        ]
+        text = (
+            f"{plan.op_type}: rows of cols_ elements, rowsPerCore whole rows per core (the last used core the rest), "
+            "rowStep_ rows per step: one 2-D DataCopyPad per tensor, rows pitch_ apart in UB. Columns are copied in "
+            "once, in Init"
+        )
+        if self.has_wide():
+            text += "; every step widens them to f32, or only the first (into wideBuf_) when UB allows (wideBytes_)"
+        text += (
+            ". Steps alternate between two UB slots (one if two do not fit a row); MTE2, V and MTE3 are ordered by "
+            "SetFlag/WaitFlag, reverse flags pre-issued and drained."
+        )
         if self.has_chunked():
-            lines += [
-                "When not one row fits, COLUMN_CHUNKS takes one row at a time in chunks of colsPerLoop_ columns: a",
-                "pass over the chunks per reduction level (a mean and a variance together: Welford), one for the",
-                "outputs; one ProcessStep runs both kernels' steps.",
-            ]
-        return lines + [f"Tiling keys (static attributes): {keys}."]
+            text += (
+                " When not one row fits, COLUMN_CHUNKS takes a row at a time in chunks of colsPerLoop_ columns: a "
+                "pass over them per reduction level (a mean and variance: one, Welford), one for the outputs."
+            )
+        return textwrap.wrap(text, width=116) + [f"Tiling keys (static attributes): {keys}."]
 
     # -- Init -------------------------------------------------------------------------------------
 
@@ -537,6 +559,8 @@ class RowKernelText(KernelText):
             length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
             st = Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});")
             (chunked if mapping[b] in chunk_only else out).append(st)
+        if self.has_wide():  # every variant alike (wideBytes_ 0 where nothing is widened)
+            out.append(Stmt("if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);"))
         if code.rows.get("scratch"):
             out.append(
                 Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
@@ -638,6 +662,10 @@ class RowKernelText(KernelText):
             w.line(
                 "slots_ = tiling.slots;", "2: steps alternate between two UB slots; 1: one slot (a big row)"
             )
+            if self.has_wide():
+                w.line(
+                    "wideBytes_ = tiling.wideBytes;", "f32 copies of the columns for the whole core (0: none)"
+                )
             w.line("steps_ = (rows_ + rowStep_ - 1) / rowStep_;")
             w.line(
                 "slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);", "elements of one slot of a row buffer"
@@ -707,6 +735,12 @@ class RowKernelText(KernelText):
                     w.line(("" if everywhere(word) else "[[maybe_unused]] ") + decl, why)
             if not chunks and re.search(r"\bgmAt\b", text):
                 w.line("const uint64_t gmAt = first * cols_;", "the step's first element in GM")
+            if re.search(rf"\b{WIDE_GUARD}\b", text):
+                w.line(
+                    ("" if everywhere(WIDE_GUARD) else "[[maybe_unused]] ")
+                    + f"const bool {WIDE_GUARD} = s == 0 || wideBytes_ == 0;",
+                    "each step, or the first (wideBuf_)",
+                )
             if any(b["slots"] > 1 for code in self.codes() for b in code.buffers.values()):
                 w.line(
                     "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
@@ -719,7 +753,10 @@ class RowKernelText(KernelText):
             w.line(
                 comment="The step's views; one written as another is computed in place of it (its buffer)."
             )
-            aliases = self.views(lambda c: c.body, coalesce=True)
+            aliases = self.views(
+                lambda c: c.body, coalesce=True, keep={v for c in self.codes() for v in c.wide}
+            )
+            self.e.section(self.per_variant(self.wide_views))
             if aliases:
                 pattern = re.compile(r"\b(" + "|".join(map(re.escape, aliases)) + r")\b")
                 for code in self.codes():
@@ -743,14 +780,18 @@ class RowKernelText(KernelText):
             return Block(block.variants, [_note_above(st) for st in block.stmts])
         out = []
         for st in block.stmts:
-            m = re.match(r"if \(!COLUMN_CHUNKS \|\| (\(?)(.*?)(\)?)\) ", st.code)
+            head = f"if ({WIDE_GUARD} && ("
+            wide = st.code.startswith(head)
+            text = "if (" + st.code[len(head) :].replace(")) ", ") ", 1) if wide else st.code
+            m = re.match(r"if \(!COLUMN_CHUNKS \|\| (\(?)(.*?)(\)?)\) ", text)
             if m is None:
                 out.append(_note_above(st))
                 continue
-            rest = st.code[m.end() :]
+            rest = text[m.end() :]
             if chunked == {False}:
                 code = rest[2:-2] if rest.startswith("{\n") and rest.endswith("\n}") else rest
-            else:
+                code = f"if ({WIDE_GUARD}) {code}" if wide else code
+            else:  # a chunked twin keeps no f32 copies (wideBytes_ is 0)
                 cond = m.group(2) if m.group(1) and m.group(3) else m.group(1) + m.group(2) + m.group(3)
                 code = f"if ({cond}) {rest}"
             out.append(_note_above(Stmt(code, st.note, st.dsl, st.weight)))
@@ -789,11 +830,12 @@ class RowKernelText(KernelText):
                 "this chunk's",
             )
 
-    def views(self, stmts, coalesce: bool = False) -> dict[str, str]:
+    def views(self, stmts, coalesce: bool = False, keep: frozenset = frozenset()) -> dict[str, str]:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
         (a function of a variant's code) use. With ``coalesce``, an anonymous view (``tmpN``)
         bound exactly like an earlier anonymous one in every variant is not declared again;
-        returns those {name: the earlier name} for the caller to rename in its statements."""
+        returns those {name: the earlier name} for the caller to rename in its statements. No
+        view is renamed to one of ``keep`` (a view the step binds again: a column widened once)."""
         plan, w = self.plan, self.e.w
         order: list[str] = []
         bound: dict[str, dict] = {}
@@ -842,7 +884,12 @@ class RowKernelText(KernelText):
                     continue
                 value = _in_terms_of(full, t, declared)
                 same = set(value.values()) if value is not None else set()
-                if coalesce and word == "tmp" and len(same) == 1 and same <= {n for n, _, _ in declared}:
+                if (
+                    coalesce
+                    and word == "tmp"
+                    and len(same) == 1
+                    and same <= {n for n, _, _ in declared} - keep
+                ):
                     aliases[name] = same.pop()  # an anonymous value computed in place of a named one
                     continue
                 anonymous.setdefault((word, key), name)
@@ -935,6 +982,26 @@ class RowKernelText(KernelText):
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
 
+    def has_wide(self) -> bool:
+        """A variant widens columns in its step: host tiling may keep f32 copies (``wideBytes_``)."""
+        return any(c.wide for c in self.codes())
+
+    def wide_places(self) -> dict[str, int]:
+        """The views of the columns the steps widen and their places in wideBuf_ (one per view:
+        the place is the column's among the op's narrow column inputs, as in every variant)."""
+        return {view: k for c in self.codes() for view, k in c.wide.items()}
+
+    def wide_views(self, code: RowCode) -> list[Stmt]:
+        """A widened column's view on its f32 copy when host tiling keeps them: in every variant
+        that has the view (a no-op where wideBytes_ is 0), so the variants share the lines."""
+        used = {name for st in code.body for name in re.findall(r"\b\w+\b", st.code)}
+        out = []
+        for view, k in self.wide_places().items():
+            if view in used and view in code.views and code.views[view].dtype.bytes == 4:
+                at = "" if k == 0 else "[colLen_]" if k == 1 else f"[{k} * colLen_]"
+                out.append(Stmt(f"if (wideBytes_ > 0) {view} = wideBuf_.Get<float>(){at};"))
+        return out
+
     def has_blocks(self) -> bool:
         """An input [S, C] repeated along the leading dims of [..., S, C] (passes/rows.py)."""
         return any("BlockRowsIn(" in s.code for c in self.codes() for s in c.body)
@@ -989,6 +1056,8 @@ class RowKernelText(KernelText):
             bufs["VECCALC"].append("partBuf_")
         if any(c.needs.uses_welford for c in self.codes()):
             bufs["VECCALC"].append("welfordBuf_")
+        if self.has_wide():
+            bufs["VECCALC"].append("wideBuf_")
         for pos, names in bufs.items():
             if names:
                 w.line(f"TBuf<TPosition::{pos}> {', '.join(names)};")
@@ -1017,7 +1086,8 @@ class RowKernelText(KernelText):
             f"uint64_t firstRow_ = 0, rows_ = 0, steps_ = 0{chunks};",
             "this core's rows and steps (SetCoreRows)",
         )
-        w.line("uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2;")
+        wide = ", wideBytes_ = 0" if self.has_wide() else ""
+        w.line(f"uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2{wide};")
         w.line("uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;", "buffer lengths in elements")
         if self.has_chunked():
             w.line(

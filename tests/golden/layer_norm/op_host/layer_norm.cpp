@@ -112,20 +112,21 @@ struct RowPlan {
     uint64_t perRowBytes[2];  // per-row buffers (x 1 slot, x slots), bytes per per-row element
     bool scratch;             // reduction scratch (float)
     uint64_t extra;           // bytes of fixed buffers (a chunk's partial reductions)
+    uint64_t wideBytes;       // f32 copies of the columns the step widens, bytes per column
 };
 constexpr RowPlan PLANS[] = {
-    {ge::DT_FLOAT16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 0},
-    {ge::DT_FLOAT16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 0},
-    {ge::DT_FLOAT, 0, 8, 8, 1, 4, {8, 12}, {40, 48}, true, 0},
-    {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 0},
-    {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 0},
-    {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 0},
-    {ge::DT_FLOAT16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0},
-    {ge::DT_FLOAT16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0},
-    {ge::DT_FLOAT, 2, 8, 8, 1, 16, {8, 12}, {80, 88}, true, 0},
-    {ge::DT_FLOAT, 3, 8, 8, 1, 20, {8, 12}, {80, 88}, true, 0},
-    {ge::DT_BF16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0},
-    {ge::DT_BF16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0},
+    {ge::DT_FLOAT16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 0, 4},
+    {ge::DT_FLOAT16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 0, 8},
+    {ge::DT_FLOAT, 0, 8, 8, 1, 4, {8, 12}, {40, 48}, true, 0, 0},
+    {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 0, 0},
+    {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 0, 4},
+    {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 0, 8},
+    {ge::DT_FLOAT16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0, 4},
+    {ge::DT_FLOAT16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0, 8},
+    {ge::DT_FLOAT, 2, 8, 8, 1, 16, {8, 12}, {80, 88}, true, 0, 0},
+    {ge::DT_FLOAT, 3, 8, 8, 1, 20, {8, 12}, {80, 88}, true, 0, 0},
+    {ge::DT_BF16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0, 4},
+    {ge::DT_BF16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0, 8},
 };
 
 uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }
@@ -144,15 +145,32 @@ const RowPlan* FindPlan(ge::DataType dtype, uint64_t key) {
     return nullptr;
 }
 
-// UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area plus the row and
-// per-row buffers.
-uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots) {
+// UB bytes a step of `rowStep` rows takes with 1 or 2 slots: the fixed area (`wide`: with the
+// columns widened once) plus the row and per-row buffers.
+uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots, bool wide) {
     // ReduceRows' scratch: its block levels and the last reduction's work area.
     const uint64_t scratch = p.scratch ? (8 * ((cols + 63) / 64) + 8 * ((cols + 511) / 512) + 8) * sizeof(float) : 0;
     const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);
     const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);
-    return RoundUp(pitch, p.countAlign) * p.colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] +
+    const uint64_t colBytes = p.colBytes + (wide ? p.wideBytes : 0);
+    return RoundUp(pitch, p.countAlign) * colBytes + scratch + p.extra + slot * p.rowBytes[slots - 1] +
            perRowSlot * p.perRowBytes[slots - 1];
+}
+
+// The most rows per step that fit (at most `most`): ping-pong slots first, else one slot
+// (seed 002's order: full-load with DB, without); rowStep 0 when not one row fits.
+void FitStep(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t most, uint64_t usable, bool wide,
+             uint64_t& slots, uint64_t& rowStep) {
+    const uint64_t fixed = UbBytes(p, pitch, cols, 0, 2, wide);
+    slots = 3;
+    rowStep = 0;
+    while (rowStep == 0 && --slots > 0) {
+        const uint64_t perRow = UbBytes(p, pitch, cols, 1, slots, wide) - fixed;
+        rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;
+        if (rowStep > most) rowStep = most;
+        while (rowStep > 0 && UbBytes(p, pitch, cols, rowStep, slots, wide) > usable)
+            --rowStep;  // rounding to whole repeats
+    }
 }
 }  // namespace
 
@@ -242,16 +260,17 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
                         static_cast<unsigned long long>(tilingKey)),
                 return ge::GRAPH_FAILED);
     uint64_t pitch = RoundUp(cols > 0 ? cols : 1, plan->align);
-    const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2);
-    uint64_t slots = 3, rowStep = 0, perRow = 0;
-    // ping-pong slots first, else one slot (seed 002's order: full-load with DB, without)
-    while (rowStep == 0 && --slots > 0) {
-        perRow = UbBytes(*plan, pitch, cols, 1, slots) - fixed;
-        rowStep = usable > fixed && perRow > 0 ? (usable - fixed) / perRow : 0;
-        if (rowStep > rowsPerCore) rowStep = rowsPerCore;
-        if (rowStep > MAX_ROW_STEP) rowStep = MAX_ROW_STEP;
-        while (rowStep > 0 && UbBytes(*plan, pitch, cols, rowStep, slots) > usable)
-            --rowStep;  // rounding to whole repeats
+    const uint64_t most = rowsPerCore < MAX_ROW_STEP ? rowsPerCore : MAX_ROW_STEP;
+    uint64_t slots = 0, rowStep = 0;
+    FitStep(*plan, pitch, cols, most, usable, false, slots, rowStep);
+    // Columns the step reads in f32: widened once per core (the first step) when their f32
+    // copies cost the step no rows and no slot; else each step widens them into a dead row
+    // buffer.
+    bool wideCols = false;
+    if (plan->wideBytes > 0 && rowStep > 0) {
+        uint64_t wideSlots = 0, wideStep = 0;
+        FitStep(*plan, pitch, cols, most, usable, true, wideSlots, wideStep);
+        wideCols = wideSlots == slots && wideStep == rowStep;
     }
     uint64_t chunks = 1, colsPerLoop = cols;
     // Not one whole row fits: one row at a time in column chunks, the kernel's chunked twin.
@@ -266,12 +285,14 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
         while (lo < hi) {
             const uint64_t mid = (lo + hi + 1) / 2;
             const uint64_t len = mid * CHUNK_ALIGN;
-            if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1) <= usable)
+            if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1, false) <= usable)
                 lo = mid;
             else
                 hi = mid - 1;
         }
-        const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1);
+        const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1, false);
+        const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2, false);
+        const uint64_t perRow = UbBytes(*plan, pitch, cols, 1, 1, false) - fixed;  // one slot
         OP_CHECK_IF(
             lo == 0,
             OP_LOGE(
@@ -304,6 +325,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
     tiling.set_chunks(static_cast<uint32_t>(chunks));
     tiling.set_colsPerLoop(static_cast<uint32_t>(colsPerLoop));
     tiling.set_invCols(cols > 0 ? 1.0f / static_cast<float>(cols) : 0.0f);
+    tiling.set_wideBytes(static_cast<uint32_t>(wideCols ? plan->wideBytes : 0));
     const float* epsilonAttr = attrs->GetAttrPointer<float>(0);
     OP_CHECK_IF(epsilonAttr == nullptr, OP_LOGE(OP_TYPE, "attribute missing (one of epsilon)"),
                 return ge::GRAPH_FAILED);

@@ -17,7 +17,10 @@ TILING_DATA_FIELD_DEF(uint32_t,
 TILING_DATA_FIELD_DEF(uint32_t, chunks);       // column chunks per row: 1, or more when one row does not fit in UB
 TILING_DATA_FIELD_DEF(uint32_t, colsPerLoop);  // columns per chunk (the last chunk takes the rest)
 TILING_DATA_FIELD_DEF(float, invCols);         // 1 / C, for means
-TILING_DATA_FIELD_DEF(float, epsilonAttr);     // attribute epsilon
+TILING_DATA_FIELD_DEF(
+    uint32_t,
+    wideBytes);  // bytes per column of the f32 column copies kept for the whole core (0: every step widens them)
+TILING_DATA_FIELD_DEF(float, epsilonAttr);  // attribute epsilon
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(LayerNorm, LayerNormTilingData)

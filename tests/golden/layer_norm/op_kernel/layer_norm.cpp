@@ -8,13 +8,12 @@ using namespace AscendC;
 #define DTYPE_X half  // other builds (a syntax check) take the first
 #endif
 
-// LayerNorm: rows of cols_ elements; each core takes rowsPerCore whole rows (the last used core the
-// rest), rowStep_ rows per step: one 2-D DataCopyPad per tensor, rows pitch_ elements apart in UB; columns
-// are copied in once, in Init. Steps alternate between two UB slots (one when a ping-pong step of one row
-// does not fit); MTE2, V and MTE3 are ordered by SetFlag/WaitFlag, reverse flags pre-issued and drained.
-// When not one row fits, COLUMN_CHUNKS takes one row at a time in chunks of colsPerLoop_ columns: a
-// pass over the chunks per reduction level (a mean and a variance together: Welford), one for the
-// outputs; one ProcessStep runs both kernels' steps.
+// LayerNorm: rows of cols_ elements, rowsPerCore whole rows per core (the last used core the rest), rowStep_ rows per
+// step: one 2-D DataCopyPad per tensor, rows pitch_ apart in UB. Columns are copied in once, in Init; every step
+// widens them to f32, or only the first (into wideBuf_) when UB allows (wideBytes_). Steps alternate between two UB
+// slots (one if two do not fit a row); MTE2, V and MTE3 are ordered by SetFlag/WaitFlag, reverse flags pre-issued and
+// drained. When not one row fits, COLUMN_CHUNKS takes a row at a time in chunks of colsPerLoop_ columns: a pass over
+// them per reduction level (a mean and variance: one, Welford), one for the outputs.
 // Tiling keys (static attributes): key = with_beta + 2 * column_chunks (a bool: 0 or 1).
 template <typename T, bool WITH_BETA, bool COLUMN_CHUNKS>
 class KernelLayerNorm {
@@ -46,6 +45,7 @@ public:
             pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(float));
         else
             pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(T));
+        if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);
         pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));  // reductions
         if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(rstdF32Buf_, perRowLen_ * sizeof(float));
         if constexpr (COLUMN_CHUNKS) pipe_.InitBuffer(tmp2Buf_, perRowLen_ * sizeof(float));
@@ -94,7 +94,8 @@ private:
         cols_ = tiling.cols;
         pitch_ = tiling.pitch;  // elements from one row to the next in UB (32-byte multiple)
         rowStep_ = tiling.rowStep;
-        slots_ = tiling.slots;  // 2: steps alternate between two UB slots; 1: one slot (a big row)
+        slots_ = tiling.slots;          // 2: steps alternate between two UB slots; 1: one slot (a big row)
+        wideBytes_ = tiling.wideBytes;  // f32 copies of the columns for the whole core (0: none)
         steps_ = (rows_ + rowStep_ - 1) / rowStep_;
         slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);     // elements of one slot of a row buffer
         perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);  // ... of a per-row buffer
@@ -121,6 +122,7 @@ private:
         }
         [[maybe_unused]] const int32_t n = static_cast<int32_t>(rows * pitch_);  // whole rows, pads included
         const int32_t nPerRow = static_cast<int32_t>(rows * PER_ROW);            // per-row values
+        [[maybe_unused]] const bool widen = s == 0 || wideBytes_ == 0;           // each step, or the first (wideBuf_)
         const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));  // ping-pong slot and event id (0 with one slot)
         // The step's views; one written as another is computed in place of it (its buffer).
         LocalTensor<T> gamma = gammaBuf_.Get<T>();
@@ -161,6 +163,10 @@ private:
             betaF32 = gammaF32Buf_.Get<float>();
         else if constexpr (WITH_BETA)
             betaF32 = betaBuf_.Get<float>();
+        if (wideBytes_ > 0) gammaF32 = wideBuf_.Get<float>();
+        if constexpr (WITH_BETA) {
+            if (wideBytes_ > 0) betaF32 = wideBuf_.Get<float>()[colLen_];
+        }
         if constexpr (COLUMN_CHUNKS) {
             WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
             // layer_norm.py:29  y = d * rstd * gamma
@@ -231,7 +237,7 @@ private:
         PipeBarrier<PIPE_V>();
         if (!COLUMN_CHUNKS || phase == 1) RowsByValue<RowOp::MUL, false>(tmp4, d, tmp3, rows);
         if constexpr (!IS_FLOAT) {
-            if (!COLUMN_CHUNKS || phase == 1) Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
+            if (widen && (!COLUMN_CHUNKS || phase == 1)) Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
         }
         if constexpr (!IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS)
             SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
@@ -248,7 +254,7 @@ private:
             if (!COLUMN_CHUNKS || phase == 1) Cast(y, yF32, RoundMode::CAST_RINT, n);
         } else if constexpr (!IS_FLOAT && WITH_BETA) {
             // layer_norm.py:30  y = y + beta if with_beta else y
-            if (!COLUMN_CHUNKS || phase == 1) Cast(betaF32, beta, RoundMode::CAST_NONE, cols_);
+            if (widen && (!COLUMN_CHUNKS || phase == 1)) Cast(betaF32, beta, RoundMode::CAST_NONE, cols_);
         }
         if constexpr ((!IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) || (IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS))
             SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
@@ -490,12 +496,12 @@ private:
     TPipe pipe_;
     TBuf<TPosition::VECIN> xBuf_, meanBuf_, rstdBuf_, gammaBuf_, betaBuf_;
     TBuf<TPosition::VECCALC> xF32Buf_, meanF32Buf_, tmpBuf_, gammaF32Buf_, varBuf_, tmp2Buf_, rstdF32Buf_, tmp3Buf_,
-        scratchBuf_, welfordBuf_;
+        scratchBuf_, welfordBuf_, wideBuf_;
     GlobalTensor<T> xGm_, gammaGm_, betaGm_, yGm_, meanGm_, rstdGm_;
     float epsilon_ = 0;
     float invCols_ = 0;                                          // 1 / cols (host tiling)
     uint64_t firstRow_ = 0, rows_ = 0, steps_ = 0, chunks_ = 1;  // this core's rows and steps (SetCoreRows)
-    uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2;
+    uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2, wideBytes_ = 0;
     uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;         // buffer lengths in elements
     static constexpr uint32_t PHASES = !COLUMN_CHUNKS ? 1 : 2;  // passes over a row's chunks (reduction levels + 1)
     uint32_t rowCols_ = 0, colsPerLoop_ = 0;                    // C, and COLUMN_CHUNKS' chunk (cols_: this one's)
