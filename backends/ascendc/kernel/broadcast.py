@@ -22,7 +22,8 @@ a block of rows is copied in by one 2-D DMA and out by another, every tile of th
 and the body's flags run once per block: waits at its first row, sets at its last (a flag whose
 source is MTE2, the forward copy-in edge, at the first). Buffers that only hold one row's values
 (the row temporaries, the resident input's slots) are ROWCAP elements; the buffers the DMA moves
-are BLOCK elements, so far more rows fit a block than when every buffer is a block. The pitch is a
+hold a block of rows (the host's bcTile in RESIDENT<i>: plan_rows' block, which the host's SPLITS
+carry), so far more rows fit a block than when every buffer is a block. The pitch is a
 multiple of 256 elements there, so a vector op rounded up to whole repeats stays inside its row.
 
 Tiles in the row modes are computed over their padded layout (``(rows - 1) * pitch + clen``
