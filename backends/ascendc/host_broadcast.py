@@ -123,6 +123,7 @@ def tiling_fields(n_inputs: int, n_outputs: int = 1) -> list[tuple[str, str, str
             "per output and merged axis (outputs of bcOutSmall): element stride, 0 = broadcast",
         ),
         ("uint32_t", "bcRank", "merged broadcast axes (row modes)"),
+        ("uint32_t", "bcTile", "elements of a tile (plan-buffers), or of a block of rows in RESIDENT<i>"),
         ("uint32_t", "bcL2Bypass", "bit i: input i streams past L2 (CACHE_MODE_DISABLE)"),
         ("uint64_t", "bcInner", "elements of the last merged axis: one row"),
         ("uint64_t", "bcChunk", "elements of a row chunk (= bcInner when a row fits a tile)"),
@@ -423,6 +424,7 @@ def emit_tables(w: CodeWriter, plan) -> None:
                 "if (count == 1 && inner >= 128 && rowPitch <= split.rowCap && split.block[res] >= rowPitch)"
             ):
                 w.line("mode = MODE_RESIDENT0 + res;")
+                w.line("tiling.set_bcTile(static_cast<uint32_t>(split.block[res]));")
                 w.line("pitch = rowPitch;")
                 w.line("pack = split.block[res] / rowPitch;")
                 w.line("if (pack > 4095) pack = 4095;")
@@ -506,6 +508,7 @@ def emit_split(w: CodeWriter, plan) -> None:
     w.line("uint64_t units = (totalLength + split->granule - 1) / split->granule;", "32-byte blocks")
     w.line("uint64_t unitElems = split->granule;")
     w.line("tiling.set_bcSlots(2);", "FLAT, SCALAR: double buffered; the row modes decide in RowGeometry")
+    w.line("tiling.set_bcTile(static_cast<uint32_t>(split->tile));", "RowGeometry's RESIDENT<i>: a block")
     with w.block("if (mode != MODE_FLAT && mode != MODE_SCALAR)"):
         w.line("units = RowGeometry(mode, *split, tiling);")
         w.line("unitElems = tiling.get_bcChunks() == 1 ? tiling.get_bcInner() : tiling.get_bcChunk();")

@@ -110,6 +110,30 @@ def test_row_kernel_is_at_most_600_lines_without_nested_conditionals(projects, s
     assert _statements_with_two_conditionals(text) == []
 
 
+# The broadcast schedule's examples (enum class BcMode) and their 910B kernels' line counts: issue 20's
+# 600 is not reached yet (the helpers of every mode, ~330 lines, and the dtype x SCALAR-twin merge);
+# these ceilings keep what was won (770/922/695/806 lines before the tables moved to the tiling).
+BROADCAST_LINES = {"bias_add": 680, "greater": 809, "masked_fill": 630, "outer_max": 718}
+
+
+def test_broadcast_examples_are_the_bcmode_kernels(projects):
+    found = {s for s, p in projects.items() if "enum class BcMode" in (p / f"op_kernel/{s}.cpp").read_text()}
+    assert found == set(BROADCAST_LINES)
+
+
+@pytest.mark.parametrize("stem", sorted(BROADCAST_LINES))
+def test_broadcast_kernel_reads_as_hand_written(projects, stem):
+    """Issue 20 item 9 for the broadcast kernels: no nested `?:` (a view bound three ways is assigned
+    under if constexpr; a constant of three values or more is an if constexpr chain), no tables of
+    tile or block sizes (the tiling's bcTile), no PipeBarrier<PIPE_ALL>; at most its line ceiling."""
+    text = (projects[stem] / f"op_kernel/{stem}.cpp").read_text()
+    assert _statements_with_two_conditionals(text) == []
+    assert "PIPE_ALL" not in text
+    assert not re.search(r"static constexpr uint32_t (TILE|BLOCK|BUF_MASKS)\b", text)
+    assert "tileElems_ = tiling.bcTile;" in text
+    assert len(text.splitlines()) <= BROADCAST_LINES[stem]
+
+
 @pytest.mark.parametrize("stem", ROW_EXAMPLES)
 def test_row_kernels_have_one_step_body(projects, stem):
     """One ProcessStep for the full-load and the column-chunked kernel (it was two methods,

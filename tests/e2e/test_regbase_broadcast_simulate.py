@@ -129,6 +129,8 @@ def test_broadcast_examples_are_regbase_where_the_rule_says():
                 "u8": "IS_UINT8T",
             }[tname]
             branches = re.findall(rf"if constexpr \({flag}\b[^)]*\) \{{\n(.*?)\n\s*\}}", body, re.S)
+            # a one-statement branch is brace-less (`if constexpr (c) statement;`, maybe wrapped)
+            branches += re.findall(rf"if constexpr \({flag}\b[^)]*\)\s+(?!\{{)([^;]*;)", body)
             assert any("asc_vf_call" in b for b in branches), (name, tname)
             for b in branches:  # no MemBase vector call on this dtype's branches
                 assert not re.search(MEMBASE_CALL, b), (name, tname, b)

@@ -22,7 +22,8 @@ a block of rows is copied in by one 2-D DMA and out by another, every tile of th
 and the body's flags run once per block: waits at its first row, sets at its last (a flag whose
 source is MTE2, the forward copy-in edge, at the first). Buffers that only hold one row's values
 (the row temporaries, the resident input's slots) are ROWCAP elements; the buffers the DMA moves
-are BLOCK elements, so far more rows fit a block than when every buffer is a block. The pitch is a
+hold a block of rows (the host's bcTile in RESIDENT<i>: plan_rows' block, which the host's SPLITS
+carry), so far more rows fit a block than when every buffer is a block. The pitch is a
 multiple of 256 elements there, so a vector op rounded up to whole repeats stays inside its row.
 
 Tiles in the row modes are computed over their padded layout (``(rows - 1) * pitch + clen``
@@ -163,6 +164,38 @@ def spread_column(w, barrier) -> None:
     w.line()
 
 
+def store_own(w) -> None:
+    """StoreOwn: an output smaller than the broadcast shape (several outputs only)."""
+    line = w.line
+    line(comment="Output o smaller than the broadcast shape (numpy: the broadcast of its own operands): the")
+    line(comment="tile's rows whose coordinate is 0 on every axis it is broadcast on, one copy per row (one")
+    line(
+        comment="element when it is broadcast along the row); bcOutStrides: its element strides, 0 = broadcast."
+    )
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void StoreOwn(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, uint32_t o)"
+    ):
+        line("const int64_t* stride = &tiling_->bcOutStrides[o * 8];")
+        line("const uint32_t rank = tiling_->bcRank;")
+        line("const bool along = stride[rank - 1] != 0;", "it has the row's elements")
+        line("if (!along && col0_ != 0) return;", "one value per row: the first chunk has it")
+        line(
+            "const DataCopyExtParams copy{1, static_cast<uint32_t>((along ? clen_ : 1) * sizeof(U)), 0, 0, 0};"
+        )
+        with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
+            line("uint64_t row = r0_ + r, offset = along ? col0_ : 0;")
+            line("bool mine = true;")
+            with w.block("for (uint32_t a = rank - 1; a-- > 0;)"):
+                line("const uint64_t dim = tiling_->bcDims[a];")
+                line("const uint64_t c = row % dim;")
+                line("row /= dim;")
+                line("mine = mine && (stride[a] != 0 || c == 0);")
+                line("offset += c * static_cast<uint64_t>(stride[a]);")
+            line("if (mine) DataCopyPad(gm[offset], tile[r * pitch_], copy);")
+    w.line()
+
+
 def template_param() -> str:
     return "BcMode MODE"
 
@@ -194,11 +227,14 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
     return Stmt(f"{camel(name)}Gm_.SetGlobalBuffer((__gm__ {ctype_}*){gm_param(name)}, {size});")
 
 
-def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_id: int) -> None:
+def emit_helpers(
+    w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_id: int, full_outputs: bool = False
+) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
     ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
     ``vc``: the vector code path (its V barrier and splat); ``init_id``: the MTE2_V id of
-    InitBroadcast's copies (one the tile loop does not use)."""
+    InitBroadcast's copies (one the tile loop does not use); ``full_outputs``: every output has the
+    broadcast shape (one output, computed from every input): no StoreOwn, no empty-output test."""
     tiling = f"{op_type}TilingData"
     line = w.line
 
@@ -210,7 +246,11 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     line(comment="rows (or row chunks); either way the first tailCores cores take one unit more.")
     with w.block(f"__aicore__ inline void SetCoreSlice(const {tiling}& tiling)"):
         line("tiling_ = &tiling;")
-        line("slots_ = static_cast<int32_t>(tiling.bcSlots);", "2, or 1 where double buffering does not pay")
+        line("slots_ = tiling.bcSlots;", "2, or 1 where double buffering does not pay")
+        line(
+            "tileElems_ = tiling.bcTile;",
+            "elements of a tile, or of a block of rows in RESIDENT<i> (plan-buffers)",
+        )
         line("const uint64_t core = static_cast<uint64_t>(GetBlockIdx());")
         line(
             "const uint64_t first = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);"
@@ -222,7 +262,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             line("const uint64_t stop = end < tiling.totalLength ? end : tiling.totalLength;")
             line("offset_ = start;")
             line("count_ = stop > start ? stop - start : 0;")
-            line("tiles_ = (count_ + TILE - 1) / TILE;")
+            line("tiles_ = (count_ + tileElems_ - 1) / tileElems_;")
         with w.block("else"):
             line("offset_ = first;", "first row (or row chunk)")
             line("count_ = units;")
@@ -244,7 +284,7 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     with w.block("__aicore__ inline uint32_t SetTile(uint64_t t)"):
         line("tile_ = t;")
         with w.block(f"if constexpr ({FLAT_MODES})"):
-            line("return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);")
+            line("return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * tileElems_ : tileElems_);")
         with w.block("else if constexpr (ROWWISE)"):
             line("const uint64_t block = t / pack_;")
             line("rowIn_ = t % pack_;")
@@ -278,30 +318,22 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
         line("if constexpr (ROWWISE) return static_cast<int32_t>((t / pack_) & 1);")
         line("return static_cast<int32_t>(t & 1);")
     w.line()
+    line(comment="A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block")
     line(
-        comment="A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block, or"
+        comment="(with `block`, the block's first row: what its 2-D copy out reads), or one row where BufMask(k)"
     )
-    line(
-        comment="row-sized where BUF_MASKS[k] says buffer k holds one row (bit i: when input i is resident)."
-    )
+    line(comment="says buffer k holds one (bit i: when input i is resident).")
     line("template <typename U, TPosition P>")
-    with w.block("__aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t k) const"):
+    with w.block(
+        "__aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t k, bool block = false) const"
+    ):
         with w.block("if constexpr (ROWWISE)"):
-            line("if ((BUF_MASKS[k] >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
-            line("return buf.template Get<U>()[slot * BLOCK + rowIn_ * pitch_];")
+            line("if ((BufMask(k) >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
+            line("return buf.template Get<U>()[slot * tileElems_ + (block ? 0 : rowIn_ * pitch_)];")
         with w.block("else"):
             line("(void)k;")
-            line("return buf.template Get<U>()[slot * TILE];")
-    w.line()
-    line(comment="The block's first row: what a block's 2-D copy out reads from.")
-    line("template <typename U, TPosition P>")
-    with w.block("__aicore__ inline LocalTensor<U> SlotBlock(TBuf<P>& buf, int32_t slot, uint32_t k) const"):
-        with w.block("if constexpr (ROWWISE)"):
-            line("if ((BUF_MASKS[k] >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];")
-            line("return buf.template Get<U>()[slot * BLOCK];")
-        with w.block("else"):
-            line("(void)k;")
-            line("return buf.template Get<U>()[slot * TILE];")
+            line("(void)block;")
+            line("return buf.template Get<U>()[slot * tileElems_];")
     w.line()
     line(comment="Input i's tile: the resident row itself in RESIDENT<i>.")
     line("template <typename U, TPosition P>")
@@ -314,14 +346,14 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
         line("return Slot<U>(buf, slot, k);")
     w.line()
     line(
-        comment="Elements of buffer k: TILE, or in the RESIDENT modes ROWCAP (one row), IDLE_ELEMS (the buffer"
+        comment="Elements of buffer k: a tile, or in the RESIDENT modes ROWCAP (one row), IDLE_ELEMS (the buffer"
     )
-    line(comment="only holds the resident input's tile, which the resident row replaces) or BLOCK (rows).")
-    with w.block("static constexpr uint32_t Elems(uint32_t k)"):
+    line(comment="only holds the resident input's tile, which the resident row replaces) or a block of rows.")
+    with w.block("__aicore__ inline uint32_t Elems(uint32_t k) const"):
         line("constexpr int32_t shift = ROWWISE ? RES_INPUT : 0;")
-        line("if (!ROWWISE) return TILE;")
-        line("if ((BUF_MASKS[k] >> (16 + shift)) & 1) return IDLE_ELEMS;")
-        line("return ((BUF_MASKS[k] >> shift) & 1) ? ROWCAP : BLOCK;")
+        line("if (!ROWWISE) return tileElems_;")
+        line("if ((BufMask(k) >> (16 + shift)) & 1) return IDLE_ELEMS;")
+        line("return ((BufMask(k) >> shift) & 1) ? ROWCAP : tileElems_;")
     w.line()
     line(comment="Element offset of row r's start in input i (odometer over the merged outer axes);")
     line(comment="left: rows until the second-to-last axis wraps (one 2-D copy covers them).")
@@ -356,7 +388,9 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
         with w.block(f"if constexpr ({FLAT_MODES})"):
             line("if (kind != BC_FULL) return;", "a size-1 input: Fill splats it")
             line("const DataCopyExtParams copy{1, static_cast<uint32_t>(len * sizeof(U)), 0, 0, 0};")
-            line("DataCopyPad(dst, gm[offset_ + t * TILE], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
+            line(
+                "DataCopyPad(dst, gm[offset_ + t * tileElems_], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});"
+            )
         with w.block("else if (kind == BC_FULL)"):
             line("(void)len;")
             line("LoadRows(dst, gm[r0_ * inner_ + col0_], rows_, inner_);", "one 2-D copy for the tile")
@@ -468,22 +502,31 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
     w.line()
     spread_column(w, barrier)
     vc.helpers(w, [], "splat")
-    line(comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o")
-    line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
+    several = not full_outputs
+    line(
+        comment="One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy"
+        + ("; output o" if several else ".")
+    )
+    if several:
+        line(comment="smaller than the broadcast shape (GENERAL mode): StoreOwn.")
     line("template <typename U>")
     with w.block(
         "__aicore__ inline void Store(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, "
         "const DataCopyExtParams& copy, uint64_t t, uint32_t o)"
     ):
+        if not several:
+            line("(void)o;", "one output of the broadcast shape")
         with w.block(f"if constexpr ({FLAT_MODES})"):
-            line("(void)o;")
-            line("DataCopyPad(gm[offset_ + t * TILE], tile, copy);")
+            if several:
+                line("(void)o;")
+            line("DataCopyPad(gm[offset_ + t * tileElems_], tile, copy);")
         with w.block("else"):
             line("(void)copy;")
-            line("if ((tiling_->bcOutEmpty >> o) & 1) return;", "empty, next to outputs with elements")
-            with w.block("if ((tiling_->bcOutSmall >> o) & 1)"):
-                line("StoreOwn(gm, tile, o);")
-                line("return;")
+            if several:
+                line("if ((tiling_->bcOutEmpty >> o) & 1) return;", "empty, next to outputs with elements")
+                with w.block("if ((tiling_->bcOutSmall >> o) & 1)"):
+                    line("StoreOwn(gm, tile, o);")
+                    line("return;")
             line("const uint32_t bytes = static_cast<uint32_t>(clen_ * sizeof(U));")
             line(
                 "const uint32_t srcGap = rows_ > 1 ? static_cast<uint32_t>((pitch_ * sizeof(U) - (bytes + 31) / 32 * 32) / 32) : 0;"
@@ -494,33 +537,8 @@ def emit_helpers(w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_i
             line("const DataCopyExtParams rows{static_cast<uint16_t>(rows_), bytes, srcGap, dstGap, 0};")
             line("DataCopyPad(gm[r0_ * inner_ + col0_], tile, rows);")
     w.line()
-    line(comment="Output o smaller than the broadcast shape (numpy: the broadcast of its own operands): the")
-    line(comment="tile's rows whose coordinate is 0 on every axis it is broadcast on, one copy per row (one")
-    line(
-        comment="element when it is broadcast along the row); bcOutStrides: its element strides, 0 = broadcast."
-    )
-    line("template <typename U>")
-    with w.block(
-        "__aicore__ inline void StoreOwn(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, uint32_t o)"
-    ):
-        line("const int64_t* stride = &tiling_->bcOutStrides[o * 8];")
-        line("const uint32_t rank = tiling_->bcRank;")
-        line("const bool along = stride[rank - 1] != 0;", "it has the row's elements")
-        line("if (!along && col0_ != 0) return;", "one value per row: the first chunk has it")
-        line(
-            "const DataCopyExtParams copy{1, static_cast<uint32_t>((along ? clen_ : 1) * sizeof(U)), 0, 0, 0};"
-        )
-        with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
-            line("uint64_t row = r0_ + r, offset = along ? col0_ : 0;")
-            line("bool mine = true;")
-            with w.block("for (uint32_t a = rank - 1; a-- > 0;)"):
-                line("const uint64_t dim = tiling_->bcDims[a];")
-                line("const uint64_t c = row % dim;")
-                line("row /= dim;")
-                line("mine = mine && (stride[a] != 0 || c == 0);")
-                line("offset += c * static_cast<uint64_t>(stride[a]);")
-            line("if (mine) DataCopyPad(gm[offset], tile[r * pitch_], copy);")
-    w.line()
+    if several:
+        store_own(w)
     line(comment="One output tile to GM: MTE3 waits for V to finish the tile, then copies it out.")
     line("template <typename U>")
     with w.block(
@@ -601,12 +619,13 @@ def members(w, op_type: str, inputs: list[tuple[int, str, str]], row_bytes: int)
     for _, name, c in inputs:
         w.line(f"{c} {camel(name)}One_{{}};")
     w.line(f"const {op_type}TilingData* tiling_ = nullptr;")
-    w.line("int32_t slots_ = 2;", "ping-pong slots in use (the host's bcSlots)")
+    w.line("uint32_t slots_ = 2;", "ping-pong slots in use (the host's bcSlots)")
     w.line("uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;", "row modes: row length, UB pitch, rows per tile")
     w.line(
         "uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0, clen_ = 0;",
         "the tile's rows, the row in its block, its columns",
     )
+    w.line("uint32_t tileElems_ = 0;", "elements of a tile, or of a block of rows (RESIDENT modes)")
     w.line("uint64_t tile_ = 0;", "the tile SetTile set up")
     w.line("uint64_t rowBase_ = 0, rowEnd_ = 0;", "row modes: the core's rows")
     w.line("bool first_ = true;", "the tile is a block's first row (always, outside the RESIDENT modes)")
@@ -628,30 +647,29 @@ def dispatch(
         if v.bind.get(SCALAR_INPUT, TENSOR_CHOICE) != TENSOR_CHOICE:
             twins.setdefault(v.key, []).append(v)
     attr_keys = len({v.key for v in keys})
-    k = 0
     modes = list(enumerate(MODES)) + [(len(MODES) + i, f"RESIDENT{i}") for i in resident_inputs]
-    for m, mode in modes:
+    keyed = "BcMode" if attr_keys == 1 else f"attribute key + {attr_keys} * BcMode"
+    w.line(comment=f"tiling key = {keyed}; then the SCALAR twins")
+    for m, mode in modes:  # one line per key
         for v in keys:
-            head = ("if" if k == 0 else "} else if") + f" (TILING_KEY_IS({v.key + attr_keys * m}))"
-            w.line(head + " {", f"mode {mode}" if v is keys[0] else None)
-            w.level += 1
-            w.line(f"Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});")
-            w.level -= 1
-            k += 1
+            w.line(
+                f"if (TILING_KEY_IS({v.key + attr_keys * m})) Run<{', '.join(targs_of(v) + [f'BcMode::{mode}'])}>({call_args});"
+            )
     for key, group in twins.items():  # SCALAR with one size-1 input, read as a Scalar: the FLAT path
         v = group[0]
-        head = f"}} else if (TILING_KEY_IS({key}))"
-        w.line(head + " {", f"SCALAR: input '{v.bind[SCALAR_INPUT][len(TWIN_PREFIX):]}' read as a Scalar")
-        w.level += 1
         run = f"Run<{', '.join(targs_of(v) + ['BcMode::FLAT'])}>({call_args});"
+        why = f"SCALAR: input '{v.bind[SCALAR_INPUT][len(TWIN_PREFIX):]}' read as a Scalar"
         if len(group) == len(dtypes):
-            w.line(run)
-        else:
-            types = " || ".join(f"IsSameType<{dtype_macro}, {ctype(t.dtype)}>::value" for t in group)
-            with w.block(f"if constexpr ({types})"):  # where it is cheaper than the splat
+            w.line(f"if (TILING_KEY_IS({key})) {run}", why)
+            continue
+        types = " || ".join(f"IsSameType<{dtype_macro}, {ctype(t.dtype)}>::value" for t in group)
+        others = [d for d in dtypes if d not in {t.dtype for t in group}]
+        if len(others) < len(group):  # the shorter test: the element types it is not kept for
+            types = " && ".join(f"!IsSameType<{dtype_macro}, {ctype(d)}>::value" for d in others)
+        with w.block(f"if (TILING_KEY_IS({key}))"):
+            w.line(comment=why + " (where it is cheaper than the splat)")
+            with w.block(f"if constexpr ({types})"):
                 w.line(run)
-        w.level -= 1
-    w.line("}")
 
 
 # -- RESIDENT modes: which buffers hold one row, and how many rows a block holds ----------------

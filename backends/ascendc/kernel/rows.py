@@ -46,7 +46,7 @@ WIDE_GUARD = "widen"  # ProcessStep's: s == 0 || wideBytes_ == 0
 # A column Init computes: cols_ elements (Compare/Select take whole repeats: colLen_ holds them).
 COLUMN_EXTENT = Extent("cols_", "static_cast<int32_t>(RoundUp(cols_, COUNT_ALIGN))")
 from .naming import RESERVED, camel, gm_param
-from .template import COPY_PARAMS, KernelText, _bytes, every_binding, variant_id
+from .template import COPY_PARAMS, KernelText, _bytes, every_binding, in_terms_of, variant_id
 from .variant import (
     SYNC_WEIGHT,
     Signature,
@@ -882,7 +882,7 @@ class RowKernelText(KernelText):
                 if coalesce and (word, key) in anonymous:
                     aliases[name] = anonymous[word, key]
                     continue
-                value = _in_terms_of(full, t, declared)
+                value = in_terms_of(full, t, declared)
                 same = set(value.values()) if value is not None else set()
                 if (
                     coalesce
@@ -905,27 +905,6 @@ class RowKernelText(KernelText):
         for name, values in partial.items():
             self.assign_by_variant(name, values)
         return aliases
-
-    def assign_by_variant(self, name: str, values: dict) -> None:
-        """``name = binding;`` under the condition of the variants that bind it so, one view at a
-        time (the last class an ``else`` when it is all that is left)."""
-        groups: dict[str, list] = {}
-        for vid in self.plan.codes:
-            if vid in values:
-                groups.setdefault(values[vid], []).append(vid)
-        remaining = list(self.plan.space.points)
-        order = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-        for k, (binding, vids) in enumerate(order):
-            space = Space(self.plan.space.dims, remaining)
-            cond = space.condition(frozenset(vids))
-            for flag in re.findall(r"\bIS_[A-Z0-9]+\b", cond or ""):
-                self.e.flags_used.add(flag)
-            if cond is None:
-                head = "else " if k else ""
-            else:
-                head = ("else " if k else "") + f"if constexpr ({cond}) "
-            self.e.w.line(f"{head}{name} = {binding};")
-            remaining = [p for p in remaining if p not in vids]
 
     def copy_out(self) -> None:
         w = self.e.w
@@ -1097,24 +1076,6 @@ class RowKernelText(KernelText):
             w.line(
                 "uint32_t rowCols_ = 0, colsPerLoop_ = 0;", "C, and COLUMN_CHUNKS' chunk (cols_: this one's)"
             )
-
-
-def _in_terms_of(full: dict, t: str, declared: list[tuple[str, str, dict]]) -> dict | None:
-    """A view's value per variant, written with the views declared before it where it is one of them
-    (``norm`` computed in place of ``xF32`` is ``norm = xF32``): the fewest distinct values, earlier
-    names taking the variants they cover; None when that still takes three values (a nested
-    conditional)."""
-    names = [(n, f) for n, ct, f in declared if ct == t]
-    best, score = dict(full), (len(set(full.values())), len(full))
-    for k, (n1, f1) in enumerate(names):
-        for n2, f2 in [(None, None)] + names[k + 1 :]:
-            value = {}
-            for v, b in full.items():
-                value[v] = n1 if f1[v] == b else n2 if n2 is not None and f2[v] == b else b
-            raw = sum(1 for v in full if value[v] == full[v])
-            if (len(set(value.values())), raw) < score:
-                best, score = value, (len(set(value.values())), raw)
-    return best if score[0] <= 2 else None
 
 
 _PAD = re.compile(r"\bpad(T|F32|F16|BF16|Uint8|Int8|Int32)_(?!\w)")

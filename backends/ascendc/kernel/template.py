@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Hashable
 
 from dsl.dtypes import DType, bf16, f16
-from dsl.ir import AttrDecl
+from dsl.ir import AttrDecl, ScalarType
 
 from ..cann import spelling
 from ..writer import CodeWriter
@@ -286,24 +286,55 @@ class Emitter:
                 self.flags_used.add(flag)
         return c
 
-    def value_expr(self, values: dict) -> str:
-        """A constexpr expression taking ``values[variant id]`` in each variant."""
+    def value_cases(self, values: dict) -> list[tuple[str | None, str]]:
+        """``values[variant id]`` as (condition, value) pairs, each condition taken among the
+        variants the earlier ones left; the most common value last, with no condition."""
         groups: dict[str, set] = {}
         for vid, val in values.items():
             groups.setdefault(str(val), set()).add(vid)
-        if len(groups) == 1:
-            return next(iter(groups))
         ordered = sorted(groups.items(), key=lambda kv: len(kv[1]))
         remaining = set(values)
-        parts = []
+        cases: list[tuple[str | None, str]] = []
         for val, vids in ordered[:-1]:
             space = Space(self.plan.space.dims, sorted(remaining, key=self.plan.space.points.index))
             c = space.condition(frozenset(vids))
             for flag in re.findall(r"\bIS_[A-Z0-9]+\b", c or ""):
                 self.flags_used.add(flag)
-            parts.append(f"{c} ? {val} : ")
+            cases.append((c, val))
             remaining -= vids
-        return "".join(parts) + ordered[-1][0]
+        return cases + [(None, ordered[-1][0])]
+
+    def value_expr(self, values: dict) -> str:
+        """A constexpr expression taking ``values[variant id]`` in each variant."""
+        cases = self.value_cases(values)
+        return "".join(f"{c} ? {val} : " for c, val in cases[:-1]) + cases[-1][1]
+
+    def case_lines(self, values: dict, act: str = "return {};", default: bool = True) -> list[str]:
+        """``values`` as one-line ``if constexpr (c) <act>;`` statements, no ``else`` (a chain with
+        one would not stay one line a statement): ``return``s in order, the first that holds wins,
+        the most common value last; an assignment ``act`` the most common value first (unless not
+        ``default``: it is already there), then the others in reverse order, the last that holds
+        wins (a condition need only hold on the variants no earlier case took)."""
+        cases = self.value_cases(values)
+        lines = [f"if constexpr ({_unwrap(c)}) {act.format(v)}" for c, v in cases[:-1]]
+        if act.startswith("return "):
+            return lines + [act.format(cases[-1][1])]
+        return ([act.format(cases[-1][1])] if default else []) + lines[::-1]
+
+    def constant(self, decl: str, values: dict, note: str | None = None, chain: bool = True) -> None:
+        """``static constexpr <decl> = value;``, one conditional at most: three values or more are an
+        if constexpr chain in a lambda evaluated at compile time (no nested ``?:``; with ``chain``,
+        else a nested conditional: the flat kernels' tables, not reworked yet)."""
+        if len(self.value_cases(values)) <= 2 or not chain:
+            self.w.line(f"static constexpr {decl} = {self.value_expr(values)};", note)
+            return
+        ctype_ = decl.split()[0]
+        self.w.line(f"static constexpr {decl} = []() -> {ctype_} {{", note)
+        self.w.level += 1
+        for line in self.case_lines(values):
+            self.w.line(line)
+        self.w.level -= 1
+        self.w.line("}();")
 
     def section(self, lists: dict, *, scope_decls: dict | None = None) -> None:
         merged = merge(lists)
@@ -368,6 +399,18 @@ class Emitter:
             if s.dsl:
                 self.last_dsl = s.dsl
             self.w.line(s.code, s.note)
+
+
+def _unwrap(cond: str) -> str:
+    """``(a || b)`` -> ``a || b`` where the outer parentheses enclose the whole condition."""
+    if not (cond.startswith("(") and cond.endswith(")")):
+        return cond
+    depth = 0
+    for k, ch in enumerate(cond):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and k < len(cond) - 1:
+            return cond
+    return cond[1:-1]
 
 
 _SYNC = re.compile(r"(if constexpr \(.*\) )?(SetFlag|WaitFlag|PipeBarrier)<")
@@ -558,6 +601,7 @@ class KernelText:
         self.bcast = bc.is_broadcast(plan.variants)
         if self.bcast and self.bcast_inputs():
             self.plan_rows()
+            self.e.compact = True  # one-statement if constexpr blocks on one line (as the row kernels)
 
     @property
     def cls(self) -> str:
@@ -661,17 +705,43 @@ class KernelText:
     def buf_elems(self, vid, cname: str) -> str:
         return f"Elems({self.buf_index(cname)})"
 
-    def mask_table(self) -> str:
-        """``BUF_MASKS[k]`` of canonical buffer k in every variant: bit i, one row when input i is
-        resident; bit 16 + i, unused then."""
-        values = []
-        for c in self.canon:
-            per = {
-                vid: f"0x{self.row_mask.get((vid, c.name), 0) | self.idle_mask.get((vid, c.name), 0) << 16:x}u"
-                for vid in self.plan.codes
-            }
-            values.append(self.e.value_expr(per))
-        return f"static constexpr uint32_t BUF_MASKS[{len(values)}] = {{{', '.join(values)}}};"
+    def buf_mask(self) -> None:
+        """``BufMask(k)`` of canonical buffer k in every variant: bit i, one row when input i is
+        resident; bit 16 + i, unused then (an if constexpr chain per buffer that has any)."""
+        w = self.e.w
+        w.line(
+            comment="Per buffer k: bit i, it holds one row when input i is resident; bit 16 + i, it is unused then."
+        )
+        with w.block("static constexpr uint32_t BufMask(uint32_t k)"):
+            w.line(f"uint32_t mask[{len(self.canon)}] = {{}};")
+            for k, c in enumerate(self.canon):
+                per = {
+                    vid: f"0x{self.row_mask.get((vid, c.name), 0) | self.idle_mask.get((vid, c.name), 0) << 16:x}u"
+                    for vid in self.plan.codes
+                }
+                if set(per.values()) == {"0x0u"}:
+                    continue
+                zero = self.e.value_cases(per)[-1][1] == "0x0u"  # the array starts at 0
+                for line in self.e.case_lines(per, f"mask[{k}] = {{}};", default=not zero):
+                    w.line(line)
+            w.line("return mask[k];")
+
+    def outputs_all_full(self) -> bool:
+        """Every output has the broadcast shape in every call: one output, computed from every tensor
+        input (numpy gives an output its own operands' shape; host_broadcast.output_inputs)."""
+        from ..host_broadcast import output_inputs
+
+        if len(self.plan.sig.outputs) != 1:
+            return False
+        for v in self.plan.variants:
+            if v.bind.get(bc.SCALAR_INPUT, bc.TENSOR_CHOICE) != bc.TENSOR_CHOICE:
+                continue  # a SCALAR twin runs the FLAT mode
+            tensors = sum(
+                1 << i for i, p in enumerate(v.func.params) if not isinstance(p.value.type, ScalarType)
+            )
+            if any(m not in (0, tensors) for m in output_inputs(v.func)):
+                return False
+        return True
 
     @property
     def rows_planned(self) -> bool:
@@ -786,7 +856,14 @@ class KernelText:
             w.line("private:")
             w.level += 1
             if self.bcast and self.bcast_inputs():
-                bc.emit_helpers(w, plan.op_type, self.bcast_inputs(), self.vc, self.init_event_id("MTE2_V"))
+                bc.emit_helpers(
+                    w,
+                    plan.op_type,
+                    self.bcast_inputs(),
+                    self.vc,
+                    self.init_event_id("MTE2_V"),
+                    self.outputs_all_full(),
+                )
             else:
                 self.core_slice()
             w.line()
@@ -814,6 +891,13 @@ class KernelText:
     def class_comment(self) -> list[str]:
         plan = self.plan
         keys = self.key_list()
+        if self.bcast and self.bcast_inputs():
+            return [
+                f"{plan.op_type}: the output is split across cores in 32-byte blocks (FLAT, SCALAR) or whole rows, and",
+                "processed in tiles of bcTile elements (RESIDENT<i>: blocks of rows, the math row by row against",
+                "the resident row); tiles alternate between two UB slots, MTE2, V and MTE3 ordered by SetFlag/WaitFlag,",
+                f"reverse flags pre-issued and drained. Tiling keys (static attributes): {keys}.",
+            ]
         slots = any(b["slots"] > 1 for code in plan.codes.values() for b in code.buffers.values())
         return [
             f"{plan.op_type}: the flat range is split into blocks of GRANULE elements across cores and processed in "
@@ -994,9 +1078,8 @@ class KernelText:
             self.slots_declared = True
             if self.bcast and self.bcast_inputs():  # the host may choose one slot (host_broadcast.py)
                 self.e.w.line(
-                    "const int32_t slotsUsed = tiles_ < static_cast<uint64_t>(slots_) ? static_cast<int32_t>(tiles_) "
-                    ": slots_;",
-                    "one tile, or one slot: flags for one slot",
+                    "const int32_t slotsUsed = static_cast<int32_t>(tiles_ < slots_ ? tiles_ : slots_);",
+                    "one tile: one slot",
                 )
             else:
                 self.e.w.line(
@@ -1111,13 +1194,14 @@ class KernelText:
                     binding = f"Slot<{t}>({buf}, slot, {mask})"
                     if view.name in loaded:
                         binding = f"Loaded<{t}>({buf}, slot, {mask}, {loaded[view.name]})"
-                    block = f"SlotBlock<{t}>({buf}, slot, {mask})"
+                    block = f"Slot<{t}>({buf}, slot, {mask}, true)"
                     if view.name in stored:
                         bound.setdefault(view.name + "Block", {})[vid] = (buf, block)
                 elif view.name in stored:
                     bound.setdefault(view.name + "Block", {})[vid] = (buf, binding)
                 bound.setdefault(view.name, {})[vid] = (buf, binding)
         partial: dict[Hashable, list[Stmt]] = {vid: [] for vid in plan.codes}
+        declared: list[tuple[str, str, dict]] = []  # (name, C++ type, binding per variant)
         for name in order:
             if not re.search(rf"\b{re.escape(name)}\b", text):
                 continue  # an output that is another output or an input: copied from that view
@@ -1125,7 +1209,15 @@ class KernelText:
             full = every_binding(used, plan.codes, present)
             decl = f"LocalTensor<{self.view_types[name]}> {name}"
             if None not in full.values():
-                w.line(f"{decl} = {self.e.value_expr(full)};")
+                # one conditional at most: in terms of the views declared before it, else (three
+                # bindings) assigned under if constexpr, one line per variant class
+                value = in_terms_of(full, self.view_types[name], declared) if self.bcast else full
+                declared.append((name, self.view_types[name], full))
+                if value is None:
+                    w.line(f"{decl};")
+                    self.assign_by_variant(name, full)
+                    continue
+                w.line(f"{decl} = {self.e.value_expr(value)};")
                 continue
             # Some variant has none of its buffers: declare, and bind where it is used.
             w.line(f"{decl};")
@@ -1133,17 +1225,44 @@ class KernelText:
                 partial[vid].append(Stmt(f"{name} = {binding};"))
         self.e.render_blocks(blocks(merge(partial)))
 
+    def assign_by_variant(self, name: str, values: dict) -> None:
+        """``name = binding;`` under the condition of the variants that bind it so, one view at a
+        time (the last class an ``else`` when it is all that is left)."""
+        groups: dict[str, list] = {}
+        for vid in self.plan.codes:
+            if vid in values:
+                groups.setdefault(values[vid], []).append(vid)
+        remaining = list(self.plan.space.points)
+        order = sorted(groups.items(), key=lambda kv: -len(kv[1]))
+        for k, (binding, vids) in enumerate(order):
+            space = Space(self.plan.space.dims, remaining)
+            cond = space.condition(frozenset(vids))
+            for flag in re.findall(r"\bIS_[A-Z0-9]+\b", cond or ""):
+                self.e.flags_used.add(flag)
+            if cond is None:
+                head = "else " if k else ""
+            else:
+                head = ("else " if k else "") + f"if constexpr ({cond}) "
+            self.e.w.line(f"{head}{name} = {binding};")
+            remaining = [p for p in remaining if p not in vids]
+
     def members(self) -> None:
         w = self.e.w
         plan = self.plan
         w.line("@CONSTANTS@")
-        w.line(
-            f"static constexpr uint32_t TILE = {self.e.value_expr(self.per_variant(lambda c: c.tile))};",
-            "elements per tile (plan-buffers)",
-        )
-        w.line(
-            f"static constexpr uint64_t GRANULE = {self.e.value_expr(self.per_variant(lambda c: c.granule))};",
+        bcast = self.bcast and self.bcast_inputs()
+        if not bcast:  # a broadcast kernel's is the tiling's bcTile
+            self.e.constant(
+                "uint32_t TILE",
+                self.per_variant(lambda c: c.tile),
+                "elements per tile (plan-buffers)",
+                chain=False,
+            )
+        self.e.constant(
+            "uint64_t GRANULE",
+            self.per_variant(lambda c: c.granule),
             "elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor",
+            chain=bool(bcast),
         )
         w.line("TPipe pipe_;")
         for c in self.canon:
@@ -1181,27 +1300,13 @@ class KernelText:
                 "RESIDENT<i>: input i's row is resident",
             )
             w.line("static constexpr bool ROWWISE = RES_INPUT >= 0;", "vector math row by row")
-            w.line(
-                self.mask_table(), "per buffer: bit i one row, bit 16 + i unused, when input i is resident"
-            )
-            w.line(
-                f"static constexpr uint32_t ROWCAP = {self.e.value_expr(self.rowcap)};",
-                "elements of a one-row buffer (RESIDENT modes)",
-            )
-            blocks = " : ".join(
-                f"RES_INPUT == {i} ? {self.e.value_expr({vid: b[i] for vid, b in self.blocks.items()})}"
-                for i, _, _ in self.bcast_inputs()
-            )
-            w.line(
-                f"static constexpr uint32_t BLOCK = {blocks} : TILE;",
-                "elements of a block of rows (RESIDENT modes)",
-            )
+            self.buf_mask()
+            self.e.constant("uint32_t ROWCAP", self.rowcap, "elements of a one-row buffer (RESIDENT modes)")
             used = self.per_variant(
                 lambda c: f"0x{sum(1 << i for i, n, _ in self.bcast_inputs() if n in c.gm):x}u"
             )
-            w.line(
-                f"static constexpr uint32_t GM_INPUTS = {self.e.value_expr(used)};",
-                "bit i: this variant reads input i (InitBroadcast reads no other)",
+            self.e.constant(
+                "uint32_t GM_INPUTS", used, "bit i: this variant reads input i (InitBroadcast reads no other)"
             )
             bc.members(w, plan.op_type, self.bcast_inputs(), resident_bytes(len(self.bcast_inputs())))
 
@@ -1260,6 +1365,24 @@ class KernelText:
                 w.level -= 1
             if not self.ONE_LINE_DISPATCH:
                 w.line("}")
+
+
+def in_terms_of(full: dict, t: str, declared: list[tuple[str, str, dict]]) -> dict | None:
+    """A view's value per variant, written with the views declared before it where it is one of them
+    (``norm`` computed in place of ``xF32`` is ``norm = xF32``): the fewest distinct values, earlier
+    names taking the variants they cover; None when that still takes three values (a nested
+    conditional)."""
+    names = [(n, f) for n, ct, f in declared if ct == t]
+    best, score = dict(full), (len(set(full.values())), len(full))
+    for k, (n1, f1) in enumerate(names):
+        for n2, f2 in [(None, None)] + names[k + 1 :]:
+            value = {}
+            for v, b in full.items():
+                value[v] = n1 if f1[v] == b else n2 if n2 is not None and f2[v] == b else b
+            raw = sum(1 for v in full if value[v] == full[v])
+            if (len(set(value.values())), raw) < score:
+                best, score = value, (len(set(value.values())), raw)
+    return best if score[0] <= 2 else None
 
 
 _CTYPES = ("float", "half", "bfloat16_t", "int32_t", "uint8_t", "int8_t", "bool")

@@ -332,6 +332,7 @@ uint64_t RowGeometry(uint64_t& mode, const SplitSpec& split, OuterMaxTilingData&
         const uint64_t rowPitch = (inner + 255) / 256 * 256;  // whole 256-element repeats per row
         if (count == 1 && inner >= 128 && rowPitch <= split.rowCap && split.block[res] >= rowPitch) {
             mode = MODE_RESIDENT0 + res;
+            tiling.set_bcTile(static_cast<uint32_t>(split.block[res]));
             pitch = rowPitch;
             pack = split.block[res] / rowPitch;
             if (pack > 4095) pack = 4095;
@@ -457,6 +458,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
     uint64_t units = (totalLength + split->granule - 1) / split->granule;  // 32-byte blocks
     uint64_t unitElems = split->granule;
     tiling.set_bcSlots(2);  // FLAT, SCALAR: double buffered; the row modes decide in RowGeometry
+    tiling.set_bcTile(static_cast<uint32_t>(split->tile));  // RowGeometry's RESIDENT<i>: a block
     if (mode != MODE_FLAT && mode != MODE_SCALAR) {
         units = RowGeometry(mode, *split, tiling);
         unitElems = tiling.get_bcChunks() == 1 ? tiling.get_bcInner() : tiling.get_bcChunk();

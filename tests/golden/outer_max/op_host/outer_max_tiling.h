@@ -15,6 +15,7 @@ TILING_DATA_FIELD_DEF(uint32_t, bcOutEmpty);  // bit o: output o is empty while 
 TILING_DATA_FIELD_DEF_ARR(
     int64_t, 8, bcOutStrides);  // per output and merged axis (outputs of bcOutSmall): element stride, 0 = broadcast
 TILING_DATA_FIELD_DEF(uint32_t, bcRank);      // merged broadcast axes (row modes)
+TILING_DATA_FIELD_DEF(uint32_t, bcTile);      // elements of a tile (plan-buffers), or of a block of rows in RESIDENT<i>
 TILING_DATA_FIELD_DEF(uint32_t, bcL2Bypass);  // bit i: input i streams past L2 (CACHE_MODE_DISABLE)
 TILING_DATA_FIELD_DEF(uint64_t, bcInner);     // elements of the last merged axis: one row
 TILING_DATA_FIELD_DEF(uint64_t, bcChunk);     // elements of a row chunk (= bcInner when a row fits a tile)

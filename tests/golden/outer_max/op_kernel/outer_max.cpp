@@ -56,45 +56,36 @@ __aicore__ inline float ToF32(S value) {
     return static_cast<float>(value);
 }
 
-// OuterMax: the flat range is split into blocks of GRANULE elements across cores and processed in tiles of TILE
-// elements; tiles alternate between two UB slots (ping-pong), GM -> UB copies (MTE2), vector math (V) and UB -> GM
-// copies (MTE3) are ordered by SetFlag/WaitFlag, reverse flags pre-issued per slot and drained after the loop. Tiling
-// keys (static attributes): 0: bc_scalar=tensor.
+// OuterMax: the output is split across cores in 32-byte blocks (FLAT, SCALAR) or whole rows, and
+// processed in tiles of bcTile elements (RESIDENT<i>: blocks of rows, the math row by row against
+// the resident row); tiles alternate between two UB slots, MTE2, V and MTE3 ordered by SetFlag/WaitFlag,
+// reverse flags pre-issued and drained. Tiling keys (static attributes): 0: bc_scalar=tensor.
 template <typename T, BcScalar BC_SCALAR, BcMode MODE>
 class KernelOuterMax {
 public:
     __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR y, const OuterMaxTilingData& tiling) {
         SetCoreSlice(tiling);
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
-            aGm_.SetGlobalBuffer((__gm__ T*)a, tiling.bcSize[0]);
-        }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
-            bGm_.SetGlobalBuffer((__gm__ T*)b, tiling.bcSize[1]);
-        }
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) aGm_.SetGlobalBuffer((__gm__ T*)a, tiling.bcSize[0]);
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) bGm_.SetGlobalBuffer((__gm__ T*)b, tiling.bcSize[1]);
         yGm_.SetGlobalBuffer((__gm__ T*)y, tiling.totalLength);
-        if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A) {
-            // outer_max.py:15  return dsl.maximum(a, b)
+        // outer_max.py:15  return dsl.maximum(a, b)
+        if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_A)
             aF32_ = ToF32(LoadScalar<T>(a));
-        } else if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_B) {
+        else if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::SCALAR_B)
             bF32_ = ToF32(LoadScalar<T>(b));
-        } else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_A) {
+        else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_A)
             a_ = LoadScalar<T>(a);
-        } else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_B) {
+        else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_B)
             b_ = LoadScalar<T>(b);
-        }
         // Tile buffers. A `+ 256` starts the next buffer in the other UB bank groups, so the two sources of an
         // instruction never share one (plan-buffers).
-        if constexpr (!IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
+        if constexpr (!IS_BF16 && BC_SCALAR == BcScalar::TENSOR)
             pipe_.InitBuffer(aBuf_, Elems(0) * 2 * sizeof(T) + (ROWWISE ? 0 : 256));
-        }
-        if constexpr (!IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
+        if constexpr (!IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B)
             pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T));
-        } else if constexpr (BC_SCALAR == BcScalar::SCALAR_B || (IS_BF16 && BC_SCALAR == BcScalar::TENSOR)) {
+        else if constexpr (BC_SCALAR == BcScalar::SCALAR_B || (IS_BF16 && BC_SCALAR == BcScalar::TENSOR))
             pipe_.InitBuffer(aBuf_, Elems(0) * 2 * sizeof(T));
-        }
-        if constexpr (IS_BF16) {
-            pipe_.InitBuffer(aF32Buf_, Elems(2) * sizeof(float));
-        }
+        if constexpr (IS_BF16) pipe_.InitBuffer(aF32Buf_, Elems(2) * sizeof(float));
         if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
             pipe_.InitBuffer(bBuf_, Elems(1) * 2 * sizeof(T) + (ROWWISE ? 0 : 256));
             pipe_.InitBuffer(bF32Buf_, Elems(3) * sizeof(float));
@@ -114,32 +105,22 @@ public:
                 aRepInt32_, a_,
                 static_cast<int32_t>(256 / sizeof(int32_t)));  // one repeat; every tile reads it with repeat stride 0
         }
-        if constexpr (BC_SCALAR == BcScalar::SCALAR_A) {
-            PipeBarrier<PIPE_V>();  // the tiles read the broadcasts
-        }
+        if constexpr (BC_SCALAR == BcScalar::SCALAR_A) PipeBarrier<PIPE_V>();  // the tiles read the broadcasts
         InitBroadcast();
     }
 
     __aicore__ inline void Process() {
-        const int32_t slotsUsed = tiles_ < static_cast<uint64_t>(slots_)
-                                      ? static_cast<int32_t>(tiles_)
-                                      : slots_;  // one tile, or one slot: flags for one slot
-        for (int32_t id = 0; id < slotsUsed; ++id) {
-            // pre-issue every slot's reverse flags
-            SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
-            if constexpr (BC_SCALAR == BcScalar::TENSOR) {
-                SetFlag<HardEvent::V_MTE2>(id);  // V -> MTE2: slot of b read
-            }
+        const int32_t slotsUsed = static_cast<int32_t>(tiles_ < slots_ ? tiles_ : slots_);  // one tile: one slot
+        for (int32_t id = 0; id < slotsUsed; ++id) {  // pre-issue every slot's reverse flags
+            SetFlag<HardEvent::MTE3_MTE2>(id);        // MTE3 -> MTE2: y copied out
+            if constexpr (BC_SCALAR == BcScalar::TENSOR) SetFlag<HardEvent::V_MTE2>(id);  // V -> MTE2: slot of b read
         }
         for (uint64_t t = 0; t < tiles_; ++t) {
             ProcessTile(t);
         }
-        for (int32_t id = 0; id < slotsUsed; ++id) {
-            // drain every slot's reverse flags
-            if constexpr (BC_SCALAR == BcScalar::TENSOR) {
-                WaitFlag<HardEvent::V_MTE2>(id);  // V -> MTE2: slot of b read
-            }
-            WaitFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
+        for (int32_t id = 0; id < slotsUsed; ++id) {  // drain every slot's reverse flags
+            if constexpr (BC_SCALAR == BcScalar::TENSOR) WaitFlag<HardEvent::V_MTE2>(id);  // V -> MTE2: slot of b read
+            WaitFlag<HardEvent::MTE3_MTE2>(id);                                            // MTE3 -> MTE2: y copied out
         }
     }
 
@@ -148,7 +129,8 @@ private:
     // rows (or row chunks); either way the first tailCores cores take one unit more.
     __aicore__ inline void SetCoreSlice(const OuterMaxTilingData& tiling) {
         tiling_ = &tiling;
-        slots_ = static_cast<int32_t>(tiling.bcSlots);  // 2, or 1 where double buffering does not pay
+        slots_ = tiling.bcSlots;     // 2, or 1 where double buffering does not pay
+        tileElems_ = tiling.bcTile;  // elements of a tile, or of a block of rows in RESIDENT<i> (plan-buffers)
         const uint64_t core = static_cast<uint64_t>(GetBlockIdx());
         const uint64_t first = core * tiling.smallBlocks + (core < tiling.tailCores ? core : tiling.tailCores);
         const uint64_t units = tiling.smallBlocks + (core < tiling.tailCores ? 1 : 0);
@@ -158,7 +140,7 @@ private:
             const uint64_t stop = end < tiling.totalLength ? end : tiling.totalLength;
             offset_ = start;
             count_ = stop > start ? stop - start : 0;
-            tiles_ = (count_ + TILE - 1) / TILE;
+            tiles_ = (count_ + tileElems_ - 1) / tileElems_;
         } else {
             offset_ = first;  // first row (or row chunk)
             count_ = units;
@@ -177,7 +159,7 @@ private:
     __aicore__ inline uint32_t SetTile(uint64_t t) {
         tile_ = t;
         if constexpr (MODE == BcMode::FLAT || MODE == BcMode::SCALAR) {
-            return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * TILE : TILE);
+            return static_cast<uint32_t>(t + 1 == tiles_ ? count_ - t * tileElems_ : tileElems_);
         } else if constexpr (ROWWISE) {
             const uint64_t block = t / pack_;
             rowIn_ = t % pack_;
@@ -215,28 +197,18 @@ private:
         return static_cast<int32_t>(t & 1);
     }
 
-    // A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block, or
-    // row-sized where BUF_MASKS[k] says buffer k holds one row (bit i: when input i is resident).
+    // A slot of a double-buffered buffer: in the RESIDENT modes the current row inside the block
+    // (with `block`, the block's first row: what its 2-D copy out reads), or one row where BufMask(k)
+    // says buffer k holds one (bit i: when input i is resident).
     template <typename U, TPosition P>
-    __aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t k) const {
+    __aicore__ inline LocalTensor<U> Slot(TBuf<P>& buf, int32_t slot, uint32_t k, bool block = false) const {
         if constexpr (ROWWISE) {
-            if ((BUF_MASKS[k] >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];
-            return buf.template Get<U>()[slot * BLOCK + rowIn_ * pitch_];
+            if ((BufMask(k) >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];
+            return buf.template Get<U>()[slot * tileElems_ + (block ? 0 : rowIn_ * pitch_)];
         } else {
             (void)k;
-            return buf.template Get<U>()[slot * TILE];
-        }
-    }
-
-    // The block's first row: what a block's 2-D copy out reads from.
-    template <typename U, TPosition P>
-    __aicore__ inline LocalTensor<U> SlotBlock(TBuf<P>& buf, int32_t slot, uint32_t k) const {
-        if constexpr (ROWWISE) {
-            if ((BUF_MASKS[k] >> RES_INPUT) & 1) return buf.template Get<U>()[slot * ROWCAP];
-            return buf.template Get<U>()[slot * BLOCK];
-        } else {
-            (void)k;
-            return buf.template Get<U>()[slot * TILE];
+            (void)block;
+            return buf.template Get<U>()[slot * tileElems_];
         }
     }
 
@@ -250,13 +222,13 @@ private:
         return Slot<U>(buf, slot, k);
     }
 
-    // Elements of buffer k: TILE, or in the RESIDENT modes ROWCAP (one row), IDLE_ELEMS (the buffer
-    // only holds the resident input's tile, which the resident row replaces) or BLOCK (rows).
-    static constexpr uint32_t Elems(uint32_t k) {
+    // Elements of buffer k: a tile, or in the RESIDENT modes ROWCAP (one row), IDLE_ELEMS (the buffer
+    // only holds the resident input's tile, which the resident row replaces) or a block of rows.
+    __aicore__ inline uint32_t Elems(uint32_t k) const {
         constexpr int32_t shift = ROWWISE ? RES_INPUT : 0;
-        if (!ROWWISE) return TILE;
-        if ((BUF_MASKS[k] >> (16 + shift)) & 1) return IDLE_ELEMS;
-        return ((BUF_MASKS[k] >> shift) & 1) ? ROWCAP : BLOCK;
+        if (!ROWWISE) return tileElems_;
+        if ((BufMask(k) >> (16 + shift)) & 1) return IDLE_ELEMS;
+        return ((BufMask(k) >> shift) & 1) ? ROWCAP : tileElems_;
     }
 
     // Element offset of row r's start in input i (odometer over the merged outer axes);
@@ -294,7 +266,7 @@ private:
         if constexpr (MODE == BcMode::FLAT || MODE == BcMode::SCALAR) {
             if (kind != BC_FULL) return;  // a size-1 input: Fill splats it
             const DataCopyExtParams copy{1, static_cast<uint32_t>(len * sizeof(U)), 0, 0, 0};
-            DataCopyPad(dst, gm[offset_ + t * TILE], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});
+            DataCopyPad(dst, gm[offset_ + t * tileElems_], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});
         } else if (kind == BC_FULL) {
             (void)len;
             LoadRows(dst, gm[r0_ * inner_ + col0_], rows_, inner_);  // one 2-D copy for the tile
@@ -456,51 +428,21 @@ private:
         }
     }
 
-    // One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy; output o
-    // smaller than the broadcast shape (GENERAL mode): StoreOwn.
+    // One output tile to GM: a range (FLAT/SCALAR) or the tile's rows in one 2-D copy.
     template <typename U>
     __aicore__ inline void Store(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, const DataCopyExtParams& copy,
                                  uint64_t t, uint32_t o) {
+        (void)o;  // one output of the broadcast shape
         if constexpr (MODE == BcMode::FLAT || MODE == BcMode::SCALAR) {
-            (void)o;
-            DataCopyPad(gm[offset_ + t * TILE], tile, copy);
+            DataCopyPad(gm[offset_ + t * tileElems_], tile, copy);
         } else {
             (void)copy;
-            if ((tiling_->bcOutEmpty >> o) & 1) return;  // empty, next to outputs with elements
-            if ((tiling_->bcOutSmall >> o) & 1) {
-                StoreOwn(gm, tile, o);
-                return;
-            }
             const uint32_t bytes = static_cast<uint32_t>(clen_ * sizeof(U));
             const uint32_t srcGap =
                 rows_ > 1 ? static_cast<uint32_t>((pitch_ * sizeof(U) - (bytes + 31) / 32 * 32) / 32) : 0;
             const uint32_t dstGap = rows_ > 1 ? static_cast<uint32_t>((inner_ - clen_) * sizeof(U)) : 0;
             const DataCopyExtParams rows{static_cast<uint16_t>(rows_), bytes, srcGap, dstGap, 0};
             DataCopyPad(gm[r0_ * inner_ + col0_], tile, rows);
-        }
-    }
-
-    // Output o smaller than the broadcast shape (numpy: the broadcast of its own operands): the
-    // tile's rows whose coordinate is 0 on every axis it is broadcast on, one copy per row (one
-    // element when it is broadcast along the row); bcOutStrides: its element strides, 0 = broadcast.
-    template <typename U>
-    __aicore__ inline void StoreOwn(const GlobalTensor<U>& gm, const LocalTensor<U>& tile, uint32_t o) {
-        const int64_t* stride = &tiling_->bcOutStrides[o * 8];
-        const uint32_t rank = tiling_->bcRank;
-        const bool along = stride[rank - 1] != 0;  // it has the row's elements
-        if (!along && col0_ != 0) return;          // one value per row: the first chunk has it
-        const DataCopyExtParams copy{1, static_cast<uint32_t>((along ? clen_ : 1) * sizeof(U)), 0, 0, 0};
-        for (uint64_t r = 0; r < rows_; ++r) {
-            uint64_t row = r0_ + r, offset = along ? col0_ : 0;
-            bool mine = true;
-            for (uint32_t a = rank - 1; a-- > 0;) {
-                const uint64_t dim = tiling_->bcDims[a];
-                const uint64_t c = row % dim;
-                row /= dim;
-                mine = mine && (stride[a] != 0 || c == 0);
-                offset += c * static_cast<uint64_t>(stride[a]);
-            }
-            if (mine) DataCopyPad(gm[offset], tile[r * pitch_], copy);
         }
     }
 
@@ -577,34 +519,31 @@ private:
         LocalTensor<float> bF32;
         LocalTensor<T> y = BC_SCALAR == BcScalar::SCALAR_A ? Slot<T>(bBuf_, slot, 1) : Slot<T>(aBuf_, slot, 0);
         LocalTensor<T> yBlock =
-            BC_SCALAR == BcScalar::SCALAR_A ? SlotBlock<T>(bBuf_, slot, 1) : SlotBlock<T>(aBuf_, slot, 0);
-        LocalTensor<float> tmp1F32 = (IS_FLOAT || IS_INT32) && BC_SCALAR == BcScalar::SCALAR_A
-                                         ? Slot<float>(bBuf_, slot, 1)
-                                     : IS_BF16 ? aF32Buf_.Get<float>()
-                                               : Slot<float>(aBuf_, slot, 0);
-        LocalTensor<T> tmp1I32 = BC_SCALAR == BcScalar::SCALAR_A ? Slot<T>(bBuf_, slot, 1) : Slot<T>(aBuf_, slot, 0);
-        LocalTensor<T> tmp1I32Block =
-            BC_SCALAR == BcScalar::SCALAR_A ? SlotBlock<T>(bBuf_, slot, 1) : SlotBlock<T>(aBuf_, slot, 0);
+            BC_SCALAR == BcScalar::SCALAR_A ? Slot<T>(bBuf_, slot, 1, true) : Slot<T>(aBuf_, slot, 0, true);
+        LocalTensor<float> tmp1F32;
+        if constexpr (!IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A)
+            tmp1F32 = Slot<float>(aBuf_, slot, 0);
+        else if constexpr (IS_BF16)
+            tmp1F32 = aF32Buf_.Get<float>();
+        else
+            tmp1F32 = Slot<float>(bBuf_, slot, 1);
+        LocalTensor<T> tmp1I32 = y;
+        LocalTensor<T> tmp1I32Block = yBlock;
         LocalTensor<float> tmp2F32;
         LocalTensor<T> tmp2I32;
         LocalTensor<T> tmp2I32Block;
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
-            a = Loaded<T>(aBuf_, slot, 0, 0);
-        }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
-            b = Loaded<T>(bBuf_, slot, 1, 1);
-        }
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) a = Loaded<T>(aBuf_, slot, 0, 0);
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) b = Loaded<T>(bBuf_, slot, 1, 1);
         if constexpr (IS_HALF) {
             tmp0 = Slot<T>(aBuf_, slot, 0);
-            tmp0Block = SlotBlock<T>(aBuf_, slot, 0);
+            tmp0Block = Slot<T>(aBuf_, slot, 0, true);
         } else if constexpr (IS_FLOAT && BC_SCALAR != BcScalar::SCALAR_A) {
             aF32 = Loaded<float>(aBuf_, slot, 0, 0);
         }
-        if constexpr (IS_FLOAT && BC_SCALAR != BcScalar::SCALAR_B) {
+        if constexpr (IS_FLOAT && BC_SCALAR != BcScalar::SCALAR_B)
             bF32 = Loaded<float>(bBuf_, slot, 1, 1);
-        } else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A) {
+        else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A)
             aF32 = aF32Buf_.Get<float>();
-        }
         if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
             bF32 = bF32Buf_.Get<float>();
         } else if constexpr (IS_BF16 && BC_SCALAR == BcScalar::SCALAR_A) {
@@ -615,50 +554,38 @@ private:
             tmp2F32 = aF32Buf_.Get<float>();
         } else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::SCALAR_B) {
             tmp2I32 = Slot<T>(aBuf_, slot, 0);
-            tmp2I32Block = SlotBlock<T>(aBuf_, slot, 0);
+            tmp2I32Block = Slot<T>(aBuf_, slot, 0, true);
         }
         // outer_max.py:15  return dsl.maximum(a, b)
         if (first_) WaitFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: y copied out
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
-            Load(a, aGm_, 0, t, len);
-        }
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) Load(a, aGm_, 0, t, len);
         if constexpr (BC_SCALAR == BcScalar::TENSOR) {
             if (first_) WaitFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of b read
         }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
-            Load(b, bGm_, 1, t, len);
-        }
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) Load(b, bGm_, 1, t, len);
         if (first_) SetFlag<HardEvent::MTE2_V>(slot);  // MTE2 -> V: a, b copied in
         if (first_) WaitFlag<HardEvent::MTE2_V>(slot);
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_A) {
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_A)
             Fill(a, aGm_, 0, len);  // V: splatted, replicated or column inputs
-        }
         if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_A) {
             PipeBarrier<PIPE_V>();
             Cast(aF32, a, RoundMode::CAST_NONE, n);
         }
-        if constexpr (BC_SCALAR != BcScalar::SCALAR_B) {
+        if constexpr (BC_SCALAR != BcScalar::SCALAR_B)
             Fill(b, bGm_, 1, len);  // V: splatted, replicated or column inputs
-        }
-        if constexpr (IS_HALF) {
+        if constexpr (IS_HALF)
             Max(tmp0, a, b, n);
-        } else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::TENSOR) {
+        else if constexpr (IS_BF16 && BC_SCALAR != BcScalar::TENSOR)
             PipeBarrier<PIPE_V>();
-        }
-        if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
-            Cast(bF32, b, RoundMode::CAST_NONE, n);
-        }
+        if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) Cast(bF32, b, RoundMode::CAST_NONE, n);
         if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
             if (last_) SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of b read
         }
-        if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) {
-            PipeBarrier<PIPE_V>();
-        }
-        if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::TENSOR) {
+        if constexpr (IS_BF16 && BC_SCALAR != BcScalar::SCALAR_B) PipeBarrier<PIPE_V>();
+        if constexpr ((IS_FLOAT || IS_BF16) && BC_SCALAR == BcScalar::TENSOR)
             Max(tmp1F32, aF32, bF32, n);
-        } else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::TENSOR) {
+        else if constexpr (IS_INT32 && BC_SCALAR == BcScalar::TENSOR)
             Max(tmp1I32, a, b, n);
-        }
         if constexpr (!IS_BF16 && BC_SCALAR == BcScalar::TENSOR) {
             if (last_) SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of b read
         }
@@ -697,11 +624,6 @@ private:
     static constexpr bool IS_FLOAT = IsSameType<T, float>::value;
     static constexpr bool IS_BF16 = IsSameType<T, bfloat16_t>::value;
     static constexpr bool IS_INT32 = IsSameType<T, int32_t>::value;
-    static constexpr uint32_t TILE = IS_HALF                                    ? 22400
-                                     : IS_BF16 && BC_SCALAR == BcScalar::TENSOR ? 11136
-                                     : BC_SCALAR == BcScalar::TENSOR            ? 11200
-                                     : IS_BF16 ? 22912
-                                               : 22976;  // elements per tile (plan-buffers)
     static constexpr uint64_t GRANULE =
         (IS_HALF || IS_BF16) ? 16
                              : 8;  // elements per block: 512 B (flat) or 32 B (broadcast) of the narrowest GM tensor
@@ -728,39 +650,34 @@ private:
                                              ? static_cast<int32_t>(MODE) - 5
                                              : -1;   // RESIDENT<i>: input i's row is resident
     static constexpr bool ROWWISE = RES_INPUT >= 0;  // vector math row by row
-    static constexpr uint32_t BUF_MASKS[4] = {
-        0x0u, BC_SCALAR == BcScalar::TENSOR ? 0x20002u : 0x0u, IS_BF16 ? 0x3u : 0x0u,
-        IS_BF16 && BC_SCALAR == BcScalar::TENSOR
-            ? 0x3u
-            : 0x0u};  // per buffer: bit i one row, bit 16 + i unused, when input i is resident
+    // Per buffer k: bit i, it holds one row when input i is resident; bit 16 + i, it is unused then.
+    static constexpr uint32_t BufMask(uint32_t k) {
+        uint32_t mask[4] = {};
+        if constexpr (BC_SCALAR == BcScalar::TENSOR) mask[1] = 0x20002u;
+        if constexpr (IS_BF16) mask[2] = 0x3u;
+        if constexpr (IS_BF16 && BC_SCALAR == BcScalar::TENSOR) mask[3] = 0x3u;
+        return mask[k];
+    }
     static constexpr uint32_t ROWCAP =
         (IS_HALF || IS_BF16) ? 2048 : 1024;  // elements of a one-row buffer (RESIDENT modes)
-    static constexpr uint32_t BLOCK = RES_INPUT == 0   ? IS_HALF                                    ? 22784
-                                                         : IS_BF16 && BC_SCALAR == BcScalar::TENSOR ? 20736
-                                                         : BC_SCALAR == BcScalar::TENSOR            ? 11264
-                                                         : IS_BF16                                  ? 44800
-                                                                                                    : 23296
-                                      : RES_INPUT == 1 ? IS_HALF                                    ? 45824
-                                                         : IS_BF16 && BC_SCALAR == BcScalar::TENSOR ? 41728
-                                                         : BC_SCALAR == BcScalar::TENSOR            ? 22784
-                                                         : IS_BF16                                  ? 44800
-                                                                                                    : 23296
-                                                       : TILE;  // elements of a block of rows (RESIDENT modes)
     static constexpr uint32_t GM_INPUTS =
-        BC_SCALAR == BcScalar::SCALAR_A   ? 0x2u
-        : BC_SCALAR == BcScalar::SCALAR_B ? 0x1u
-                                          : 0x3u;  // bit i: this variant reads input i (InitBroadcast reads no other)
-    static constexpr uint32_t ROW_BYTES = 4096;    // UB per input for a resident broadcast row
-    static constexpr uint32_t IDLE_ELEMS = 32;     // a buffer the RESIDENT mode does not use
+        []() -> uint32_t {  // bit i: this variant reads input i (InitBroadcast reads no other)
+        if constexpr (BC_SCALAR == BcScalar::SCALAR_A) return 0x2u;
+        if constexpr (BC_SCALAR == BcScalar::SCALAR_B) return 0x1u;
+        return 0x3u;
+    }();
+    static constexpr uint32_t ROW_BYTES = 4096;  // UB per input for a resident broadcast row
+    static constexpr uint32_t IDLE_ELEMS = 32;   // a buffer the RESIDENT mode does not use
     TBuf<TPosition::VECIN> aRowBuf_;
     TBuf<TPosition::VECIN> bRowBuf_;
     T aOne_{};
     T bOne_{};
     const OuterMaxTilingData* tiling_ = nullptr;
-    int32_t slots_ = 2;                          // ping-pong slots in use (the host's bcSlots)
+    uint32_t slots_ = 2;                         // ping-pong slots in use (the host's bcSlots)
     uint64_t inner_ = 0, pitch_ = 0, pack_ = 0;  // row modes: row length, UB pitch, rows per tile
     uint64_t r0_ = 0, rows_ = 0, rowIn_ = 0, col0_ = 0,
              clen_ = 0;                  // the tile's rows, the row in its block, its columns
+    uint32_t tileElems_ = 0;             // elements of a tile, or of a block of rows (RESIDENT modes)
     uint64_t tile_ = 0;                  // the tile SetTile set up
     uint64_t rowBase_ = 0, rowEnd_ = 0;  // row modes: the core's rows
     bool first_ = true;                  // the tile is a block's first row (always, outside the RESIDENT modes)
@@ -778,28 +695,23 @@ extern "C" __global__ __aicore__ void outer_max(GM_ADDR a, GM_ADDR b, GM_ADDR y,
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // vector cores only: GetBlockIdx() is the AIV index
     (void)workspace;                                 // no user workspace (the host reserves the system's only)
     GET_TILING_DATA(tilingData, tiling);
-    if (TILING_KEY_IS(0)) {  // mode FLAT
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::FLAT>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(1)) {  // mode SCALAR
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::SCALAR>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(2)) {  // mode ROW
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::ROW>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(3)) {  // mode COL
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::COL>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(4)) {  // mode GENERAL
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::GENERAL>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(5)) {  // mode RESIDENT0
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::RESIDENT0>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(6)) {  // mode RESIDENT1
-        Run<DTYPE_A, BcScalar::TENSOR, BcMode::RESIDENT1>(a, b, y, tilingData);
-    } else if (TILING_KEY_IS(7)) {  // SCALAR: input 'a' read as a Scalar
-        if constexpr (IsSameType<DTYPE_A, float>::value || IsSameType<DTYPE_A, bfloat16_t>::value ||
-                      IsSameType<DTYPE_A, int32_t>::value) {
+    // tiling key = BcMode; then the SCALAR twins
+    if (TILING_KEY_IS(0)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::FLAT>(a, b, y, tilingData);
+    if (TILING_KEY_IS(1)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::SCALAR>(a, b, y, tilingData);
+    if (TILING_KEY_IS(2)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::ROW>(a, b, y, tilingData);
+    if (TILING_KEY_IS(3)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::COL>(a, b, y, tilingData);
+    if (TILING_KEY_IS(4)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::GENERAL>(a, b, y, tilingData);
+    if (TILING_KEY_IS(5)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::RESIDENT0>(a, b, y, tilingData);
+    if (TILING_KEY_IS(6)) Run<DTYPE_A, BcScalar::TENSOR, BcMode::RESIDENT1>(a, b, y, tilingData);
+    if (TILING_KEY_IS(7)) {
+        // SCALAR: input 'a' read as a Scalar (where it is cheaper than the splat)
+        if constexpr (!IsSameType<DTYPE_A, half>::value) {
             Run<DTYPE_A, BcScalar::SCALAR_A, BcMode::FLAT>(a, b, y, tilingData);
         }
-    } else if (TILING_KEY_IS(8)) {  // SCALAR: input 'b' read as a Scalar
-        if constexpr (IsSameType<DTYPE_A, float>::value || IsSameType<DTYPE_A, bfloat16_t>::value ||
-                      IsSameType<DTYPE_A, int32_t>::value) {
+    }
+    if (TILING_KEY_IS(8)) {
+        // SCALAR: input 'b' read as a Scalar (where it is cheaper than the splat)
+        if constexpr (!IsSameType<DTYPE_A, half>::value) {
             Run<DTYPE_A, BcScalar::SCALAR_B, BcMode::FLAT>(a, b, y, tilingData);
         }
     }
