@@ -57,6 +57,8 @@ REG_OPS = {
     "sqrt": FLOATS,
     "reciprocal": FLOATS,  # Div of a duplicated 1 (the Reg API has no Reciprocal)
     "rsqrt": FLOATS,  # Sqrt, then that Div
+    "round": FLOATS
+    | {bf16},  # Truncate<T, RoundMode::CAST_RINT> (3510 TruncateImpl: half, float, bfloat16_t)
     "vec.dup": NUMBERS | {bf16},
     "cmp": NUMBERS,  # of the operands
     "where": NUMBERS | {bf16},

@@ -299,6 +299,9 @@ class VfWriter:
             )
         elif name in UNARY:
             out.append(f"Reg::{UNARY[name]}({self.reg(d)}, {self.reg(srcs[0])}, mask);")
+        elif name == "round":  # half to even, to an integral value of the same type (vtrc)
+            c = self.ctype(d)
+            out.append(f"Reg::Truncate<{c}, RoundMode::CAST_RINT>({self.reg(d)}, {self.reg(srcs[0])}, mask);")
         elif name in ("reciprocal", "rsqrt"):
             one = self.const_reg(self.one(d), d)
             src = self.reg(srcs[0])
