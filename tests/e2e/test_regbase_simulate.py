@@ -197,3 +197,34 @@ def test_two_register_operands_of_one_op_keep_their_own_registers(tmp_path):
         iter(op.compile(out_dir=tmp_path / "p", target="ascend950").glob("op_kernel/*.cpp"))
     ).read_text()
     assert "asc_vf_call" in text
+
+
+@pytest.mark.parametrize("tname", ["f16", "f32"])
+def test_float_to_8bit_casts_are_one_vf(tname):
+    """tests/corpus/cast_int on ascend950: f32 -> f16 to odd, then f16 -> i8/u8 toward zero and
+    saturating (kCastTruncSat), stored packed from 32-bit lanes (DIST_PACK4_B32), round as
+    Truncate: one VF, bit for bit on ties, saturation bounds and small negatives."""
+    import importlib.util
+
+    from backends.ascendc.compile import lower
+
+    path = ROOT / "tests" / "corpus" / "cast_int.py"
+    spec = importlib.util.spec_from_file_location("corpus_cast_int", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    t = getattr(dsl, tname)
+    text = next(
+        x
+        for n, x in lower(mod.OP, "ascend950", warn_builtin=False).files.items()
+        if n.startswith("op_kernel/")
+    )
+    assert "Reg::StoreAlign<int8_t, Reg::StoreDist::DIST_PACK4_B32>(" in text
+    assert "Reg::Cast<int8_t, half, kCastTruncSat>(" in text or "Reg::Cast<int8_t, T, kCastTruncSat>(" in text
+    rng = np.random.default_rng(3)
+    for attrs in ({}, {"scale": 3.0}):
+        (x,) = mod.make_inputs(rng, t, (4096 + 17,))
+        want = mod.OP.reference(x, dtype=t, **attrs)
+        got = mod.OP.simulate(x, target="ascend950", cores=8, dtype=t, **attrs)
+        for name, g, w in zip(mod.OP.outputs, got, want):
+            assert g.dtype == w.dtype, name
+            np.testing.assert_array_equal(g, w, err_msg=f"cast_int.{name}[{tname}, {attrs}]")
