@@ -57,6 +57,8 @@ REG_OPS = {
     "sqrt": FLOATS,
     "reciprocal": FLOATS,  # Div of a duplicated 1 (the Reg API has no Reciprocal)
     "rsqrt": FLOATS,  # Sqrt, then that Div
+    "round": FLOATS
+    | {bf16},  # Truncate<T, RoundMode::CAST_RINT> (3510 TruncateImpl: half, float, bfloat16_t)
     "vec.dup": NUMBERS | {bf16},
     "cmp": NUMBERS,  # of the operands
     "where": NUMBERS | {bf16},
@@ -71,6 +73,8 @@ REG_CASTS = {
     (i32, f32),
     (f16, bool_),  # a bool output's bytes (DIST_PACK4_B32 / DIST_PACK_B16 store)
     (i8, f16),  # an 8-bit input (DIST_UNPACK_B8 / DIST_UNPACK4_B8 load)
+    (f16, i8),  # an 8-bit output (DIST_PACK4_B32 / DIST_PACK_B16 store), after f32 -> f16 to odd
+    (f16, u8),
     (u8, f16),
 }
 MAX_LIVE = 24  # registers a VF keeps live at once (32 exist; the rest for loads, masks, spills)
@@ -107,7 +111,7 @@ def blocker(func: Func, loop: Op, region: list[Op]) -> str | None:
         gm = op.opname == "dma.load"  # its operand is the GM tensor: the loaded tile is checked
         for v in ([op.result] if op.result is not None else []) + ([] if gm else list(op.operands)):
             if isinstance(v.type, TensorType) and v.type.dtype.bytes == 1 and v.type.dtype != bool_:
-                if not _loaded_bytes(v, region):
+                if not (_loaded_bytes(v, region) or _stored_bytes(v, region)):
                     return f"RegBase does not load or store {v.type.dtype} data yet"
             if isinstance(v.type, TensorType) and v.type.dtype == bool_:
                 if not (_mask_only(v, region) or _stored_bytes(v, region)):
@@ -135,8 +139,9 @@ def _loaded_bytes(v, region: list[Op]) -> bool:
 
 
 def _stored_bytes(v, region: list[Op]) -> bool:
-    """A bool output: materialize-bools' 0/1 bytes (a cast of a 1/0 f16 Select) that only the copy
-    out reads; the VF stores the cast's 8-bit register packed (DIST_PACK4_B32 / DIST_PACK_B16)."""
+    """An 8-bit output: a cast from f16 that only the copy out reads (a bool output's 0/1 bytes from
+    materialize-bools' 1/0 Select, an i8/u8 output after legalize-casts' f32 -> f16 to odd); the VF
+    stores the cast's 8-bit register packed (DIST_PACK4_B32 / DIST_PACK_B16)."""
     if v.owner is None or v.owner.opname != "cast" or v.owner.operands[0].type.dtype != f16:
         return False
     readers = [op for op in region if any(x is v for x in op.operands)]

@@ -137,8 +137,10 @@ def plan(func: Func) -> None:
     regbase = any("vf" in op.attrs for op in loop.region)
     # A RegBase step is DMA-bound: an output computed in its input's slot would hold the load two
     # steps ahead until its copy-out ends (MTE3 -> MTE2); in a buffer of its own, the next load
-    # waits only for the VF's reads and the loads run back to back.
-    buffers = assign_kinds(loop.region, kind_of, spread, outputs_apart=regbase)
+    # waits only for the VF's reads and the loads run back to back. Not measured for a matmul
+    # epilogue (its input comes by Fixpipe and UB bounds the cube tile): in place there.
+    apart = regbase and "cube" not in func.attributes
+    buffers = assign_kinds(loop.region, kind_of, spread, outputs_apart=apart)
     names = len(buffers)
     # Resident columns: one buffer each, defined before the loop.
     for op in func.body:

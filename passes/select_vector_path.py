@@ -13,13 +13,13 @@ Options (target facts come from the backend, passes import none):
 
 * ``regbase``: the target has RegBase (ascend950). Without it every region is MemBase.
 * ``path``: ``auto`` (the rule), or ``membase`` / ``regbase`` as the user asked.
-* ``emit_regbase``: the backend renders RegBase regions. Until it does, a region the rule gives
-  to RegBase stays MemBase, and its reason says so and what the rule picked.
 
-    before:  loop.tiles do { ... 4 vector ops ... }
-    after:   loop.tiles {vector_path = "membase", vector_why = "MemBase: RegBase vector
-               functions are not emitted yet (the rule picks RegBase: 4 ops, 2 intermediates
-               kept in registers)"} do { ... }
+A region the rule gives to RegBase but a vector function cannot render yet goes back to MemBase
+in form-vector-functions, with that reason.
+
+    before:  loop.tiles do { ... 3 vector ops ... }
+    after:   loop.tiles {vector_path = "regbase", vector_why = "RegBase: 3 ops, 2 intermediates
+               kept in registers"} do { ... }
 """
 
 from __future__ import annotations
@@ -107,20 +107,14 @@ def rule(region: list[Op]) -> tuple[str, str]:
     return "regbase", f"RegBase: {len(ops)} ops, {kept} {noun} kept in registers"
 
 
-def choose(region: list[Op], regbase: bool, path: str, emit_regbase: bool) -> tuple[str, str]:
+def choose(region: list[Op], regbase: bool, path: str) -> tuple[str, str]:
     if not regbase:
         return "membase", "MemBase: the target has no RegBase"
     if path == "membase":
         return "membase", "MemBase: asked for (vector_path='membase')"
     if path == "regbase":
         return "regbase", "RegBase: asked for (vector_path='regbase')"
-    chosen, why = rule(region)
-    if chosen == "regbase" and not emit_regbase:
-        picked = why.removeprefix("RegBase: ")
-        return "membase", (
-            f"MemBase: RegBase vector functions are not emitted yet (the rule picks RegBase: {picked})"
-        )
-    return chosen, why
+    return rule(region)
 
 
 @register
@@ -129,20 +123,16 @@ class SelectVectorPathPass(Pass):
     name: ClassVar[str] = "select-vector-path"
     regbase: bool = False
     path: str = "auto"
-    emit_regbase: bool = False
 
     def run(self, module: Module) -> None:
         if self.path not in PATHS:
             raise PassError(f"select-vector-path{{path=...}} takes one of {', '.join(PATHS)}")
-        if self.path == "regbase" and not (self.regbase and self.emit_regbase):
-            raise PassError(
-                "select-vector-path{path=regbase} needs regbase=true and emit_regbase=true "
-                "(a RegBase target and a backend that emits it)"
-            )
+        if self.path == "regbase" and not self.regbase:
+            raise PassError("select-vector-path{path=regbase} needs regbase=true (a RegBase target)")
         for func in module.funcs:
             loop = func.loop()
             if loop is None:
                 continue
-            path, why = choose(loop.region, self.regbase, self.path, self.emit_regbase)
+            path, why = choose(loop.region, self.regbase, self.path)
             loop.attrs["vector_path"] = path
             loop.attrs["vector_why"] = why

@@ -45,7 +45,7 @@ def epilogue_vector_path(op, tgt, path: str) -> str:
     reason for ``--explain``; on ascend950 a RegBase pick is rendered as one row vector function
     per half tile (``kernel/cube.py``), on 910B the epilogue is MemBase."""
     regbase = str(tgt.regbase).lower()
-    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={regbase}}}"
+    return f"select-vector-path{{regbase={regbase},path={path}}}"
 
 
 def check_supported(op) -> None:

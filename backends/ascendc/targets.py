@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dsl.errors import ArgumentError, CompileError
+from dsl.errors import ArgumentError
 
 
 @dataclass(frozen=True)
@@ -124,18 +124,10 @@ def vector_path(target: Target, path: str) -> str:
         raise ArgumentError(f"unknown vector_path {path!r} (known: {', '.join(VECTOR_PATHS)})")
     if path == "regbase" and not target.regbase:
         raise ArgumentError(f"vector_path='regbase' is for ascend950: {target.name} is MemBase only")
-    if path == "regbase" and not EMITS_REGBASE:
-        raise CompileError("vector_path='regbase' needs RegBase kernels, not implemented yet")
     return path
-
-
-# Whether the backend renders RegBase vector functions yet (issue 19); select-vector-path keeps a
-# region the rule gives to RegBase on MemBase, and says so, until it does.
-EMITS_REGBASE = True
 
 
 def select_vector_path_spelling(target: Target, path: str) -> str:
     """The select-vector-path pass with ``target``'s options, for ``path`` (checked first)."""
     path = vector_path(target, path)
-    regbase, emit = str(target.regbase).lower(), str(EMITS_REGBASE).lower()
-    return f"select-vector-path{{regbase={regbase},path={path},emit_regbase={emit}}}"
+    return f"select-vector-path{{regbase={str(target.regbase).lower()},path={path}}}"

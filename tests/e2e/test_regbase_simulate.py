@@ -28,10 +28,6 @@ import ew_cases as C  # tests/e2e is on sys.path: pytest's default (prepend) imp
 DTYPES = ("f16", "f32", "bf16")
 SIZES = (1, 33, 4096 + 17, 3 * 6144 + 17, (1 << 20) + 37)
 CORES = (1, 8, None)
-# Flat examples whose tiles the rule leaves on MemBase (the reason --explain prints).
-MEMBASE = {
-    "fake_quant": "MemBase: RegBase does not render 'round' yet",
-}
 
 
 def _kernel_text(op, dt) -> str:
@@ -44,8 +40,6 @@ def _kernel_text(op, dt) -> str:
 def _matrix():
     params = []
     for ci, case in enumerate(C.CASES):
-        if case.stem in MEMBASE:
-            continue
         for di, dt in enumerate(DTYPES):
             for n in SIZES:
                 for cores in CORES:
@@ -74,24 +68,21 @@ def test_regbase_simulate_matches_reference(case, dt, n, cores):
     check(case, dt, n, cores)
 
 
-@pytest.mark.parametrize("stem", ["apply_adam_w", "gelu_tanh", "clamp", "threshold"])
+@pytest.mark.parametrize("stem", ["apply_adam_w", "gelu_tanh", "clamp", "threshold", "fake_quant"])
 def test_regbase_stress_values(stem):
-    """Zeros of both signs, negatives, tiny and huge magnitudes (and +-inf for clamp), f16."""
+    """Zeros of both signs, negatives, tiny and huge magnitudes (and +-inf for clamp; round's ties
+    k + 1/2 for fake_quant), f16."""
     check(C.CASES_BY_STEM[stem], "f16", 4096 + 17, 8, stress=True)
 
 
 def test_every_flat_example_is_regbase_where_the_rule_says():
-    """One VF per tile (asc_vf_call of a static __simd_vf__ member), no V barrier, no MemBase vector
-    call; the flat examples the rule leaves on MemBase say why in --explain."""
+    """Every flat example (fake_quant's round too): one VF per tile (asc_vf_call of a static
+    __simd_vf__ member), no V barrier, no MemBase vector call."""
     from backends.ascendc.compile import lower
-    from backends.ascendc.explain import explain_lines
 
     for case in C.CASES:
         compiled = lower(case.op, "ascend950", warn_builtin=False)
         text = next(t for name, t in compiled.files.items() if name.startswith("op_kernel/"))
-        if case.stem in MEMBASE:
-            assert "asc_vf_call" not in text
-            continue
         assert "asc_vf_call<" in text and "__simd_vf__ static inline void" in text, case.stem
         assert "PipeBarrier" not in text, case.stem
         body = text[text.index("ProcessTile(uint64_t t)") :]
@@ -99,24 +90,21 @@ def test_every_flat_example_is_regbase_where_the_rule_says():
         assert not re.search(r"\n\s+(Add|Sub|Mul|Div|Muls|Adds|Exp|Cast|Select|Compare)\(", body), case.stem
 
 
-def test_regbase_reason_for_the_membase_examples(tmp_path, capsys):
+def test_round_is_one_truncate_in_the_vf(tmp_path, capsys):
+    """fake_quant's round (half to even) is Reg::Truncate<float, RoundMode::CAST_RINT> inside the VF
+    (the 3510 TruncateImpl, vtrc), not a MemBase Cast: --explain gives the rule's RegBase reason."""
     from dsl.cli import main
 
-    for stem, why in MEMBASE.items():
-        code = main(
-            [
-                "compile",
-                str(ROOT / "examples" / f"{stem}.py"),
-                "-o",
-                str(tmp_path),
-                "--target",
-                "ascend950",
-                "--explain",
-            ]
-        )
-        out = capsys.readouterr().out
-        assert code == 0
-        assert f"  vector path: {why}" in out.splitlines()
+    code = main(
+        ["compile", str(ROOT / "examples" / "fake_quant.py"), "-o", str(tmp_path)]
+        + ["--target", "ascend950", "--explain"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "  vector path: RegBase: 9 ops, 8 intermediates kept in registers" in out.splitlines()
+    text = next((tmp_path / "fake_quant" / "op_kernel").glob("*.cpp")).read_text()
+    vf = text[text.index("__simd_vf__") :]
+    assert "Reg::Truncate<float, RoundMode::CAST_RINT>(" in vf
 
 
 def test_every_flag_of_a_regbase_kernel_is_needed(tmp_path):
@@ -258,3 +246,34 @@ def test_two_splats_of_one_scalar_are_one_duplicate(tmp_path):
     want = op.reference(x, k=2049)  # 2049 rounds to 2048 in f16
     assert set(np.unique(want)) == {2048.0, 2049.0}
     np.testing.assert_array_equal(op.simulate(x, k=2049, target="ascend950", cores=4), want)
+
+
+@pytest.mark.parametrize("tname", ["f16", "f32"])
+def test_float_to_8bit_casts_are_one_vf(tname):
+    """tests/corpus/cast_int on ascend950: f32 -> f16 to odd, then f16 -> i8/u8 toward zero and
+    saturating (kCastTruncSat), stored packed from 32-bit lanes (DIST_PACK4_B32), round as
+    Truncate: one VF, bit for bit on ties, saturation bounds and small negatives."""
+    import importlib.util
+
+    from backends.ascendc.compile import lower
+
+    path = ROOT / "tests" / "corpus" / "cast_int.py"
+    spec = importlib.util.spec_from_file_location("corpus_cast_int", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    t = getattr(dsl, tname)
+    text = next(
+        x
+        for n, x in lower(mod.OP, "ascend950", warn_builtin=False).files.items()
+        if n.startswith("op_kernel/")
+    )
+    assert "Reg::StoreAlign<int8_t, Reg::StoreDist::DIST_PACK4_B32>(" in text
+    assert "Reg::Cast<int8_t, half, kCastTruncSat>(" in text or "Reg::Cast<int8_t, T, kCastTruncSat>(" in text
+    rng = np.random.default_rng(3)
+    for attrs in ({}, {"scale": 3.0}):
+        (x,) = mod.make_inputs(rng, t, (4096 + 17,))
+        want = mod.OP.reference(x, dtype=t, **attrs)
+        got = mod.OP.simulate(x, target="ascend950", cores=8, dtype=t, **attrs)
+        for name, g, w in zip(mod.OP.outputs, got, want):
+            assert g.dtype == w.dtype, name
+            np.testing.assert_array_equal(g, w, err_msg=f"cast_int.{name}[{tname}, {attrs}]")

@@ -168,8 +168,7 @@ def test_the_timeline_shows_a_vf_as_one_slice(gelu_profiles):
 
 def test_dslc_profile_takes_the_vector_path_on_ascend950(capsys):
     """DESIGN section 3: --vector-path is parsed by profile; membase profiles today's kernel (no vector
-    functions of its own); regbase is refused with the reason until the backend emits RegBase, and
-    then its report counts the kernel's vector functions."""
+    functions of its own); regbase's report counts the kernel's vector functions."""
     from pathlib import Path
 
     from dsl.cli import main
@@ -179,10 +178,5 @@ def test_dslc_profile_takes_the_vector_path_on_ascend950(capsys):
     assert main(base + ["--vector-path", "membase"]) == 0
     out = capsys.readouterr().out
     assert "vector ops" in out and "vector functions" not in out and "SKU 950PR" in out
-    code = main(base + ["--vector-path", "regbase"])
-    out, err = capsys.readouterr()
-    if code == 0:  # the backend emits RegBase
-        assert "vector functions with" in out
-    else:
-        message = "--vector-path regbase needs RegBase kernels, not implemented yet (use auto or membase)"
-        assert (code, err) == (1, f"dslc: error: {message}\n")
+    assert main(base + ["--vector-path", "regbase"]) == 0
+    assert "vector functions with" in capsys.readouterr().out

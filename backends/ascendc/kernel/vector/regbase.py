@@ -51,6 +51,24 @@ CAST_TRAITS = {  # name -> CastTrait {layout, saturation, merge mode, rounding} 
     "kCastOdd": "Reg::RegLayout::ZERO, Reg::SatMode::NO_SAT, Reg::MaskMergeMode::ZEROING, RoundMode::CAST_ODD",
     "kCastRintSat": "Reg::RegLayout::ZERO, Reg::SatMode::SAT, Reg::MaskMergeMode::ZEROING, RoundMode::CAST_RINT",
 }
+
+
+def cast_trait(op: Op, src, dst) -> str:
+    """The CastTrait of a cast: the pair's, but legalize-casts' quant chain (seed 002: f32 -> f16
+    rounding to odd, then f16 -> i8/u8 rounding half to even, ``round`` attributes) and a plain
+    f16 -> 8-bit cast (toward zero), both saturating."""
+    if (src, dst) == (f32, f16) and op.attrs.get("round") == "odd":
+        return "kCastOdd"
+    if src == f16 and dst in (i8, u8):
+        return "kCastRintSat" if op.attrs.get("round") == "rint" else "kCastTruncSat"
+    return CAST_TRAIT_OF[(src, dst)]
+
+
+def stored_bytes(v: VecOp) -> bool:
+    """An 8-bit result the VF stores packed: a cast from f16 (form-vector-functions' _stored_bytes)."""
+    return v.op.opname == "cast" and v.srcs[0].dtype == f16
+
+
 CAST_TRAIT_OF = {
     (f16, f32): "kCastWiden",  # exact
     (bf16, f32): "kCastWiden",
@@ -145,8 +163,9 @@ class VfWriter:
         produced = {id(v.op.result) for v in vops}
         values = [x for v in vops for x in (v.dst, *v.srcs) if x.form is not Form.SCALAR]
         widths = {x.dtype.bytes for x in values if x.dtype.bytes > 1}
-        if any(v.dst.dtype.bytes == 1 and v.dst.dtype != bool_ for v in vops):  # only loads are 8-bit
-            raise CompileError("RegBase does not store 8-bit data yet", vops[0].op.loc)
+        for v in vops:  # 8-bit results: only a cast from f16 (a bool or i8/u8 output, stored packed)
+            if v.dst.dtype.bytes == 1 and v.dst.dtype != bool_ and not stored_bytes(v):
+                raise CompileError("RegBase stores 8-bit data only from a cast of f16", v.op.loc)
         self.lanes = 64 if 4 in widths else 128
         self.unpacked = 4 in widths and 2 in widths  # 16-bit data in 32-bit lanes
         self.regs: dict[str, str] = {}  # register -> its C++ element type ("mask" for MaskReg)
@@ -264,11 +283,10 @@ class VfWriter:
 
     def store(self, x: Operand) -> None:
         r, p = self.reg(x), self.ptr(x)
-        if x.dtype == bool_:  # the low byte of each lane, packed (StoreAlign.md table 3)
+        if x.dtype.bytes == 1:  # the low byte of each lane, packed (StoreAlign.md table 3)
             dist = "DIST_PACK4_B32" if self.lanes == 64 else "DIST_PACK_B16"
-            self.loop.append(
-                f"Reg::StoreAlign<uint8_t, Reg::StoreDist::{dist}>({p} + {self.step()}, {r}, mask);"
-            )
+            c = "uint8_t" if x.dtype == bool_ else self.ctype(x)
+            self.loop.append(f"Reg::StoreAlign<{c}, Reg::StoreDist::{dist}>({p} + {self.step()}, {r}, mask);")
         elif self.unpacked and x.dtype.bytes == 2:
             c = self.ptrs[p]
             self.loop.append(
@@ -301,6 +319,9 @@ class VfWriter:
             )
         elif name in UNARY:
             out.append(f"Reg::{UNARY[name]}({self.reg(d)}, {self.reg(srcs[0])}, mask);")
+        elif name == "round":  # half to even, to an integral value of the same type (vtrc)
+            c = self.ctype(d)
+            out.append(f"Reg::Truncate<{c}, RoundMode::CAST_RINT>({self.reg(d)}, {self.reg(srcs[0])}, mask);")
         elif name in ("reciprocal", "rsqrt"):
             one = self.const_reg(self.one(d), d)
             src = self.reg(srcs[0])
@@ -309,8 +330,7 @@ class VfWriter:
                 src = self.reg(d)
             out.append(f"Reg::Div({self.reg(d)}, {one}, {src}, mask);")
         elif name == "cast":
-            pair = (srcs[0].dtype, d.dtype)
-            trait = CAST_TRAIT_OF[pair]
+            trait = cast_trait(op, srcs[0].dtype, d.dtype)
             self.traits.add(trait)
             out.append(
                 f"Reg::Cast<{self.ctype(d)}, {self.ctype(srcs[0])}, {trait}>({self.reg(d)}, {self.reg(srcs[0])}, mask);"

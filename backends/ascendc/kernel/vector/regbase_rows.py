@@ -289,24 +289,6 @@ class RowVfWriter(VfWriter):
             self.end[p].append(f"Reg::Muls({d}, {d}, invCols, mask);")
         self.store_first(v.dst, self.end[p])
 
-    def emit(self, v: VecOp) -> None:
-        """The quant chain's casts (seed 002: RINT -> f16 -> int8, the modes fixed in CastTrait);
-        every other op as the flat VF writes it."""
-        op = v.op
-        pair = (v.srcs[0].dtype, v.dst.dtype) if op.opname == "cast" else None
-        trait = {(f32, f16): "kCastOdd", (f16, i8): "kCastRintSat"}.get(pair) if pair else None
-        if trait == "kCastOdd" and op.attrs.get("round") != "odd":
-            trait = None
-        if trait == "kCastRintSat" and op.attrs.get("round") != "rint":  # a plain cast truncates
-            trait = "kCastTruncSat"
-        if trait is None:
-            return super().emit(v)
-        self.traits.add(trait)
-        d, s = v.dst, v.srcs[0]
-        self.loop.append(
-            f"Reg::Cast<{self.ctype(d)}, {self.ctype(s)}, {trait}>({self.reg(d)}, {self.reg(s)}, mask);"
-        )
-
     # -- the text --
 
     def body(self) -> list[str]:

@@ -14,6 +14,7 @@
 //    value (+-inf -> the extremes), SAT clamps, NaN -> 0 in both; float -> float SAT gives 0 for NaN
 //    and the extremes on overflow; int -> int NO_SAT truncates, SAT clamps. Where the doc table
 //    needs NO_SAT or SAT, UNKNOWN is refused.
+//  Truncate (below): a float lane rounded to an integral value of its own type.
 //  * RoundMode: RINT (half to even), ROUND (half away), FLOOR, CEIL, TRUNC, ODD (f32 -> f16 only);
 //    CAST_NONE means RINT for f32 -> f16 and f16 -> int8/uint8 and is refused for f32 -> bf16 (impl
 //    lines 161-184); the other modes (HYBRID, UNKNOWN where a rounding happens) are not modelled.
@@ -203,6 +204,27 @@ __simd_callee__ inline void Cast(S& dstReg, V& srcReg, MaskReg& mask, dslc::Loc 
             if (mask.on(j, ds) || mask.unknown(j, ds)) dstReg.put(j, tmp.lane(j), tmp.lane_undef(j) || mask.unknown(j, ds));
         if (!dstReg.from.file) dstReg.from = tmp.from;
     }
+}
+
+// truncate f162f16/f322f32/bf162bf16 (kernel_reg_compute_vec_vconv_intf.h; the 3510 TruncateImpl, vtrc):
+// each active lane rounded to an integral value of its own type with roundMode (CAST_NONE is
+// CAST_RINT); NaN and +-inf stay. ZEROING only, as the impl's static_assert.
+template <typename T = DefaultType, RoundMode roundMode = RoundMode::CAST_NONE,
+          MaskMergeMode mode = MaskMergeMode::ZEROING, typename S>
+__simd_callee__ inline void Truncate(S& dstReg, S& srcReg, MaskReg& mask, dslc::Loc loc = {}) {
+    using E = typename S::ActualT;
+    static_assert(mode == MaskMergeMode::ZEROING, "current trunc api only supported Mode ZEROING on current device!");
+    static_assert(std::is_same<E, half>::value || std::is_same<E, float>::value || std::is_same<E, bfloat16_t>::value,
+                  "current trunc data type is not supported on current device!");
+    static_assert(std::is_same<T, DefaultType>::value || std::is_same<T, E>::value, "T type is not correct!");
+    constexpr RoundMode m = roundMode == RoundMode::CAST_NONE ? RoundMode::CAST_RINT : roundMode;
+    if (m != RoundMode::CAST_RINT && m != RoundMode::CAST_ROUND && m != RoundMode::CAST_FLOOR &&
+        m != RoundMode::CAST_CEIL && m != RoundMode::CAST_TRUNC)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "Reg::Truncate: RoundMode::%s is not modelled by the emulator",
+                    sim::round_name(roundMode));
+    sim::unary<mode>("Truncate", dstReg, srcReg, mask, loc, [](auto a) {
+        return static_cast<decltype(a)>(AscendC::detail::round_int(static_cast<double>(a), m));  // -0.4 -> -0
+    });
 }
 
 }  // namespace Reg
