@@ -53,6 +53,7 @@ FAST_950 = {
     "rownorm_static",
     "linear_relu_res",
     "cast_chain_mix",
+    "dequant_i8",  # an 8-bit input of a RegBase row VF (DIST_UNPACK4_B8)
 }
 
 

@@ -267,19 +267,18 @@ class VfWriter:
         if r in self.loaded:
             return
         self.loaded.add(r)
-        p = self.ptr(x)
+        self.loop.append(self.load_align(x, f"{self.ptr(x)} + {self.step()}"))
+
+    def load_align(self, x: Operand, at: str) -> str:
+        """The LoadAlign of ``x``'s elements at ``at``: 8-bit and (unpacked) 16-bit data spread
+        one element per lane of the step's width."""
+        r, c = self.reg(x), self.ptrs.get(self.ptr(x))
         if x.dtype.bytes == 1:  # b8 element i in the low byte of lane i (LoadAlign.md table 3)
             dist = "DIST_UNPACK4_B8" if self.lanes == 64 else "DIST_UNPACK_B8"
-            self.loop.append(
-                f"Reg::LoadAlign<{self.ptrs[p]}, Reg::LoadDist::{dist}>({r}, {p} + {self.step()});"
-            )
-        elif self.unpacked and x.dtype.bytes == 2:
-            c = self.ptrs[p]
-            self.loop.append(
-                f"Reg::LoadAlign<{c}, Reg::LoadDist::DIST_UNPACK_B16>({r}, {p} + {self.step()});"
-            )
-        else:
-            self.loop.append(f"Reg::LoadAlign({r}, {p} + {self.step()});")
+            return f"Reg::LoadAlign<{c}, Reg::LoadDist::{dist}>({r}, {at});"
+        if self.unpacked and x.dtype.bytes == 2:
+            return f"Reg::LoadAlign<{c}, Reg::LoadDist::DIST_UNPACK_B16>({r}, {at});"
+        return f"Reg::LoadAlign({r}, {at});"
 
     def store(self, x: Operand) -> None:
         r, p = self.reg(x), self.ptr(x)

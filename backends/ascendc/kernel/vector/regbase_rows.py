@@ -190,11 +190,7 @@ class RowVfWriter(VfWriter):
         if r in self.in_pass[p]:
             return
         self.in_pass[p].add(r)
-        if self.unpacked and x.dtype.bytes == 2:
-            c = self.ptrs[self.ptr(x)]
-            self.loads[p].append(f"Reg::LoadAlign<{c}, Reg::LoadDist::DIST_UNPACK_B16>({r}, {self.at(x)});")
-        else:
-            self.loads[p].append(f"Reg::LoadAlign({r}, {self.at(x)});")
+        self.loads[p].append(self.load_align(x, self.at(x)))
 
     def per_row_in(self, x: Operand, p: int) -> None:
         """A per-row UB value (a reduction's slot, a per-row input) in every lane, once per row."""
