@@ -93,8 +93,11 @@ def promote(func: Func) -> None:
     narrowed: dict[tuple[int, str], Op] = {}
     returns = []
     for v, out in zip(func.returns, func.outputs):
+        src = v.owner.operands[0] if v.owner is not None and v.owner.opname == "cast" else None
         if v.type != out.type and v.owner is not None and v.owner.opname == "none":
             v.type = out.type
+        elif src is not None and src.type == out.type and _narrow(src.type) and v.type == _widened(src.type):
+            v = src  # an explicit rounding returned: narrowing its exact widening gives it back
         elif v.type != out.type:
             key = (id(v), str(out.type))
             if key not in narrowed:
