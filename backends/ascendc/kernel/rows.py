@@ -893,9 +893,9 @@ class RowKernelText(KernelText):
                     aliases[name] = same.pop()  # an anonymous value computed in place of a named one
                     continue
                 anonymous.setdefault((word, key), name)
-                if value is None:  # three or more bindings: one assignment per variant class
-                    w.line(f"{decl};")
-                    partial[name] = full
+                if value is None:  # three or more bindings: one assignment per variant class,
+                    w.line(f"{decl};")  # made here, as later views may be written in terms of it
+                    self.assign_by_variant(name, full)
                 else:
                     w.line(f"{decl} = {self.e.value_expr(value)};")
                 declared.append((name, t, full))

@@ -131,6 +131,12 @@ private:
         LocalTensor<float> meanF32 = IS_FLOAT ? meanBuf_.Get<float>()[slot * perRowLen_] : meanF32Buf_.Get<float>();
         LocalTensor<T> mean = meanBuf_.Get<T>()[slot * perRowLen_];
         LocalTensor<float> rstdF32;
+        if constexpr (!IS_FLOAT && !COLUMN_CHUNKS)
+            rstdF32 = meanF32Buf_.Get<float>();
+        else if constexpr (IS_FLOAT)
+            rstdF32 = rstdBuf_.Get<float>()[slot * perRowLen_];
+        else
+            rstdF32 = rstdF32Buf_.Get<float>();
         LocalTensor<T> rstd = rstdBuf_.Get<T>()[slot * perRowLen_];
         LocalTensor<float> gammaF32 = IS_FLOAT ? gammaBuf_.Get<float>() : gammaF32Buf_.Get<float>();
         LocalTensor<float> yF32 = IS_FLOAT && WITH_BETA ? xF32Buf_.Get<float>() : xF32;
@@ -141,23 +147,17 @@ private:
         LocalTensor<float> var = !COLUMN_CHUNKS ? meanF32Buf_.Get<float>() : varBuf_.Get<float>();
         LocalTensor<float> tmp2 = !COLUMN_CHUNKS ? var : tmp2Buf_.Get<float>();
         LocalTensor<float> tmp3;
-        LocalTensor<float> tmp4 = xF32Buf_.Get<float>();
-        LocalTensor<T> beta;
-        LocalTensor<float> betaF32;
-        LocalTensor<float> y2 = IS_FLOAT && !WITH_BETA ? tmp1 : xF32;
-        LocalTensor<float> y1 = y2;
-        if constexpr (!IS_FLOAT && !COLUMN_CHUNKS)
-            rstdF32 = meanF32Buf_.Get<float>();
-        else if constexpr (IS_FLOAT)
-            rstdF32 = rstdBuf_.Get<float>()[slot * perRowLen_];
-        else
-            rstdF32 = rstdF32Buf_.Get<float>();
         if constexpr ((!IS_FLOAT && !COLUMN_CHUNKS) || (IS_FLOAT && COLUMN_CHUNKS))
             tmp3 = tmpBuf_.Get<float>();
         else if constexpr (!IS_FLOAT)
             tmp3 = tmp3Buf_.Get<float>();
         else
             tmp3 = meanF32Buf_.Get<float>();
+        LocalTensor<float> tmp4 = xF32Buf_.Get<float>();
+        LocalTensor<T> beta;
+        LocalTensor<float> betaF32;
+        LocalTensor<float> y2 = IS_FLOAT && !WITH_BETA ? tmp1 : xF32;
+        LocalTensor<float> y1 = y2;
         if constexpr ((!IS_FLOAT && WITH_BETA) || (WITH_BETA && COLUMN_CHUNKS)) beta = betaBuf_.Get<T>();
         if constexpr (!IS_FLOAT && WITH_BETA)
             betaF32 = gammaF32Buf_.Get<float>();
