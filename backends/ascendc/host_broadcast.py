@@ -446,7 +446,10 @@ def emit_tables(w: CodeWriter, plan) -> None:
             comment="Brcb spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows."
         )
         with w.block("if (column && chunks == 1)"):
-            w.line("const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / maxBytes;")
+            w.line(
+                "const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / (maxBytes < 2 ? 2 : maxBytes);",
+                "8-bit values spread as 16-bit pairs",
+            )
             w.line("if (pack > columnCap) pack = columnCap;")
             w.line("if (pack >= 8) pack = pack / 8 * 8;")
         w.line("tiling.set_bcKind(kinds);")

@@ -92,16 +92,20 @@ def test_column_values_spread_bit_exact(write_module, shape, tname):
 
 @pytest.mark.parametrize("tname", ["f32", "f16", "i8", "u8"])
 def test_column_compare_both_sides(tname):
-    """x > column and column > x; 8-bit columns (no Brcb/Copy on A2) keep the per-row splat."""
+    """x > column and column > x. 8-bit columns (Brcb and Copy take no 8-bit type) spread as
+    16-bit pairs of their bytes where a tile has 8 rows or more (37 x 5, 77 x 100: no scalar read
+    of GM); with fewer (9 x 5000) they keep the per-row splat."""
     t = dtype_from_name(tname)
     rng = np.random.default_rng(5)
     for m, n in [(37, 5), (77, 100), (9, 5000)]:
         a = rng.integers(0, 6, (m, n)).astype(t.np)
         b = rng.integers(0, 6, (m, 1)).astype(t.np)
         for x, y in ((a, b), (b, a)):
-            got, res = simulate(greater, (x, y), {}, cores=3, dtype=t, strict=True)
+            got, res = simulate(greater, (x, y), {}, cores=3, dtype=t, strict=True, trace=True)
             assert res.tiling_key == COL
             np.testing.assert_array_equal(got, x > y, err_msg=f"{tname} {x.shape} > {y.shape}")
+            per_row = np.dtype(t.np).itemsize == 1 and n == 5000  # 8-bit, 2 rows a tile
+            assert bool(_scalar_reads(res.trace)) == per_row, (tname, m, n)
 
 
 @pytest.mark.parametrize("shape", [(4096, 16), (200, 3000), (100, 9000)], ids=["short", "long", "chunked"])
@@ -184,3 +188,26 @@ def test_a_column_broadcast_on_an_outer_axis_is_read_per_row():
         got, res = simulate(greater, (a, b), {}, cores=3, dtype=dsl.f32, strict=True)
         assert res.tiling_key == GENERAL
         np.testing.assert_array_equal(got, a > b, err_msg=f"{sa} > {sb}")
+
+
+masked_fill = _load("masked_fill")
+
+
+@pytest.mark.parametrize("tname", ["f16", "f32"])
+def test_an_8bit_column_spreads_as_pairs(tname):
+    """masked_fill with an i8 mask column [M, 1] (every bit pattern of the byte: -128..127): the
+    bytes go as 16-bit pairs through Brcb and Copy, bit-exact, no scalar read of GM per row."""
+    t = dtype_from_name(tname)
+    rng = np.random.default_rng(3)
+    for m, n in [(256, 7), (301, 40), (1000, 16)]:
+        x = rng.uniform(-4, 4, (m, n)).astype(t.np)
+        mask = (np.arange(m) % 256 - 128).astype(np.int8).reshape(m, 1)
+        mask[rng.uniform(0, 1, m) < 0.5] = 0
+        got, res = simulate(
+            masked_fill, (x, mask), {"value": -5.0}, cores=8, dtype=t, strict=True, trace=True
+        )
+        assert res.tiling_key == COL
+        np.testing.assert_array_equal(
+            got, np.where(mask != 0, np.array(-5.0, t.np), x), err_msg=f"{tname} {m} x {n}"
+        )
+        assert _scalar_reads(res.trace) == []

@@ -348,7 +348,8 @@ uint64_t RowGeometry(uint64_t& mode, const SplitSpec& split, OuterMaxTilingData&
     // Columns: a tile's column values sit in half of the input's row buffer (a half per slot) and
     // Brcb spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows.
     if (column && chunks == 1) {
-        const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / maxBytes;
+        const uint64_t columnCap =
+            BC_RESIDENT_BYTES / 2 / (maxBytes < 2 ? 2 : maxBytes);  // 8-bit values spread as 16-bit pairs
         if (pack > columnCap) pack = columnCap;
         if (pack >= 8) pack = pack / 8 * 8;
     }

@@ -281,8 +281,8 @@ private:
                 LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);
                 r += run;
             }
-        } else if (kind == BC_COLUMN && sizeof(U) > 1) {
-            LoadColumn(gm, i, t);  // Fill spreads them (Brcb and Copy take no 8-bit type)
+        } else if (kind == BC_COLUMN) {
+            LoadColumn(gm, i, t);  // Fill spreads them
         }
     }
 
@@ -352,10 +352,10 @@ private:
                 PipeBarrier<PIPE_V>();
                 DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
             }
-        } else if (kind == BC_COLUMN && sizeof(U) > 1) {
+        } else if (kind == BC_COLUMN) {
             SpreadColumn(dst, i);
         } else {
-            // PER_ROW inputs, 8-bit columns: a scalar read per row
+            // PER_ROW inputs: a scalar read per row
             const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
             for (uint64_t r = 0; r < rows_; ++r) {
                 uint64_t left = 0;
@@ -373,10 +373,11 @@ private:
     template <typename U>
     __aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i) {
         using B =
-            typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;  // the bits: Brcb and Copy move them
+            typename std::conditional<sizeof(U) == 4, uint32_t, uint16_t>::type;  // the bits: Brcb and Copy move them
         constexpr uint32_t BLOCK = 32 / sizeof(B);                                // elements per 32-byte block
         const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();
-        const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);  // rows of whole blocks
+        const uint32_t pitch = static_cast<uint32_t>(pitch_ * sizeof(U) / sizeof(B));  // B elements
+        const uint32_t blocks = pitch / BLOCK;                                         // rows of whole blocks
         const uint32_t rows = static_cast<uint32_t>(rows_);
         if (pack_ >= 8) {
             const LocalTensor<B> values = ColumnValues<B>(i, SlotOf(tile_));
@@ -388,8 +389,7 @@ private:
                 const uint8_t now = static_cast<uint8_t>(rows - r < 255 ? rows - r : 255);  // 8-bit repeats
                 for (uint32_t b = 1; b < blocks; b += 8) {
                     const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;
-                    Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now,
-                         CopyRepeatParams(1, 0, blocks, blocks));
+                    Copy(dst[r * pitch + b * BLOCK], dst[r * pitch], mask, now, CopyRepeatParams(1, 0, blocks, blocks));
                 }
             }
             return;
@@ -409,7 +409,7 @@ private:
         for (uint32_t r = 0; r < rows; ++r) {
             for (uint32_t k = 0; k < repeats; k += 255) {
                 const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);
-                Copy(dst[r * pitch_ + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now,
+                Copy(dst[r * pitch + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now,
                      CopyRepeatParams(1, 0, 8, 0));
             }
         }
