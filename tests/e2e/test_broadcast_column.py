@@ -211,3 +211,26 @@ def test_an_8bit_column_spreads_as_pairs(tname):
             got, np.where(mask != 0, np.array(-5.0, t.np), x), err_msg=f"{tname} {m} x {n}"
         )
         assert _scalar_reads(res.trace) == []
+
+
+def test_every_barrier_of_the_pairs_is_needed(tmp_path):
+    """Pairs' four V steps each read what the one before wrote: deleting any of its
+    PipeBarrier<PIPE_V> is a race the emulator reports (strict)."""
+    import shutil
+
+    project = masked_fill.compile(out_dir=tmp_path / "base")
+    lines = (project / "op_kernel" / "masked_fill.cpp").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if "void Pairs(" in line)
+    end = next(j for j in range(start, len(lines)) if lines[j] == "    }")
+    barriers = [i for i in range(start, end) if "PipeBarrier<PIPE_V>();" in lines[i]]
+    assert len(barriers) == 4
+    x = np.random.default_rng(0).uniform(-1, 1, (256, 16)).astype(np.float32)
+    mask = (np.arange(256) % 3 == 0).astype(np.int8).reshape(256, 1)
+    got, _ = simulate(masked_fill, (x, mask), {"value": -5.0}, cores=1, project=project, strict=True)
+    np.testing.assert_array_equal(got, np.where(mask != 0, np.float32(-5.0), x))
+    for i in barriers:
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        (case / "op_kernel" / "masked_fill.cpp").write_text("\n".join(lines[:i] + lines[i + 1 :]) + "\n")
+        with pytest.raises(dsl.SimulationError, match="read-after-write race"):
+            simulate(masked_fill, (x, mask), {"value": -5.0}, cores=1, project=case, strict=True)
