@@ -128,7 +128,7 @@ def test_no_scalar_read_per_row(shape):
         assert {"Brcb", "Copy"} <= used, used
 
 
-@pytest.mark.parametrize("tname", ["f16", "bf16", "f32"])
+@pytest.mark.parametrize("tname", ["f16", "bf16", "f32", "i8"])  # i8: Pairs (short rows), the splat (long)
 def test_column_compare_on_ascend950(tname):
     t = dtype_from_name(tname)
     rng = np.random.default_rng(9)
