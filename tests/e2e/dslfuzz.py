@@ -36,6 +36,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
+from dsl.names import spelling_clash
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NP = {
     "f16": np.dtype(np.float16),
@@ -893,6 +895,10 @@ SCALAR_NAMES = ["s", "t", "scale", "shift", "lr"]
 # Parameter names of the Operator API that are not keywords users pass (those are reserved,
 # DESIGN 2): an attribute or input of one of these names must still be passed by keyword
 API_PARAM_NAMES = ["self", "op", "arrays", "attrs", "args", "kwargs", "strict", "inputs", "values"]
+# Words the generated kernels use for their own members and locals (rows_, step_, tile_, m_, ...):
+# a user name like one of them must get a C++ name of its own
+KERNEL_WORDS = ["rows", "cols", "step", "tile", "pitch", "inner", "block", "first", "last", "offset"]
+KERNEL_WORDS += ["count", "chunks", "slots", "pack", "k", "scratch", "len", "slot", "tiles", "col0"]
 FLOAT_LITS = [0.5, 1.5, 2.0, -0.5, 0.25, 3.0, -1.25, 0.1, 0.0, -0.0, 1e-3, 100.0]
 INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 
@@ -926,6 +932,10 @@ class Gen:
         # op, arrays, ...): a sixth generator, about 20% of the seeds
         self.krng = random.Random(f"api-names-{family}-{seed}")
         self.api_names = bools is not False and api_and_no_T and self.krng.random() < 0.2
+        # inputs and attributes named like the kernel's own members: a seventh generator, about
+        # 20% of the seeds
+        self.mrng = random.Random(f"kernel-names-{family}-{seed}")
+        self.kernel_names = bools is not False and api_and_no_T and self.mrng.random() < 0.2
 
     def pick(self, seq):
         return self.rng.choice(seq)
@@ -984,6 +994,17 @@ class Gen:
                 decl.name = self.krng.choice(free)
                 taken.add(decl.name)
 
+    def name_like_kernel(self, prog: Program) -> None:
+        """Rename some inputs and attributes after the kernel's own members (before the body)."""
+        if not self.kernel_names:
+            return
+        taken = {d.name for d in prog.inputs} | {a.name for a in prog.attrs} | {prog.name}
+        for decl in list(prog.attrs) + [d for d in prog.inputs if d.name != "opt"]:
+            if self.mrng.random() < 0.5:
+                free = [n for n in KERNEL_WORDS if n not in taken and not spelling_clash(sorted(taken), n)]
+                decl.name = self.mrng.choice(free)
+                taken.add(decl.name)
+
     def pin_every_input(self, inputs: list) -> None:
         """No input of type T: pin each tensor (rows: to types the row backend reduces) and Scalar."""
         if not self.no_T:
@@ -1031,6 +1052,7 @@ class Gen:
         self.prog = Program(self.seed, f"fz{self.seed}", dtypes, inputs, attrs, [], [])
         self.name_like_libc(self.prog)
         self.name_like_api(self.prog)
+        self.name_like_kernel(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
@@ -1102,6 +1124,7 @@ class Gen:
         self.prog.family = self.family
         self.name_like_libc(self.prog)
         self.name_like_api(self.prog)
+        self.name_like_kernel(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
