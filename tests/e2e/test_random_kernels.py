@@ -96,7 +96,7 @@ def test_reference_equals_the_numpy_oracle_on_300_programs(tmp_path):
     assert not failures, "\n".join(failures[:3])
 
 
-@pytest.mark.parametrize("family", ["bcast", "rows", "rowin"])
+@pytest.mark.parametrize("family", ["bcast", "rows", "rowin", "mm"])
 def test_reference_equals_the_numpy_oracle_on_60_programs_of(family, tmp_path):
     failures = []
     for seed in range(1000, 1060):
