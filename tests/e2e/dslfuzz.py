@@ -1204,6 +1204,8 @@ class Gen:
             inputs.append(InputDecl("opt", "tensor", optional=True, dims="n"))
         self.inexact = self.chance(0.2)
         self.probe_8bit = False
+        if not any(d.pinned is None and not d.optional for d in inputs):
+            self.no_T = True  # i8 operands and no required input of type T: outputs cast to dsl.T
         if self.no_T:  # no input of type T: the operands pinned too (i8, or f16 for T = bf16)
             if x.pinned is None:
                 x.pinned = w.pinned = "i8" if dtypes != ("bf16",) or self.trng.random() < 0.5 else "f16"
