@@ -935,6 +935,8 @@ API_PARAM_NAMES = ["self", "op", "arrays", "attrs", "args", "kwargs", "strict", 
 # a user name like one of them must get a C++ name of its own
 KERNEL_WORDS = ["rows", "cols", "step", "tile", "pitch", "inner", "block", "first", "last", "offset"]
 KERNEL_WORDS += ["count", "chunks", "slots", "pack", "k", "scratch", "len", "slot", "tiles", "col0"]
+# and the host's TilingFunc locals
+KERNEL_WORDS += ["shape", "value", "key", "split", "want", "needed", "plat", "choice", "attrs"]
 FLOAT_LITS = [0.5, 1.5, 2.0, -0.5, 0.25, 3.0, -1.25, 0.1, 0.0, -0.0, 1e-3, 100.0]
 INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 
