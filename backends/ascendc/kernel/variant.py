@@ -643,7 +643,8 @@ class VariantRenderer:
         if name == "bcast.fill":
             tile = op.operands[0]
             gm = tile.owner.operands[0].name
-            call = f"Fill({self.view(tile)}, {camel(gm)}Gm_, {self.sig.inputs.index(gm)}, len);"
+            fill = "FillVf" if op.attrs.get("in_place") else "Fill"  # a VF reads resident rows in place
+            call = f"{fill}({self.view(tile)}, {camel(gm)}Gm_, {self.sig.inputs.index(gm)}, len);"
             return Stmt(call, "V: splatted, replicated or column inputs", loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]
