@@ -57,6 +57,11 @@ SEED_PACK_ELEMS = 16384
 PIPELINE_MAX_PACK = 16
 
 
+def regbase_rows(plan) -> bool:
+    """Some variant's tile is a RegBase vector function (ascend950): it may run row by row."""
+    return any("vf" in op.attrs for v in plan.variants for op in v.func.loop().region)
+
+
 def twin_key(attr_key: int, index: int, attr_keys: int, n_inputs: int) -> int:
     """Tiling key of the SCALAR-mode twin that reads input ``index`` as a Scalar (compile.py's
     ``_scalar_twins``): after the keys of every mode (``attr + attr_keys * mode``)."""
@@ -401,6 +406,12 @@ def emit_tables(w: CodeWriter, plan) -> None:
         w.line("uint64_t chunk = inner, chunks = 1, pack = 1;")
         with w.block("if (pitch <= tile)"):
             w.line("pack = tile / pitch;")
+            if regbase_rows(plan):
+                w.line(
+                    comment="RegBase: a vector function reading a broadcast in place runs row by row; the last row's"
+                )
+                w.line(comment="tail step (up to 128 elements) stays in the tile (kernel: ByRow).")
+                w.line("while (pack > 1 && (pack - 1) * pitch + (inner + 127) / 128 * 128 > tile) --pack;")
             w.line("if (pack > 4095) pack = 4095;", "DataCopyPad blockCount")
         with w.block("else"):
             w.line("chunk = tile / granule * granule;")

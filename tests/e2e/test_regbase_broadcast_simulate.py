@@ -138,16 +138,25 @@ def test_broadcast_examples_are_regbase_where_the_rule_says():
 
 @pytest.mark.parametrize(
     "op, sa, sb, mode",
-    [(bias_add, (64, 100), (100,), "ROW"), (outer_max, (1, 9), (300, 1), "GENERAL")],
-    ids=["ROW", "GENERAL"],
+    [
+        (bias_add, (64, 100), (100,), "ROW"),
+        (outer_max, (1, 9), (300, 1), "GENERAL"),
+        (bias_add, (3000, 33), (3000, 1), "COL"),
+        (bias_add, (64, 1000), (64, 1), "COL"),
+        (bias_add, (40, 5000), (40, 1), "COL"),  # tiles of fewer than 8 rows: a group's blocks
+        (bias_add, (9, 70001), (9, 1), "COL"),  # row chunks
+    ],
+    ids=["ROW", "GENERAL", "COL-short", "COL", "COL-long", "COL-chunked"],
 )
-def test_resident_row_read_in_place(op, sa, sb, mode):
-    """bf16 with a resident row (ROW: short rows; GENERAL: a row and a column): the VF runs row by
-    row and loads the resident row where it is, so V copies nothing UB -> UB (the Fill replicated
-    it into the tile: log2(rows) DataCopy calls per tile); every VF step is a row's."""
+def test_broadcast_read_in_place(op, sa, sb, mode):
+    """bf16 with a resident row (ROW: short rows; GENERAL: a row and a column) or a column (COL,
+    several full tiles): the VF runs row by row and loads the resident row where it is, the
+    column's value per row with DIST_BRC_B16, so V copies nothing UB -> UB (Fill replicated the
+    row: log2(rows) DataCopy calls per tile; spread the column: Brcb and a Copy per row). Tiles
+    of fewer than 8 rows read a group's values from the 32-byte blocks one Brcb per group makes."""
     from collections import Counter
 
-    from backends.ascendc.sim.trace import OP, PIPE_V
+    from backends.ascendc.sim.trace import OP, PIPE_V, REG_DIST, REG_KEY
 
     rng = np.random.default_rng(4)
     a, b = _values(rng, sa, NP["bf16"]), _values(rng, sb, NP["bf16"])
@@ -156,9 +165,14 @@ def test_resident_row_read_in_place(op, sa, sb, mode):
     assert _mode(res) == mode
     tr = res.trace
     calls = Counter(tr.apis[r["api"]] for r in tr.records if r["kind"] == OP and r["pipe"] == PIPE_V)
-    assert not any(name.startswith("DataCopy") for name in calls), calls
+    assert not any(name.startswith("DataCopy") or name == "Copy" for name in calls), calls
+    assert ("Brcb" in calls) == (y.shape[-1] > 1000), calls
     rows, cols = int(np.prod(y.shape[:-1])), y.shape[-1]
-    assert calls["StoreAlign"] == rows * -(-cols // 64), calls  # 64 lanes: f32 math
+    dists = Counter(REG_DIST.get(int(k) & ~REG_KEY) for k in tr.records["key"] if int(k) & REG_KEY)
+    if mode == "COL":  # the trace keeps one body of a VF launched again: no per-row count
+        assert dists["DIST_BRC_B16"] > 0, dists
+    else:  # one tile: a VF step per row step (64 lanes: f32 math)
+        assert calls["StoreAlign"] == rows * -(-cols // 64), calls
 
 
 def test_broadcast_vector_path_reason(tmp_path, capsys):

@@ -143,9 +143,9 @@ class RegBase:
         """``vops`` as one VF written by ``writer`` (VfWriter or a family's subclass): inline in
         the ``__VEC_SCOPE__`` form, else a call of a class member."""
         if writer is None and ctx.func.attributes.get("broadcast"):
-            from .regbase_broadcast import BroadcastVfWriter  # rows, resident rows in place
+            from .regbase_broadcast import broadcast_vector_function  # rows, broadcasts in place
 
-            writer = BroadcastVfWriter
+            return broadcast_vector_function(self, vops, ctx, what)
         writer = writer or VfWriter
         if self.form == "__VEC_SCOPE__":  # inline: the scope's locals are its arguments
             vf = writer(vops, ctx, "", suffix="Reg")
