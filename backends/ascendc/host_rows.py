@@ -35,7 +35,7 @@ from .host import (
     w_escape,
 )
 from .kernel import field_name
-from .kernel.vector.membase_helpers import SCRATCH_FLOATS
+from .kernel.vector.membase_helpers import SCRATCH_FLOATS, WORK_PAD
 from .host_snippets import emit_shape_text
 from .writer import CodeWriter
 
@@ -183,7 +183,7 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("uint64_t rowBytes[2];", "row buffers (x 1 slot, x slots), bytes per element of a step")
         w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
         w.line("bool scratch;", "reduction scratch (float)")
-        w.line("uint64_t extra;", "bytes of fixed buffers (a chunk's partial reductions)")
+        w.line("uint64_t extra;", "fixed bytes: a chunk's partial reductions, the work area's bank pad")
         w.line("uint64_t wideBytes;", "f32 copies of the columns the step widens, bytes per column")
     with w.block("constexpr RowPlan PLANS[] =", "};"):
         for v in plan.variants + plan.chunk_variants:
@@ -481,12 +481,12 @@ def row_plan_of(func) -> dict:
         "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == ROW),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
         "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
-        # a chunked kernel's partial reductions: one 32-byte per-row slot
+        # a chunked kernel's partial reductions: one 32-byte per-row slot; a full-load one's
+        # ReduceRows work area moved into the other UB bank groups (WORK_PAD floats)
         "extra": (
-            32
+            32 * any(op.opname == "reduce" and not op.attrs.get("welford") for op in func.walk())
             if func.attributes.get("path") == "chunked"
-            and any(op.opname == "reduce" and not op.attrs.get("welford") for op in func.walk())
-            else 0
+            else 4 * WORK_PAD * bool(rows.get("scratch"))
         ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),
     }

@@ -92,16 +92,20 @@ def test_column_values_spread_bit_exact(write_module, shape, tname):
 
 @pytest.mark.parametrize("tname", ["f32", "f16", "i8", "u8"])
 def test_column_compare_both_sides(tname):
-    """x > column and column > x; 8-bit columns (no Brcb/Copy on A2) keep the per-row splat."""
+    """x > column and column > x. 8-bit columns (Brcb and Copy take no 8-bit type) spread as
+    16-bit pairs of their bytes where a tile has 8 rows or more (37 x 5, 77 x 100: no scalar read
+    of GM); with fewer (9 x 5000) they keep the per-row splat."""
     t = dtype_from_name(tname)
     rng = np.random.default_rng(5)
     for m, n in [(37, 5), (77, 100), (9, 5000)]:
         a = rng.integers(0, 6, (m, n)).astype(t.np)
         b = rng.integers(0, 6, (m, 1)).astype(t.np)
         for x, y in ((a, b), (b, a)):
-            got, res = simulate(greater, (x, y), {}, cores=3, dtype=t, strict=True)
+            got, res = simulate(greater, (x, y), {}, cores=3, dtype=t, strict=True, trace=True)
             assert res.tiling_key == COL
             np.testing.assert_array_equal(got, x > y, err_msg=f"{tname} {x.shape} > {y.shape}")
+            per_row = np.dtype(t.np).itemsize == 1 and n == 5000  # 8-bit, 2 rows a tile
+            assert bool(_scalar_reads(res.trace)) == per_row, (tname, m, n)
 
 
 @pytest.mark.parametrize("shape", [(4096, 16), (200, 3000), (100, 9000)], ids=["short", "long", "chunked"])
@@ -124,7 +128,7 @@ def test_no_scalar_read_per_row(shape):
         assert {"Brcb", "Copy"} <= used, used
 
 
-@pytest.mark.parametrize("tname", ["f16", "bf16", "f32"])
+@pytest.mark.parametrize("tname", ["f16", "bf16", "f32", "i8"])  # i8: Pairs (short rows), the splat (long)
 def test_column_compare_on_ascend950(tname):
     t = dtype_from_name(tname)
     rng = np.random.default_rng(9)
@@ -134,3 +138,99 @@ def test_column_compare_on_ascend950(tname):
         got, res = simulate(greater, (a, b), {}, target="ascend950", cores=4, dtype=t, strict=True)
         assert res.tiling_key == COL
         np.testing.assert_array_equal(got, a > b, err_msg=f"{tname} {a.shape}")
+
+
+GENERAL = 4  # BcMode::GENERAL's tiling key
+outer_max = _load("outer_max")
+
+
+def _scalar_reads(trace) -> list[str]:
+    names = trace.apis
+    found = []
+    for block in range(trace.blocks):
+        recs = trace.block(block)
+        found += [names[a] for a in recs["api"][recs["pipe"] == PIPE_S] if "GetValue" in names[a]]
+    return found
+
+
+@pytest.mark.parametrize(
+    "n, m", [(300, 9), (1000, 16), (9, 5000), (3, 70001)], ids=["short", "pack", "long", "chunked"]
+)
+@pytest.mark.parametrize("tname", ["f32", "bf16", "i32"])
+def test_outer_column_is_spread_in_general_mode(n, m, tname):
+    """GENERAL's outer [N, 1] with [1, M] (outer_max): the column moves on every outer axis (kind
+    COLUMN), so it comes in by one DataCopyPad per tile (or group) and Brcb/Copy spread it; the
+    scalar unit reads no GM value per row (it read one per row). Bit-exact, on 1 and 8 cores."""
+    t = dtype_from_name(tname)
+    rng = np.random.default_rng(n + m)
+    a = _column_values(rng, (n, 1), t.np)
+    b = _column_values(rng, (1, m), t.np)
+    if tname == "bf16":  # maximum of NaN is NaN either way; keep the comparison about the spread
+        a, b = np.nan_to_num(a.astype(np.float32)).astype(t.np), np.nan_to_num(b.astype(np.float32)).astype(
+            t.np
+        )
+    for cores in (1, 8):
+        got, res = simulate(outer_max, (a, b), {}, cores=cores, dtype=t, strict=True, trace=True)
+        assert res.tiling_key == GENERAL
+        np.testing.assert_array_equal(
+            _bits(got), _bits(np.maximum(a, b)), err_msg=f"{tname} on {cores} cores"
+        )
+        assert _scalar_reads(res.trace) == []
+
+
+def test_a_column_broadcast_on_an_outer_axis_is_read_per_row():
+    """[4, 3, 5] > [3, 1]: the column repeats along axis 0 (kind PER_ROW, the odometer finds each
+    row's value): still right, in GENERAL mode."""
+    rng = np.random.default_rng(2)
+    for sa, sb in (((4, 3, 5), (3, 1)), ((2, 3, 9000), (3, 1)), ((5, 1, 7), (3, 1))):
+        a = rng.integers(-3, 4, sa).astype(np.float32)
+        b = rng.integers(-3, 4, sb).astype(np.float32)
+        got, res = simulate(greater, (a, b), {}, cores=3, dtype=dsl.f32, strict=True)
+        assert res.tiling_key == GENERAL
+        np.testing.assert_array_equal(got, a > b, err_msg=f"{sa} > {sb}")
+
+
+masked_fill = _load("masked_fill")
+
+
+@pytest.mark.parametrize("tname", ["f16", "f32"])
+def test_an_8bit_column_spreads_as_pairs(tname):
+    """masked_fill with an i8 mask column [M, 1] (every bit pattern of the byte: -128..127): the
+    bytes go as 16-bit pairs through Brcb and Copy, bit-exact, no scalar read of GM per row."""
+    t = dtype_from_name(tname)
+    rng = np.random.default_rng(3)
+    for m, n in [(256, 7), (301, 40), (1000, 16)]:
+        x = rng.uniform(-4, 4, (m, n)).astype(t.np)
+        mask = (np.arange(m) % 256 - 128).astype(np.int8).reshape(m, 1)
+        mask[rng.uniform(0, 1, m) < 0.5] = 0
+        got, res = simulate(
+            masked_fill, (x, mask), {"value": -5.0}, cores=8, dtype=t, strict=True, trace=True
+        )
+        assert res.tiling_key == COL
+        np.testing.assert_array_equal(
+            got, np.where(mask != 0, np.array(-5.0, t.np), x), err_msg=f"{tname} {m} x {n}"
+        )
+        assert _scalar_reads(res.trace) == []
+
+
+def test_every_barrier_of_the_pairs_is_needed(tmp_path):
+    """Pairs' four V steps each read what the one before wrote: deleting any of its
+    PipeBarrier<PIPE_V> is a race the emulator reports (strict)."""
+    import shutil
+
+    project = masked_fill.compile(out_dir=tmp_path / "base")
+    lines = (project / "op_kernel" / "masked_fill.cpp").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if "void Pairs(" in line)
+    end = next(j for j in range(start, len(lines)) if lines[j] == "    }")
+    barriers = [i for i in range(start, end) if "PipeBarrier<PIPE_V>();" in lines[i]]
+    assert len(barriers) == 4
+    x = np.random.default_rng(0).uniform(-1, 1, (256, 16)).astype(np.float32)
+    mask = (np.arange(256) % 3 == 0).astype(np.int8).reshape(256, 1)
+    got, _ = simulate(masked_fill, (x, mask), {"value": -5.0}, cores=1, project=project, strict=True)
+    np.testing.assert_array_equal(got, np.where(mask != 0, np.float32(-5.0), x))
+    for i in barriers:
+        case = tmp_path / f"del{i}"
+        shutil.copytree(project, case)
+        (case / "op_kernel" / "masked_fill.cpp").write_text("\n".join(lines[:i] + lines[i + 1 :]) + "\n")
+        with pytest.raises(dsl.SimulationError, match="read-after-write race"):
+            simulate(masked_fill, (x, mask), {"value": -5.0}, cores=1, project=case, strict=True)

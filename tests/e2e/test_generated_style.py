@@ -113,7 +113,9 @@ def test_row_kernel_is_at_most_600_lines_without_nested_conditionals(projects, s
 # The broadcast schedule's examples (enum class BcMode) and their 910B kernels' line counts: issue 20's
 # 600 is not reached yet (the helpers of every mode, ~330 lines, and the dtype x SCALAR-twin merge);
 # these ceilings keep what was won (770/922/695/806 lines before the tables moved to the tiling).
-BROADCAST_LINES = {"bias_add": 680, "greater": 809, "masked_fill": 630, "outer_max": 718}
+# greater and masked_fill (8-bit inputs) have 20 lines more for Pairs, which spreads 8-bit columns
+# without a scalar read of GM per row.
+BROADCAST_LINES = {"bias_add": 679, "greater": 828, "masked_fill": 649, "outer_max": 717}
 
 
 def test_broadcast_examples_are_the_bcmode_kernels(projects):

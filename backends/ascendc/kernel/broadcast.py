@@ -100,27 +100,30 @@ def paragraph(w, text: str) -> None:
         w.line(comment=part)
 
 
-def spread_column(w, barrier) -> None:
+def spread_column(w, barrier, pairs: bool) -> None:
     """COL mode's V part of a 16/32-bit column input: Brcb puts each row's value in a 32-byte block,
     a level-0 Copy with source block stride 0 repeats the block along the row (as the row kernels'
     RowsByValue reads per-row values; ascendc-api.md section 5 Brcb, Copy UB -> UB with mask)."""
     line = w.line
     paragraph(
         w,
-        "COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it).",
+        "Columns: the values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it).",
     )
     line("template <typename U>")
     with w.block("__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i)"):
         line(
-            "using B = typename std::conditional<sizeof(U) == 2, uint16_t, uint32_t>::type;",
+            "using B = typename std::conditional<sizeof(U) == 4, uint32_t, uint16_t>::type;",
             "the bits: Brcb and Copy move them",
         )
         line("constexpr uint32_t BLOCK = 32 / sizeof(B);", "elements per 32-byte block")
         line("const LocalTensor<B> dst = dstU.template ReinterpretCast<B>();")
-        line("const uint32_t blocks = static_cast<uint32_t>(pitch_ / BLOCK);", "rows of whole blocks")
+        line("const uint32_t pitch = static_cast<uint32_t>(pitch_ * sizeof(U) / sizeof(B));", "B elements")
+        line("const uint32_t blocks = pitch / BLOCK;", "rows of whole blocks")
         line("const uint32_t rows = static_cast<uint32_t>(rows_);")
         with w.block("if (pack_ >= 8)"):
             line("const LocalTensor<B> values = ColumnValues<B>(i, SlotOf(tile_));")
+            if pairs:
+                line("if constexpr (sizeof(U) == 1) Pairs(values, dstU, rows);", "8-bit: v | v << 8")
             line(
                 "Brcb(dst, values, static_cast<uint8_t>((rows + 7) / 8), BrcbRepeatParams(blocks, 8 * blocks));",
                 "<= ROW_BYTES / 2 rows: < 255 repeats",
@@ -135,7 +138,7 @@ def spread_column(w, barrier) -> None:
                 with w.block("for (uint32_t b = 1; b < blocks; b += 8)"):
                     line("const uint64_t mask = (blocks - b < 8 ? blocks - b : 8) * BLOCK;")
                     line(
-                        "Copy(dst[r * pitch_ + b * BLOCK], dst[r * pitch_], mask, now, "
+                        "Copy(dst[r * pitch + b * BLOCK], dst[r * pitch], mask, now, "
                         "CopyRepeatParams(1, 0, blocks, blocks));"
                     )
             line("return;")
@@ -158,9 +161,39 @@ def spread_column(w, barrier) -> None:
             with w.block("for (uint32_t k = 0; k < repeats; k += 255)"):
                 line("const uint8_t now = static_cast<uint8_t>(repeats - k < 255 ? repeats - k : 255);")
                 line(
-                    "Copy(dst[r * pitch_ + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now, "
+                    "Copy(dst[r * pitch + k * 8 * BLOCK], values[(r0_ + r - first) * BLOCK], 8 * BLOCK, now, "
                     "CopyRepeatParams(1, 0, 8, 0));"
                 )
+    w.line()
+
+
+def column_pairs(w, barrier) -> None:
+    """An 8-bit column's values as 16-bit pairs of its bytes: Brcb and Copy take no 8-bit type
+    (ascendc-api.md section 5), so the byte v spreads as the pair v | v << 8 (Cast u8 -> half ->
+    int16 exact, ShiftLeft and Or: dav_c220 b16 types), through the tile it spreads into."""
+    line = w.line
+    paragraph(
+        w,
+        "8-bit column values (row r's byte at byte r of `values`) as 16-bit pairs v | v << 8 in place, which Brcb and Copy move (they take no 8-bit type): widened exactly (u8 -> half -> int16) in the tile they are spread into next (its buffer holds 8 rows of 32 bytes or more).",
+    )
+    line("template <typename U>")
+    with w.block(
+        "__aicore__ inline void Pairs(const LocalTensor<uint16_t>& values, const LocalTensor<U>& scratch, uint32_t rows)"
+    ):
+        line("const uint32_t n = (rows + 15) / 16 * 16;", "whole 32-byte blocks of 16-bit values")
+        line("const LocalTensor<half> wide = scratch.template ReinterpretCast<half>();")
+        line("const LocalTensor<int16_t> low = wide[n].template ReinterpretCast<int16_t>();")
+        line("const LocalTensor<int16_t> high = low[n];")
+        line(
+            "Cast(wide, values.template ReinterpretCast<uint8_t>(), RoundMode::CAST_NONE, rows);", "the bits"
+        )
+        barrier()
+        line("Cast(low, wide, RoundMode::CAST_RINT, rows);")
+        barrier()
+        line("ShiftLeft(high, low, static_cast<int16_t>(8), static_cast<int32_t>(rows));")
+        barrier()
+        line("Or(values.template ReinterpretCast<int16_t>(), low, high, static_cast<int32_t>(rows));")
+        barrier()
     w.line()
 
 
@@ -217,7 +250,8 @@ def enum_lines(n_inputs: int) -> list[str]:
         "constexpr uint32_t BC_ONE = 1;       // one element: read once per core, splatted",
         "constexpr uint32_t BC_RESIDENT = 2;  // one row for every output row: kept in UB",
         "constexpr uint32_t BC_STRIDED = 3;   // rows found by the odometer over the outer axes",
-        "constexpr uint32_t BC_COLUMN = 4;    // one value per output row",
+        "constexpr uint32_t BC_COLUMN = 4;    // one value per output row: row r's is element r",
+        "constexpr uint32_t BC_PER_ROW = 5;   // one value per output row, found by the odometer",
         "",
     ]
 
@@ -228,15 +262,24 @@ def gm_stmt(name: str, ctype_: str, index: int | None) -> Stmt:
 
 
 def emit_helpers(
-    w, op_type: str, inputs: list[tuple[int, str, str]], vc, init_id: int, full_outputs: bool = False
+    w,
+    op_type: str,
+    inputs: list[tuple[int, str, str]],
+    vc,
+    init_id: int,
+    full_outputs: bool = False,
+    byte_inputs: bool = False,
 ) -> None:
     """Private members of the class: core slice, tile geometry, Load/Fill/Store, Init part.
     ``inputs``: (input index, name, C++ element type) of each tensor input the kernel copies;
     ``vc``: the vector code path (its V barrier and splat); ``init_id``: the MTE2_V id of
     InitBroadcast's copies (one the tile loop does not use); ``full_outputs``: every output has the
-    broadcast shape (one output, computed from every input): no StoreOwn, no empty-output test."""
+    broadcast shape (one output, computed from every input): no StoreOwn, no empty-output test;
+    ``byte_inputs``: an input has 1-byte elements in some variant (its columns spread as pairs)."""
     tiling = f"{op_type}TilingData"
     line = w.line
+    # a column spread by Brcb/Copy (8-bit: as 16-bit pairs, in tiles of 8 rows or more)
+    spreads = "kind == BC_COLUMN" + (" && (sizeof(U) > 1 || pack_ >= 8)" if byte_inputs else "")
 
     def barrier() -> None:
         if vc.barrier_line():
@@ -405,21 +448,15 @@ def emit_helpers(
                 line("if (step == 0) run = 1;", "the same row again: one copy per row")
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
-        with w.block("else if (kind == BC_COLUMN)"):
-            line(
-                "if (MODE == BcMode::COL && sizeof(U) > 1) LoadColumn(gm, i, t);",
-                "Fill spreads them (Brcb and Copy take no 8-bit type)",
-            )
+        with w.block(f"else if ({spreads})"):
+            line("LoadColumn(gm, i, t);", "Fill spreads them")
     w.line()
-    line(
-        comment="COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one"
-    )
+    line(comment="Column input i's values (row r's is element r) into half of its row buffer by one")
     line(
         comment="DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile."
     )
     line("template <typename U>")
     with w.block("__aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t)"):
-        line("const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);")
         line("uint64_t rows = rows_;")
         line("LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));")
         with w.block("if (pack_ < 8)"):
@@ -432,7 +469,7 @@ def emit_helpers(
                 "after the blocks",
             )
         line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};")
-        line("DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
+        line("DataCopyPad(values, gm[r0_], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
     w.line()
     line("template <typename U>")
     with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
@@ -440,7 +477,7 @@ def emit_helpers(
     w.line()
     paragraph(
         w,
-        "COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the group's rows; first: its first row; starts: this tile starts it.",
+        "Columns, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the group's rows; first: its first row; starts: this tile starts it.",
     )
     line("template <typename U>")
     with w.block("__aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const"):
@@ -490,17 +527,20 @@ def emit_helpers(
                     "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                     "double the rows",
                 )
-        with w.block("else if (MODE == BcMode::COL && sizeof(U) > 1)"):
+        with w.block(f"else if ({spreads})"):
             line("SpreadColumn(dst, i);")
         with w.block("else"):
-            line(comment="GENERAL, 8-bit columns: a scalar read per row")
+            why = ", 8-bit columns of fewer than 8 rows a tile" if byte_inputs else ""
+            line(comment=f"PER_ROW inputs{why}: a scalar read per row")
             line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
             with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                 line("uint64_t left = 0;")
                 line("Splat(dst[r * pitch_], gm.GetValue(RowOffset(i, r0_ + r, left)), width);")
         barrier()
     w.line()
-    spread_column(w, barrier)
+    spread_column(w, barrier, byte_inputs)
+    if byte_inputs:
+        column_pairs(w, barrier)
     vc.helpers(w, [], "splat")
     several = not full_outputs
     line(

@@ -756,6 +756,13 @@ class KernelText:
             if any(n in code.gm for code in self.plan.codes.values())
         ]
 
+    def bcast_byte_inputs(self) -> bool:
+        """Some tensor input of a broadcast kernel has 1-byte elements in some variant."""
+        inputs = set(self.plan.sig.inputs)
+        return any(
+            dt.bytes == 1 for code in self.plan.codes.values() for n, dt in code.gm.items() if n in inputs
+        )
+
     def gm_args(self) -> list[str]:
         return [gm_param(n) for n in self.plan.sig.inputs + self.plan.sig.outputs]
 
@@ -864,6 +871,7 @@ class KernelText:
                     self.vc,
                     self.init_event_id("MTE2_V"),
                     self.outputs_all_full(),
+                    self.bcast_byte_inputs(),
                 )
                 if any("VfRows()" in s.code for c in plan.codes.values() for s in c.body):
                     regbase_broadcast_helpers(w)

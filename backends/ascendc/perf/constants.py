@@ -115,6 +115,9 @@ VECTOR_CLASS = {
             "Compare Compares Select Duplicate Copy DataCopy(UB->UB) FusedMulAdd AddRelu"
         ).split()
     },
+    # ShiftLeft: not in the A2 table; the Reg table (Reg矢量计算接口理论性能汇总.md) gives it Max's
+    # elements per cycle for every width [G]
+    "ShiftLeft": "simple",
     **{api: "transcendental" for api in ("Exp", "Ln", "Sqrt", "Div")},
     "Cast": "cast",
     "Brcb": "brcb",

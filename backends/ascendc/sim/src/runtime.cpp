@@ -681,6 +681,7 @@ uint32_t allowed_2201(const char* api) {
         return kArith2201;
     if (is("Relu")) return kF | bit(DT_I32);
     if (is("Or")) return bit(DT_I16) | bit(DT_U16);  // Or.md: int16_t/uint16_t only
+    if (is("ShiftLeft")) return bit(DT_I16) | bit(DT_U16) | bit(DT_I32) | bit(DT_U32);  // dav_c220 impl
     if (is("Duplicate") || is("Brcb") || is("Copy") || is("Gather"))  // Gather.md: b16/b32, no int8
         return kF | bit(DT_I16) | bit(DT_U16) | bit(DT_I32) | bit(DT_U32);
     if (is("Compare") || is("Compares")) return kF | bit(DT_I32);

@@ -179,6 +179,24 @@ DSLC_SCALAR(Mins, detail::min_c(a, s))
 DSLC_SCALAR(LeakyRelu, a >= 0 ? a : a * s)
 #undef DSLC_SCALAR
 
+// ShiftLeft, count form: dst[i] = src[i] << scalarValue, the bits shifted (asc-devkit
+// include/basic_api/kernel_operator_vec_binary_scalar_intf.h; impl/basic_api/dav_c220/
+// kernel_operator_vec_binary_scalar_impl.h: uint16_t/uint32_t/int16_t/int32_t, the shift in
+// [0, bits of T], checked as the CPU-debug build does).
+template <typename T, bool isSetMask = true>
+__aicore__ inline void ShiftLeft(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalarValue,
+                                 const int32_t& count, dslc::Loc loc = {}) {
+    static_assert(std::is_integral<T>::value, "ShiftLeft: integer element types only");
+    using Bits = typename std::make_unsigned<T>::type;
+    if (scalarValue < 0 || static_cast<uint32_t>(scalarValue) > sizeof(T) * 8)
+        dslc::fault(dslc::F_UNSUPPORTED, loc, "ShiftLeft: shift %d outside [0, %u]", static_cast<int>(scalarValue),
+                    static_cast<unsigned>(sizeof(T) * 8));
+    const uint32_t n = static_cast<uint32_t>(scalarValue);
+    detail::unary_count("ShiftLeft", dst, src, count, loc, [n](T a) {
+        return static_cast<T>(n >= sizeof(T) * 8 ? 0u : static_cast<uint32_t>(static_cast<Bits>(a)) << n);
+    });
+}
+
 // ---- unary ----
 #define DSLC_UNARY(NAME, EXPR)                                                                                         \
     template <typename T, auto... cfg>                                                                                 \
