@@ -38,9 +38,10 @@ def elementwise_pipeline(ub: int, vector: str = "select-vector-path", stagger: b
     )
 
 
-def row_pipeline(vector: str = "select-vector-path") -> list[Pass]:
+def row_pipeline(vector: str = "select-vector-path", stagger: bool = False) -> list[Pass]:
     """The row pipeline (named dims, reductions): the elementwise front half, then the row forms
-    and a UB plan whose size host tiling evaluates with the run-time row length."""
+    and a UB plan whose size host tiling evaluates with the run-time row length (``stagger``: with
+    bank-group phases for the buffers, as plan-buffers')."""
     return parse_pipeline(
         ",".join(
             [
@@ -58,7 +59,9 @@ def row_pipeline(vector: str = "select-vector-path") -> list[Pass]:
                 vector,  # MemBase or RegBase per step loop, from its final vector ops
                 "form-vector-functions",  # RegBase VFs (row kernels: not yet, back to MemBase)
                 "double-buffer",  # ping-pong slots for what the DMA touches
-                "plan-rows",  # buffers and the UB coefficients host tiling evaluates at run time
+                "plan-rows"
+                + ("{stagger=true}" if stagger else ""),  # buffers, the UB coefficients host tiling
+                # evaluates at run time
                 "insert-sync",  # last: needs the final buffers and op order
             ]
         )

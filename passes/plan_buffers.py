@@ -300,6 +300,13 @@ def bank_phases(region, buffers: list[Buffer]) -> dict[str, int]:
         for i, a in enumerate(srcs):
             for b in srcs[i + 1 :]:
                 edges[(a, b)] = edges.get((a, b), 0) + 1
+    return two_colour(order, edges)
+
+
+def two_colour(order: list[str], edges: dict[tuple[str, str], int]) -> dict[str, int]:
+    """Bank phases (0 or ``BANK_HALF``) for the buffers of ``edges`` (a pair of buffers -> how
+    many instructions read or write both): a 2-colouring cutting the most weight, all at 0, then
+    single flips in ``order`` (never the first) while they help."""
     linked = [n for n in order if any(n in e for e in edges)]
     phase = {n: 0 for n in linked}
 

@@ -45,7 +45,7 @@ from dsl.ir import Func, Module, TensorType
 from . import row_vf
 from .manager import Pass, register
 from .analysis.access import stored_values
-from .plan_buffers import Buffer, interference
+from .plan_buffers import Buffer, interference, two_colour
 from .rows import COL, PERROW, ROW, is_row_func, layout_of
 
 BLOCK = 32
@@ -114,7 +114,40 @@ def assign_kinds(body, kind_of, spread=lambda v: False, outputs_apart: bool = Fa
     return buffers
 
 
-def plan(func: Func) -> None:
+def bank_phases(func: Func, buffers: list[Buffer]) -> dict[str, int]:
+    """The start address modulo 512 (0 or 256) of the row, column and Brcb buffers the vector
+    instructions of a step touch, so that two operands of one instruction (two sources, or the
+    destination and a source when not in place) lie in disjoint A2 UB bank groups (asc-devkit
+    避免bank冲突: a repeat reads 8 32-byte rows of each; 256 B apart they share no group). The
+    other per-row buffers (32 bytes a row) are left out."""
+    order = [b.name for b in buffers]
+    banked = {b.name for b in buffers if b.kind in (ROW, COL) or b.bytes == BLOCK}
+    owner = {
+        id(op.result): op.attrs["buf"] for op in func.walk() if op.result is not None and "buf" in op.attrs
+    }
+    edges: dict[tuple[str, str], int] = {}
+    for op in func.loop().region:
+        if op.opname.startswith(("dma.", "sync.")) or id(op.result) not in owner:
+            continue
+        touched = {owner[id(v)] for v in (op.result, *op.operands) if id(v) in owner}
+        names = sorted((n for n in touched if n in banked), key=order.index)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                edges[(a, b)] = edges.get((a, b), 0) + 1
+    return two_colour(order, edges)
+
+
+MAX_BANK_PAD = 512 - BLOCK  # bytes before a buffer at a given phase (the buffers are 32-byte aligned)
+
+
+def bank_pads(buffers: dict, rows: dict) -> int:
+    """The most pads a kernel with bank phases puts before buffers to start them at a phase: one
+    per buffer (the kernel takes one phase per buffer for all its variants, which may phase a
+    buffer this variant's plan left free), and one for the columns' f32 copies."""
+    return (len(buffers) + ("wide" in rows)) if rows.get("banks") else 0
+
+
+def plan(func: Func, stagger: bool = False) -> None:
     loop = func.loop()
     if loop is None or not is_row_func(func):
         return
@@ -178,24 +211,38 @@ def plan(func: Func) -> None:
         op.attrs["wide"] = next(k for k, v in enumerate(narrow) if v is src.operands[0])
     compares = any(op.opname in ("cmp", "where") for op in func.walk())  # resident columns too
     narrowest = min([v.type.dtype.bytes for b in buffers for v in b.values] or [4])
+    # A2: the operands of one instruction in disjoint UB bank groups (the full-load step; its
+    # column-chunked twin keeps these buffers unphased).
+    banked = stagger and not regbase and func.attributes.get("path") != "chunked"
+    phases = bank_phases(func, buffers) if banked else {}
     func.attributes["buffers"] = {
-        b.name: {"bytes": b.bytes, "slots": b.slots, "kind": b.kind} for b in buffers
+        b.name: {
+            "bytes": b.bytes,
+            "slots": b.slots,
+            "kind": b.kind,
+            **({"bank": phases[b.name]} if b.name in phases else {}),
+        }
+        for b in buffers
     }
     func.attributes["rows"] = {
         "align": align,
         "perrow": per_row,
         "count_align": REPEAT // narrowest if compares else 1,
         "scratch": not regbase and any(op.opname == "reduce" for op in loop.region),  # MemBase ReduceSum's
+        **({"banks": True} if banked else {}),  # the kernel starts buffers at bank phases (A2)
     }
     if wide:  # bytes per column of the f32 copies, places up to the last one used
         func.attributes["rows"]["wide"] = 4 * (max(op.attrs["wide"] for op in wide) + 1)
+        if wide[0].attrs["buf"] in phases:  # the copies' buffer starts where the step's widening would
+            func.attributes["rows"]["wide_bank"] = phases[wide[0].attrs["buf"]]
 
 
 @register
 @dataclass(frozen=True)
 class PlanRowsPass(Pass):
     name: ClassVar[str] = "plan-rows"
+    stagger: bool = False  # A2's UB bank groups: the operands of one instruction 256 B apart
 
     def run(self, module: Module) -> None:
         for func in module.funcs:
-            plan(func)
+            plan(func, self.stagger)

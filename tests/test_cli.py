@@ -168,8 +168,10 @@ def test_explain_prints_the_row_ledger(tmp_path, capsys):
     # its f32 copy once per core instead (4 B per column) when that costs the step no rows: host tiling's
     # choice, shown per row length (issue 20 item 4)
     assert any(line.startswith("  wide:  4 B x pitch (resident)") for line in ledger)
+    # the A2 bank-group pads, at most 480 B a buffer and the work area's 512 B (issue 20)
+    assert any(line.startswith("  pads:  3872 B at most, fixed (UB bank groups") for line in ledger)
     assert (
-        "  UB = pitch x 2 (+ 4 widened once) + scratch + rowStep x (pitch x 12 + 8 x 36) <= 188160 B usable"
+        "  UB = pitch x 2 (+ 4 widened once) + scratch + pads + rowStep x (pitch x 12 + 8 x 36) <= 188160 B usable"
         in "\n".join(ledger)
     )
     assert (

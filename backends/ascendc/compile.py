@@ -102,7 +102,8 @@ def lower(
             checks[dt] = check
         ub = tgt.ub_usable_bytes - ub_reserve(func)  # broadcast ops keep resident rows outside the tiles
         vector = select_vector_path_spelling(tgt, vector_path)
-        pipeline = row_pipeline(vector) if rows else elementwise_pipeline(ub, vector, tgt.ub_bank_stagger)
+        stagger = tgt.ub_bank_stagger
+        pipeline = row_pipeline(vector, stagger) if rows else elementwise_pipeline(ub, vector, stagger)
         PassManager(pipeline, print_after_all=sink, after_each=check).run(module)
         if dump is not None:
             for d in dumps:

@@ -135,17 +135,15 @@ class RowLedger:
                 "for the core (widened once) when that costs the step no rows"
             )
         if rp["scratch"]:
+            out.append("  scratch: reductions, 4 B x (8 x ceil(C / 64) + 8 x ceil(C / 512) + 8)")
+        if rp.get("extra"):
             out.append(
-                "  scratch: reductions, 4 B x (8 x ceil(C / 64) + 8 x ceil(C / 512) + 8)"
-                + (
-                    f" + {rp['extra']} B (the work area in the other UB bank groups)"
-                    if rp.get("extra")
-                    else ""
-                )
+                f"  pads:  {rp['extra']} B at most, fixed (UB bank groups: ReduceRows' work area, buffers "
+                "starting at their phase)"
             )
         wide = f" (+ {rp['wide']} widened once)" if rp.get("wide") else ""
         out.append(
-            f"  UB = pitch x {rp['col']}{wide} + scratch + rowStep x (pitch x {rp['row']} + {rp['perrow']} x "
+            f"  UB = pitch x {rp['col']}{wide} + scratch{' + pads' if rp.get('extra') else ''} + rowStep x (pitch x {rp['row']} + {rp['perrow']} x "
             f"{rp['perrow_bytes']}) <= {self.usable} B usable (one slot: pitch x {rp['row1']} + {rp['perrow']} x "
             f"{rp['perrow_bytes1']} per row)"
         )

@@ -18,6 +18,7 @@ shape at run time, so one binary serves every shape. TilingFunc
 
 from __future__ import annotations
 
+from passes.plan_rows import MAX_BANK_PAD, bank_pads
 from passes.rows import COL, PERROW, ROW, SCALAR
 
 from .host import (
@@ -183,7 +184,7 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("uint64_t rowBytes[2];", "row buffers (x 1 slot, x slots), bytes per element of a step")
         w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
         w.line("bool scratch;", "reduction scratch (float)")
-        w.line("uint64_t extra;", "fixed bytes: a chunk's partial reductions, the work area's bank pad")
+        w.line("uint64_t extra;", "fixed bytes: a chunk's partial reductions; bank-group pads")
         w.line("uint64_t wideBytes;", "f32 copies of the columns the step widens, bytes per column")
     with w.block("constexpr RowPlan PLANS[] =", "};"):
         for v in plan.variants + plan.chunk_variants:
@@ -472,7 +473,8 @@ WELFORD_LANE_BYTES = 3 * 4  # kernel/rows.py: welfordBuf_ holds 3 f32 lanes per 
 def row_plan_of(func) -> dict:
     """The host's numbers of one variant: its UB coefficients from plan-rows."""
     rows = func.attributes["rows"]
-    bufs = func.attributes["buffers"].values()
+    buffers = func.attributes["buffers"]
+    bufs = buffers.values()
     welford = any(op.attrs.get("welford") for op in func.walk())
     return {
         **rows,
@@ -482,11 +484,12 @@ def row_plan_of(func) -> dict:
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
         "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
         # a chunked kernel's partial reductions: one 32-byte per-row slot; a full-load one's
-        # ReduceRows work area moved into the other UB bank groups (WORK_PAD floats)
+        # pads into the other UB bank groups: ReduceRows' work area (WORK_PAD floats), buffers
+        # starting at their bank phase (plan-rows)
         "extra": (
             32 * any(op.opname == "reduce" and not op.attrs.get("welford") for op in func.walk())
             if func.attributes.get("path") == "chunked"
-            else 4 * WORK_PAD * bool(rows.get("scratch"))
+            else 4 * WORK_PAD * bool(rows.get("scratch")) + MAX_BANK_PAD * bank_pads(buffers, rows)
         ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),
     }

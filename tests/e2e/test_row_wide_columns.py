@@ -52,13 +52,16 @@ def test_both_forms_exact_and_ub_as_chosen(name, tname, shape, wide):
     result = _check(case, t, shape, case.attrs[0], cores=1)
     slots, step = row_step(rp, cols, USABLE, rows)
     pitch = -(-cols // rp["align"]) * rp["align"]
-    assert result.counters["ub_peak_bytes"] == ub_bytes(rp, pitch, cols, step, slots, wide)
+    # exact but for the A2 bank-group pads: host tiling budgets the most (``extra``), the kernel
+    # allocates those its buffers' addresses need
+    budget = ub_bytes(rp, pitch, cols, step, slots, wide)
+    assert budget - rp["extra"] <= result.counters["ub_peak_bytes"] <= budget
 
 
 def test_kernel_widens_in_the_first_step_or_in_every_step():
     files = lower(BY_NAME["rms_norm"].op, "ascend910b").files
     text = files["op_kernel/rms_norm.cpp"]
-    assert "if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);" in text
+    assert "if (wideBytes_ > 0) InitBanked(wideBuf_, colLen_ * wideBytes_, 0);" in text  # A2 bank phase
     assert "wideBytes_ = tiling.wideBytes;" in text
     assert "const bool widen = s == 0 || wideBytes_ == 0;" in text
     assert "if (wideBytes_ > 0) gammaF32 = wideBuf_.Get<float>();" in text

@@ -77,7 +77,8 @@ ROW_LOCALS = frozenset(
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
     LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part PHASES
     ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
-    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn wideBytes wideBuf widen""".split()
+    dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn wideBytes wideBuf widen
+    InitBanked ubAt pads padBuf""".split()
 )
 
 
@@ -551,22 +552,28 @@ class RowKernelText(KernelText):
         mapping = self.bufmap[variant_id(code.variant, self.plan.static_attrs)]
         # the buffers only column-chunked twins have come last: one `if constexpr (COLUMN_CHUNKS)`
         chunk_only = {n for n in mapping.values() if all(self.plan.codes[v].chunked for v in self.holders(n))}
+        banks = self.canonical_banks() or None
         out, chunked = [], []
-        for b, info in sorted(code.buffers.items(), key=lambda kv: mapping[kv[0]]):
+        for b in sorted(code.buffers, key=mapping.get):
+            info = code.buffers[b]
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
             slots = " * slots_" if info["slots"] > 1 else ""  # 2, or 1 when a ping-pong step does not fit
             length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
-            st = Stmt(f"pipe_.InitBuffer({mapping[b]}, {length}{slots} * {width});")
+            size = f"{length}{slots} * {width}"
+            if banks is None or mapping[b] in chunk_only:
+                st = Stmt(f"pipe_.InitBuffer({mapping[b]}, {size});")
+            else:  # A2 bank groups (plan-rows): at its phase, or after the others in any
+                phase = f", {banks[mapping[b]]}" if mapping[b] in banks else ""
+                st = Stmt(f"InitBanked({mapping[b]}, {size}{phase});")
             (chunked if mapping[b] in chunk_only else out).append(st)
         if self.has_wide():  # every variant alike (wideBytes_ 0 where nothing is widened)
-            out.append(Stmt("if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);"))
+            init = "pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_)"
+            if banks and "wideBuf_" in banks:  # a variant without f32 copies has wideBytes_ 0
+                init = f"InitBanked(wideBuf_, colLen_ * wideBytes_, {banks['wideBuf_']})"
+            out.append(Stmt(f"if (wideBytes_ > 0) {init};"))
         if code.rows.get("scratch"):
-            out.append(
-                Stmt(
-                    f"pipe_.InitBuffer(scratchBuf_, {self.scratch_len()} * sizeof(float));", note="reductions"
-                )
-            )
+            out.append(Stmt(f"pipe_.InitBuffer(scratchBuf_, {self.scratch_bytes()});"))
         out += chunked
         if code.needs.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
@@ -578,6 +585,32 @@ class RowKernelText(KernelText):
                 )
             )
         return out
+
+    def canonical_banks(self) -> dict:
+        """The bank phase (plan-rows, A2) of each kernel buffer that has one in some full-load
+        variant (``wideBuf_``: the columns' f32 copies), one for all variants (a variant's phases
+        flipped all together where that agrees more with the first variant's, then the most
+        common phase of each buffer), so that Init's statements are the same in every variant;
+        nothing when no variant has phases. InitBanked pads only in the full-load kernel."""
+        if hasattr(self, "_banks"):
+            return self._banks
+        votes: dict[str, list[int]] = {}
+        first: dict[str, int] = {}
+        for vid, code in self.plan.codes.items():
+            if code.chunked:
+                continue
+            mapping = self.bufmap[vid]
+            phases = {mapping[b]: i["bank"] for b, i in code.buffers.items() if "bank" in i}
+            if "wide_bank" in code.rows:
+                phases["wideBuf_"] = code.rows["wide_bank"]
+            first = first or phases
+            common = [n for n in phases if n in first]
+            if 2 * sum(phases[n] == first[n] for n in common) < len(common):
+                phases = {n: p ^ 256 for n, p in phases.items()}
+            for n, p in phases.items():
+                votes.setdefault(n, []).append(p)
+        self._banks = {n: max((0, 256), key=lambda p: (v.count(p), p == v[0])) for n, v in votes.items()}
+        return self._banks
 
     def holders(self, cname: str) -> list:
         """The variants that have canonical buffer ``cname``."""
@@ -938,8 +971,10 @@ class RowKernelText(KernelText):
                 comment="A row in UB: cols_ elements, then a gap of whole 32-byte blocks up to pitch_ elements."
             )
             w.line("template <typename U>")
-            with w.block("__aicore__ inline uint32_t RowGap() const"):
-                w.line("return (pitch_ * sizeof(U) - (cols_ * sizeof(U) + 31) / 32 * 32) / 32;")
+            w.line(
+                "__aicore__ inline uint32_t RowGap() const { return (pitch_ * sizeof(U) - (cols_ * sizeof(U) + 31) "
+                "/ 32 * 32) / 32; }"
+            )
             w.line()
         for name, comment, length, gaps in _COPY_PARAMS:
             if not re.search(rf"\b{name}<", text):
@@ -952,16 +987,37 @@ class RowKernelText(KernelText):
         if self.has_blocks():
             self.block_rows_helper()
         self.vc.helpers(w, [c.needs for c in self.codes()], "by_value")
+        if self.canonical_banks():
+            chunks = " || COLUMN_CHUNKS" if self.has_chunked() else ""
+            for line in (
+                "A2 UB bank groups: `buf` starting `phase` (0 or 256) bytes past a multiple of 512 from the first buffer",
+                "(operands 256 B apart read disjoint groups), after a pad buffer where needed"
+                + (" (full-load)" if chunks else "")
+                + "; -1: anywhere.",
+            ):
+                w.line(comment=line)
+            w.line("template <TPosition POS>")
+            with w.block(
+                "__aicore__ inline void InitBanked(TBuf<POS>& buf, uint32_t bytes, int32_t phase = -1)"
+            ):
+                w.line(
+                    f"const uint32_t pad = phase < 0{chunks} ? 0 : (static_cast<uint32_t>(phase) - ubAt_) % 512;"
+                )
+                w.line("if (pad > 0) pipe_.InitBuffer(padBuf_[pads_++], pad);")
+                w.line("pipe_.InitBuffer(buf, bytes);")
+                w.line("ubAt_ += pad + (bytes + 31) / 32 * 32;", "the UB bytes allocated so far")
+            w.line()
         w.line(
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
 
-    def scratch_len(self) -> str:
-        """Floats of ReduceRows' scratch (``SCRATCH_FLOATS``): the block values, then the work area,
-        which a full-load kernel starts in the other UB bank groups (``WORK_PAD`` floats more)."""
+    def scratch_bytes(self) -> str:
+        """Bytes of ReduceRows' scratch (``SCRATCH_FLOATS`` floats, 32 bytes per 8): the block values,
+        then the work area, which a full-load kernel starts in the other UB bank groups (``WORK_PAD``
+        floats more)."""
         full = 1 + WORK_PAD // 8
         last = f"(COLUMN_CHUNKS ? 1 : {full})" if self.has_chunked() else str(full)
-        return "8 * (" + SCRATCH_BLOCKS.format(c="cols_", last=last) + ")"
+        return "32 * (" + SCRATCH_BLOCKS.format(c="cols_", last=last) + ")"
 
     def has_wide(self) -> bool:
         """A variant widens columns in its step: host tiling may keep f32 copies (``wideBytes_``)."""
@@ -1039,6 +1095,8 @@ class RowKernelText(KernelText):
             bufs["VECCALC"].append("welfordBuf_")
         if self.has_wide():
             bufs["VECCALC"].append("wideBuf_")
+        if self.canonical_banks():  # InitBanked's pads: at most one per phased buffer
+            bufs["VECCALC"].append(f"padBuf_[{len(self.canonical_banks())}]")
         for pos, names in bufs.items():
             if names:
                 w.line(f"TBuf<TPosition::{pos}> {', '.join(names)};")
@@ -1069,7 +1127,13 @@ class RowKernelText(KernelText):
         )
         wide = ", wideBytes_ = 0" if self.has_wide() else ""
         w.line(f"uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2{wide};")
-        w.line("uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;", "buffer lengths in elements")
+        if self.canonical_banks():
+            w.line(
+                "uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0, ubAt_ = 0, pads_ = 0;",
+                "lengths in elements; InitBanked",
+            )
+        else:
+            w.line("uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;", "buffer lengths in elements")
         if self.has_chunked():
             w.line(
                 f"static constexpr uint32_t PHASES = {self.e.value_expr(self.per_variant(lambda c: c.phases))};",

@@ -211,9 +211,15 @@ def reduce_chunk_helper(w, needs: list, vc) -> None:
 
 def _dispatch(w, param: str, cases: list[tuple[str, str]]) -> None:
     """The call of each value of a template parameter: the call itself when there is one, else
-    an ``if constexpr (param == value)`` chain."""
+    an ``if constexpr (param == value) call`` a line each where they all fit in 120 columns (the
+    values exclude each other), else an ``if constexpr`` / ``else if constexpr`` chain."""
     if len(cases) == 1:
         w.line(cases[0][1])
+        return
+    lines = [f"if constexpr ({param} == {value}) {call}" for value, call in cases]
+    if all(len(w.unit * w.level) + len(line) <= 120 for line in lines):
+        for line in lines:
+            w.line(line)
         return
     for k, (value, call) in enumerate(cases):
         head = "if constexpr" if k == 0 else "} else if constexpr"
@@ -301,15 +307,19 @@ def by_value_helpers(
             comment=f"One value per row: `count` elements of each of the step's rows (src[r * {pitch}]) into "
             "dst[r * PER_ROW]:"
         )
-        w.line(comment="a value per 32-byte block (into scratch), then the count form over those.")
         chunks = any(c.chunk_helpers for c in needs)
         mean = any(c.mean_reduce for c in needs)
         notes = [
+            "a value per 32-byte block (into scratch), then the count form over those.",
             *(["COLUMN_CHUNKS: the one row so far, chunk by chunk (ReduceChunk)."] if chunks else []),
             *(["MEAN: times 1 / cols" + (" (after the last chunk)." if chunks else ".")] if mean else []),
         ]
-        if notes:
-            w.line(comment=" ".join(notes))
+        w.line(comment=notes[0])
+        for note in notes[1:]:  # on the line before when it fits
+            if len(w.lines[-1]) + 1 + len(note) <= 120:
+                w.lines[-1] += " " + note
+            else:
+                w.line(comment=note)
         w.line("template <RowReduce KIND" + (", bool MEAN = false>" if mean else ">"))
         tail = (
             (", uint64_t chunk = 0" if chunks else ", [[maybe_unused]] uint64_t chunk = 0")
@@ -356,9 +366,13 @@ def by_value_helpers(
                 w.level -= 1
                 w.line("}")
             if mean:
-                with w.block("if constexpr (MEAN)"):
-                    _barrier(w, vc)
-                    w.line("Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));")
+                muls = "Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));"
+                if chunks:  # ReduceChunk ends with no barrier; the rows' loop with one
+                    with w.block("if constexpr (MEAN)"):
+                        _barrier(w, vc)
+                        w.line(muls)
+                else:
+                    w.line(f"if constexpr (MEAN) {muls}")
         w.line()
     ops = [o for o in BINARY if any(o in c.row_ops for c in needs)]
     if not ops:

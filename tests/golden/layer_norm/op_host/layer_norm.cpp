@@ -111,16 +111,16 @@ struct RowPlan {
     uint64_t rowBytes[2];     // row buffers (x 1 slot, x slots), bytes per element of a step
     uint64_t perRowBytes[2];  // per-row buffers (x 1 slot, x slots), bytes per per-row element
     bool scratch;             // reduction scratch (float)
-    uint64_t extra;           // fixed bytes: a chunk's partial reductions, the work area's bank pad
+    uint64_t extra;           // fixed bytes: a chunk's partial reductions; bank-group pads
     uint64_t wideBytes;       // f32 copies of the columns the step widens, bytes per column
 };
 constexpr RowPlan PLANS[] = {
-    {ge::DT_FLOAT16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 512, 4},
-    {ge::DT_FLOAT16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 512, 8},
-    {ge::DT_FLOAT, 0, 8, 8, 1, 4, {8, 12}, {40, 48}, true, 512, 0},
-    {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 512, 0},
-    {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 512, 4},
-    {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 512, 8},
+    {ge::DT_FLOAT16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 4832, 4},
+    {ge::DT_FLOAT16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 5312, 8},
+    {ge::DT_FLOAT, 0, 8, 8, 1, 4, {8, 12}, {40, 48}, true, 3392, 0},
+    {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 3872, 0},
+    {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 4832, 4},
+    {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 5312, 8},
     {ge::DT_FLOAT16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0, 4},
     {ge::DT_FLOAT16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0, 8},
     {ge::DT_FLOAT, 2, 8, 8, 1, 16, {8, 12}, {80, 88}, true, 0, 0},

@@ -30,24 +30,23 @@ public:
         rstdGm_.SetGlobalBuffer((__gm__ T*)rstd + firstRow_, rows_);
         // layer_norm.py:28  rstd = dsl.rsqrt(var + epsilon)
         epsilon_ = static_cast<float>(tiling.epsilonAttr);
-        if constexpr (WITH_BETA) pipe_.InitBuffer(betaBuf_, colLen_ * sizeof(T));
-        pipe_.InitBuffer(gammaBuf_, colLen_ * sizeof(T));
-        if constexpr (!IS_FLOAT) pipe_.InitBuffer(gammaF32Buf_, slotLen_ * sizeof(float));
-        pipe_.InitBuffer(meanBuf_, perRowLen_ * slots_ * sizeof(T));
+        if constexpr (WITH_BETA) InitBanked(betaBuf_, colLen_ * sizeof(T), 256);
+        InitBanked(gammaBuf_, colLen_ * sizeof(T), 256);
+        if constexpr (!IS_FLOAT) InitBanked(gammaF32Buf_, slotLen_ * sizeof(float), 0);
+        InitBanked(meanBuf_, perRowLen_ * slots_ * sizeof(T));
         if constexpr (!IS_FLOAT)
-            pipe_.InitBuffer(meanF32Buf_, perRowLen_ * sizeof(float));
+            InitBanked(meanF32Buf_, perRowLen_ * sizeof(float), 256);
         else
-            pipe_.InitBuffer(meanF32Buf_, perRowLen_ * 32);
-        pipe_.InitBuffer(rstdBuf_, perRowLen_ * slots_ * sizeof(T));
-        if constexpr (!IS_FLOAT || COLUMN_CHUNKS) pipe_.InitBuffer(tmpBuf_, perRowLen_ * 32);
-        pipe_.InitBuffer(xBuf_, slotLen_ * slots_ * sizeof(T));
+            InitBanked(meanF32Buf_, perRowLen_ * 32, 256);
+        InitBanked(rstdBuf_, perRowLen_ * slots_ * sizeof(T));
+        if constexpr (!IS_FLOAT || COLUMN_CHUNKS) InitBanked(tmpBuf_, perRowLen_ * 32, 0);
+        InitBanked(xBuf_, slotLen_ * slots_ * sizeof(T), 0);
         if constexpr (!IS_FLOAT || !WITH_BETA)
-            pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(float));
+            InitBanked(xF32Buf_, slotLen_ * sizeof(float), 256);
         else
-            pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(T));
-        if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);
-        pipe_.InitBuffer(scratchBuf_, 8 * ((cols_ + 63) / 64 + (cols_ + 511) / 512 + (COLUMN_CHUNKS ? 1 : 17)) *
-                                          sizeof(float));  // reductions
+            InitBanked(xF32Buf_, slotLen_ * sizeof(T), 256);
+        if (wideBytes_ > 0) InitBanked(wideBuf_, colLen_ * wideBytes_, 0);
+        pipe_.InitBuffer(scratchBuf_, 32 * ((cols_ + 63) / 64 + (cols_ + 511) / 512 + (COLUMN_CHUNKS ? 1 : 17)));
         if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(rstdF32Buf_, perRowLen_ * sizeof(float));
         if constexpr (COLUMN_CHUNKS) pipe_.InitBuffer(tmp2Buf_, perRowLen_ * sizeof(float));
         if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(tmp3Buf_, perRowLen_ * 32);
@@ -409,8 +408,7 @@ private:
     enum class RowReduce : uint32_t { SUM };
 
     // One value per row: `count` elements of each of the step's rows (src[r * pitch_]) into dst[r * PER_ROW]:
-    // a value per 32-byte block (into scratch), then the count form over those.
-    // MEAN: times 1 / cols.
+    // a value per 32-byte block (into scratch), then the count form over those. MEAN: times 1 / cols.
     template <RowReduce KIND, bool MEAN = false>
     __aicore__ inline void ReduceRows(const LocalTensor<float>& dst, const LocalTensor<float>& src, int32_t count,
                                       uint32_t rows, [[maybe_unused]] uint64_t chunk = 0) {
@@ -425,10 +423,7 @@ private:
             ReduceSum(dst[r * PER_ROW], scratch, scratch[(blocks + 63) / 128 * 128 + 64], blocks);
             PipeBarrier<PIPE_V>();  // the next row writes the scratch again
         }
-        if constexpr (MEAN) {
-            PipeBarrier<PIPE_V>();
-            Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));
-        }
+        if constexpr (MEAN) Muls(dst, dst, invCols_, static_cast<int32_t>(rows * PER_ROW));
     }
 
     enum class RowOp : uint32_t { SUB, MUL };
@@ -443,11 +438,8 @@ private:
         const LocalTensor<U>& b = VALUE_FIRST ? row : value;
         const BinaryRepeatParams params = VALUE_FIRST ? BinaryRepeatParams(1, 0, 1, rowRep, valueRep, rowRep)
                                                       : BinaryRepeatParams(1, 1, 0, rowRep, rowRep, valueRep);
-        if constexpr (OP == RowOp::SUB) {
-            Sub(dst, a, b, mask, static_cast<uint8_t>(repeats), params);
-        } else if constexpr (OP == RowOp::MUL) {
-            Mul(dst, a, b, mask, static_cast<uint8_t>(repeats), params);
-        }
+        if constexpr (OP == RowOp::SUB) Sub(dst, a, b, mask, static_cast<uint8_t>(repeats), params);
+        if constexpr (OP == RowOp::MUL) Mul(dst, a, b, mask, static_cast<uint8_t>(repeats), params);
     }
 
     // dst = src OP value (VALUE_FIRST: value OP src) for the step's rows, the value of row r read from block
@@ -485,6 +477,16 @@ private:
         }
     }
 
+    // A2 UB bank groups: `buf` starting `phase` (0 or 256) bytes past a multiple of 512 from the first buffer
+    // (operands 256 B apart read disjoint groups), after a pad buffer where needed (full-load); -1: anywhere.
+    template <TPosition POS>
+    __aicore__ inline void InitBanked(TBuf<POS>& buf, uint32_t bytes, int32_t phase = -1) {
+        const uint32_t pad = phase < 0 || COLUMN_CHUNKS ? 0 : (static_cast<uint32_t>(phase) - ubAt_) % 512;
+        if (pad > 0) pipe_.InitBuffer(padBuf_[pads_++], pad);
+        pipe_.InitBuffer(buf, bytes);
+        ubAt_ += pad + (bytes + 31) / 32 * 32;  // the UB bytes allocated so far
+    }
+
     __aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }
 
     static constexpr bool IS_FLOAT = IsSameType<T, float>::value;
@@ -494,13 +496,13 @@ private:
     TPipe pipe_;
     TBuf<TPosition::VECIN> xBuf_, meanBuf_, rstdBuf_, gammaBuf_, betaBuf_;
     TBuf<TPosition::VECCALC> xF32Buf_, meanF32Buf_, tmpBuf_, gammaF32Buf_, varBuf_, tmp2Buf_, rstdF32Buf_, tmp3Buf_,
-        scratchBuf_, welfordBuf_, wideBuf_;
+        scratchBuf_, welfordBuf_, wideBuf_, padBuf_[8];
     GlobalTensor<T> xGm_, gammaGm_, betaGm_, yGm_, meanGm_, rstdGm_;
     float epsilon_ = 0;
     float invCols_ = 0;                                          // 1 / cols (host tiling)
     uint64_t firstRow_ = 0, rows_ = 0, steps_ = 0, chunks_ = 1;  // this core's rows and steps (SetCoreRows)
     uint32_t cols_ = 0, pitch_ = 0, rowStep_ = 1, slots_ = 2, wideBytes_ = 0;
-    uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0;         // buffer lengths in elements
+    uint32_t slotLen_ = 0, perRowLen_ = 0, colLen_ = 0, ubAt_ = 0, pads_ = 0;  // lengths in elements; InitBanked
     static constexpr uint32_t PHASES = !COLUMN_CHUNKS ? 1 : 2;  // passes over a row's chunks (reduction levels + 1)
     uint32_t rowCols_ = 0, colsPerLoop_ = 0;                    // C, and COLUMN_CHUNKS' chunk (cols_: this one's)
 };
