@@ -103,19 +103,34 @@ def chunk(func: Func) -> None:
             if src is not None and kind(v.type) in (ROW, COL):
                 need.setdefault(id(src), set()).update(passes)
 
-    # Per-row values live across passes: one buffer each (tiny: a few bytes per row). Row and
-    # column buffers no op holds any more (a variance's squares, under Welford) are dropped.
+    # Per-row values live across passes: one buffer each (tiny: a few bytes per row). One that a
+    # later step reads (an accumulator, a value the next chunks apply, a per-row input) keeps one
+    # slot, whichever slot the chunk reading it has; one made and used in one step (a per-row
+    # output's cast and its copy out) keeps its slots. A column is copied in chunk by chunk like a
+    # row: its buffers (the copy, and what is computed from it) alternate between the loop's slots
+    # with the chunks (the kernel's colLen_ then holds them all). Row and column buffers no op
+    # holds any more (a variance's squares, under Welford) are dropped.
     held = {op.attrs.get("buf") for op in body}
-    buffers = {n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held}
+    buffers = {n: dict(b) for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held}
+    slots = loop.attrs.get("slots", 1)
+    for op in columns:  # each column buffer holds one value (plan-rows)
+        if slots > 1:
+            op.attrs["slots"] = buffers[op.attrs["buf"]]["slots"] = slots
+    readers: dict[int, list[Op]] = {}
+    for op in body:
+        for v in op.operands:
+            readers.setdefault(id(v), []).append(op)
     for op in body:
         if op.result is not None and kind(op.result.type) == PERROW and "buf" in op.attrs:
             k = 0
             while f"b{k}" in buffers:
                 k += 1
             name = f"b{k}"
-            slots = op.attrs.get("slots", 1)
+            once = op.attrs.get("once")
+            if once is None or any(r.attrs.get("once") != once for r in readers.get(id(op.result), [])):
+                op.attrs.pop("slots", None)
             width = 32 if op.opname == "vec.brcb" else op.result.type.dtype.bytes  # Brcb: a block per element
-            buffers[name] = {"bytes": width, "slots": slots, "kind": PERROW}
+            buffers[name] = {"bytes": width, "slots": op.attrs.get("slots", 1), "kind": PERROW}
             op.attrs["buf"] = name
     func.attributes["buffers"] = dict(sorted(buffers.items(), key=lambda kv: int(kv[0][1:])))
     loop.region = body

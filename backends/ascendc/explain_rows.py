@@ -42,21 +42,28 @@ def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int, wide: bool 
 CHUNK_ALIGN = 64
 
 
+def chunk_fit(rp: dict, cols: int, usable: int) -> tuple[int, int, int]:
+    """(slots, colsPerLoop, chunks) of a column-chunked twin's plan ``rp`` for rows of ``cols``:
+    chunks alternate between two slots when a chunk of 64 columns fits with two, else take one (the
+    generated TilingFunc); (0, 0, 0) when not even one chunk of 64 columns fits (the host's error)."""
+    for slots in (2, 1):
+        fits = [
+            k
+            for k in range(1, (cols + CHUNK_ALIGN - 1) // CHUNK_ALIGN + 1)
+            if ub_bytes(rp, _round_up(k * CHUNK_ALIGN, rp["align"]), k * CHUNK_ALIGN, 1, slots) <= usable
+        ]
+        if fits:
+            per = min(fits[-1] * CHUNK_ALIGN, cols)
+            chunks = -(-cols // per)
+            if cols % chunks == 0:
+                per = cols // chunks
+            return slots, per, chunks
+    return 0, 0, 0
+
+
 def chunk_plan(rp: dict, cols: int, usable: int) -> tuple[int, int]:
-    """(colsPerLoop, chunks) of a column-chunked twin's plan ``rp`` for rows of ``cols``; (0, 0)
-    when not even one chunk of 64 columns fits (the host's error)."""
-    fits = [
-        k
-        for k in range(1, (cols + CHUNK_ALIGN - 1) // CHUNK_ALIGN + 1)
-        if ub_bytes(rp, _round_up(k * CHUNK_ALIGN, rp["align"]), k * CHUNK_ALIGN, 1, 1) <= usable
-    ]
-    if not fits:
-        return 0, 0
-    per = min(fits[-1] * CHUNK_ALIGN, cols)
-    chunks = -(-cols // per)
-    if cols % chunks == 0:
-        per = cols // chunks
-    return per, chunks
+    """(colsPerLoop, chunks) of ``chunk_fit``."""
+    return chunk_fit(rp, cols, usable)[1:]
 
 
 def row_step(
@@ -162,12 +169,14 @@ class RowLedger:
         for cols in (16384, 131072, 200000):
             if row_step(rp, cols, self.usable)[1]:
                 continue
-            per, n = chunk_plan(self.chunked, cols, self.usable)
-            chunks.append(f"C={cols}: {n} x {per}" if per else f"C={cols}: none fits")
+            slots, per, n = chunk_fit(self.chunked, cols, self.usable)
+            one = " (one slot)" if slots == 1 else ""
+            chunks.append(f"C={cols}: {n} x {per}{one}" if per else f"C={cols}: none fits")
         c = self.chunked
         out.append(
-            f"  chunk UB = pitch x ({c['col']} + {c['row1']}) + scratch + {c.get('extra', 0)} + {c['perrow']} x "
-            f"{c['perrow_bytes1']}; chunks x columns: " + (", ".join(chunks) or "-")
+            f"  chunk UB = pitch x ({c['col']} + {c['row']}) + scratch + {c.get('extra', 0)} + {c['perrow']} x "
+            f"{c['perrow_bytes1']}, chunks alternating between two slots (one slot: pitch x ({c['col']} + "
+            f"{c['row1']}) + ...); chunks x columns: " + (", ".join(chunks) or "-")
         )
         return out
 
@@ -202,4 +211,13 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
     )
 
 
-__all__ = ["RowLedger", "row_ledger", "row_step", "longest_row", "chunk_plan", "ub_bytes", "widens_once"]
+__all__ = [
+    "RowLedger",
+    "row_ledger",
+    "row_step",
+    "longest_row",
+    "chunk_fit",
+    "chunk_plan",
+    "ub_bytes",
+    "widens_once",
+]
