@@ -175,7 +175,7 @@ def _first_group(event: str, reduces: bool) -> int:
     return 1 if reduces and "S" in event.split("_") else 0
 
 
-REDUCING = ("reduce", "welford.var")  # the ops whose kernel code calls a count-form reduction
+REDUCING = ("reduce", "welford.var", "online.sum")  # the ops whose kernel code calls a count-form reduction
 
 
 def _sync(kind: str, event: str, ident, loc, bufs) -> Op:

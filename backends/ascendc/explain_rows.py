@@ -122,6 +122,7 @@ class RowLedger:
     plan: dict
     buffers: list[tuple[str, str, int, int, list[str]]]  # name, kind, bytes, slots, values
     chunked: dict | None = None  # the column-chunked twin's plan
+    chunk_passes: str = ""  # the twin's passes over a row's chunks, and what shares one
 
     def lines(self) -> list[str]:
         rp = self.plan
@@ -178,11 +179,13 @@ class RowLedger:
             f"{c['perrow_bytes1']}, chunks alternating between two slots (one slot: pitch x ({c['col']} + "
             f"{c['row1']}) + ...); chunks x columns: " + (", ".join(chunks) or "-")
         )
+        if self.chunk_passes:
+            out.append(f"  {self.chunk_passes}")
         return out
 
 
 def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
-    from passes.chunk_rows import chunked_twin
+    from passes.chunk_rows import ONLINE, chunked_twin
 
     from passes.rows import COL, layout_of
 
@@ -205,9 +208,31 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
         (name, b["kind"], b["bytes"], b["slots"], held.get(name, []))
         for name, b in func.attributes["buffers"].items()
     ]
-    twin = row_plan_of(chunked_twin(func))
+    twin = chunked_twin(func)
+    together = [
+        what
+        for what, found in (
+            ("a mean and its variance (Welford)", any(op.attrs.get("welford") for op in twin.walk())),
+            (
+                "a max and the sum of exp(x - max) (online softmax)",
+                any(op.opname == ONLINE for op in twin.walk()),
+            ),
+        )
+        if found
+    ]
+    passes = (
+        f"{twin.attributes['phases']} passes over each row's chunks (a reduction level each, then the outputs"
+    )
+    passes += f"; in one pass: {', '.join(together)})" if together else ")"
     return RowLedger(
-        func.name, key, str(func.attributes.get("dtype", "")), usable, row_plan_of(func), bufs, twin
+        func.name,
+        key,
+        str(func.attributes.get("dtype", "")),
+        usable,
+        row_plan_of(func),
+        bufs,
+        row_plan_of(twin),
+        passes,
     )
 
 

@@ -491,11 +491,13 @@ def row_plan_of(func) -> dict:
         "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] in row),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
         "row1": sum(b["bytes"] for b in bufs if b["kind"] in row),
-        # a chunked kernel's partial reductions: one 32-byte per-row slot
+        # a chunked kernel's partial reductions: one 32-byte per-row slot (+ one: OnlineSum's max)
         "extra": (
-            32
-            if func.attributes.get("path") == "chunked"
-            and any(op.opname == "reduce" and not op.attrs.get("welford") for op in func.walk())
+            (64 if any(op.opname == "online.sum" for op in func.walk()) else 32)
+            if chunked
+            and any(
+                op.opname in ("reduce", "online.sum") and not op.attrs.get("welford") for op in func.walk()
+            )
             else 0
         ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),

@@ -568,7 +568,11 @@ class RowKernelText(KernelText):
                 Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
             )
         out += chunked
-        if code.needs.uses_part:
+        if code.needs.online_sum:  # + OnlineSum's max
+            out.append(
+                Stmt("pipe_.InitBuffer(partBuf_, 64);", note="a chunk's partial reduction, the sum's max")
+            )
+        elif code.needs.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
         if code.needs.uses_welford:
             out.append(
@@ -711,6 +715,8 @@ class RowKernelText(KernelText):
         w = self.e.w
         if any(c.needs.uses_welford for c in self.codes()):
             self.vc.helpers(w, [c.needs for c in self.codes()], "welford")
+        if any(c.needs.online_sum for c in self.codes()):
+            self.vc.helpers(w, [c.needs for c in self.codes()], "online")
 
     def step(self, chunks: bool = False) -> None:
         """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
