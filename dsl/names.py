@@ -70,6 +70,46 @@ def param_name_problem(name: str, what: str) -> str | None:
     return None
 
 
+def camel(name: str) -> str:
+    """``m_out`` -> ``mOut``, ``beta1_power`` -> ``beta1Power``: a user name in the generated C++."""
+    parts = [p for p in name.split("_") if p]
+    if not parts:
+        return name
+    head, rest = parts[0], parts[1:]
+    return head[:1].lower() + head[1:] + "".join(p[:1].upper() + p[1:] for p in rest)
+
+
+# What the backend appends to a user name's camelCase form (``x`` -> ``x_``, ``xGm_``, ``xShape``,
+# ``xS``, ``xRowBuf_``, ``xOne_``) or its PascalCase form (``XType``, ``XAttr``) to name what
+# belongs to it: kernel/naming.py's callers. Two names whose spellings meet here would declare
+# one C++ name twice.
+CAMEL_SUFFIXES = ("", "_", "Gm", "Gm_", "Shape", "S", "RowBuf_", "One_")
+PASCAL_SUFFIXES = ("", "Type", "Attr")
+
+
+def _spellings(name: str) -> set[str]:
+    c = camel(name)
+    p = c[:1].upper() + c[1:]
+    return {c + s for s in CAMEL_SUFFIXES} | {"P:" + p + s for s in PASCAL_SUFFIXES}
+
+
+def spelling_clash(earlier: list[str], name: str) -> str | None:
+    """The message when ``name`` and one of ``earlier`` (inputs, attributes, outputs of one
+    operator) would spell the same C++ name (``pipe`` / ``pipe_``, ``x`` / ``x_gm``), else None."""
+    mine = _spellings(name)
+    for other in earlier:
+        if other == name:
+            continue
+        common = mine & _spellings(other)
+        if common:
+            shared = min(common, key=len).removeprefix("P:")
+            return (
+                f"'{name}' and '{other}' would both be spelled '{shared}' in the generated C++ "
+                f"(names become camelCase, with suffixes such as Gm_ and Shape); rename one"
+            )
+    return None
+
+
 def op_type_of(name: str) -> str:
     """``apply_adam_w`` -> ``ApplyAdamW`` (CANN's OpType; no checks)."""
     return "".join(part[:1].upper() + part[1:] for part in name.split("_"))

@@ -16,7 +16,7 @@ from typing import Any
 import dsl as _dsl_pkg
 from dsl.dtypes import BY_NAME, DType, bool_, f32, i32
 from dsl.errors import DslError
-from dsl.names import param_name_problem
+from dsl.names import param_name_problem, spelling_clash
 from dsl.ir.ops import MATMUL_OPERAND_DTYPES, matmul_dims
 from dsl.ir import (
     OPS,
@@ -439,7 +439,9 @@ class Lowerer:
                 oname, val = self.default_output_name(), self.expr(name_node)
             elif isinstance(name_node, ast.Name):
                 oname = name_node.id
-                problem = param_name_problem(oname, "output")
+                problem = param_name_problem(oname, "output") or spelling_clash(
+                    [*self.input_values, *self.attr_by_name, *(o.name for o in outputs)], oname
+                )
                 if problem is not None:
                     raise self.err(name_node, problem)
                 if oname in self.input_values:
@@ -481,8 +483,12 @@ class Lowerer:
 
     def default_output_name(self) -> str:
         """``y``, unless an input or attribute already has that name (OpDef names are unique)."""
-        taken = set(self.input_values) | set(self.attr_by_name)
-        return next(n for n in ("y", "out", "y_out", "result") if n not in taken)
+        taken = [*self.input_values, *self.attr_by_name]
+        return next(
+            n
+            for n in ("y", "out", "y_out", "result", "output")
+            if n not in taken and not spelling_clash(taken, n)
+        )
 
     def finish(self, outputs: list[Output], returns: list[Value]) -> Func:
         namer = Namer({p.value.name for p in self.params})

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from dsl.dtypes import DType
 from dsl.ir import AttrDecl
-from dsl.names import param_name_problem
+from dsl.names import param_name_problem, spelling_clash
 from dsl.surface import ScalarSpec, Tensor, TensorSpec, Scalar, _Optional
 
 from .source import Source
@@ -145,4 +145,8 @@ def read_signature(src: Source, fn) -> tuple[list[InputDecl], list[AttrDecl]]:
     if not inputs:
         raise src.error(src.tree, "an operator needs at least one input")
     attrs = [_attr_decl(src, fn, arg, d) for arg, d in zip(a.kwonlyargs, a.kw_defaults)]
+    for k, arg in enumerate(positional + list(a.kwonlyargs)):
+        problem = spelling_clash([b.arg for b in (positional + list(a.kwonlyargs))[:k]], arg.arg)
+        if problem is not None:
+            raise src.error(arg, problem)
     return inputs, attrs

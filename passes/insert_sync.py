@@ -356,7 +356,9 @@ def with_fills(body: list[Op]) -> list[Op]:
     """A broadcast function's body with a ``bcast.fill`` of each loaded input right before the
     first op that reads the input's buffer: V splats, replicates or spreads the input there in the
     modes where its tile is not copied in whole (a no-op in the others), so the flags order it
-    like any V write: after the copy in, before the math and the copies out that read the tile."""
+    like any V write: after the copy in, before the math and the copies out that read the tile.
+    A fill of an input only vector functions read is ``in_place``: the VF reads a resident row
+    where it is (row stride 0) and only the other kinds are filled."""
     bufs = {id(op.result): op.attrs.get("buf") for op in body if op.result is not None}
     before: dict[int, list[Op]] = {}
     for i, op in enumerate(body):
@@ -367,8 +369,10 @@ def with_fills(body: list[Op]) -> list[Op]:
             (j for j in range(i + 1, len(body)) if any(bufs.get(id(v)) == buf for v in body[j].operands)),
             None,
         )
-        if reader is not None:
-            before.setdefault(reader, []).append(Op(FILL, [op.result], None, None, {}, op.loc))
+        if reader is not None:  # only VF readers (RegBase): they read a resident row in place
+            users = [u for u in body[i + 1 :] if op.result in u.operands]
+            attrs = {"in_place": True} if users and all("vf" in u.attrs for u in users) else {}
+            before.setdefault(reader, []).append(Op(FILL, [op.result], None, None, attrs, op.loc))
     return [x for j, op in enumerate(body) for x in before.get(j, []) + [op]]
 
 

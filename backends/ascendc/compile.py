@@ -9,6 +9,7 @@ from typing import Callable
 
 from dsl.errors import CompileError
 from dsl.ir import AttrDecl, Func, Module, print_module
+from dsl.names import spelling_clash
 from passes import PassManager
 from passes.pipelines import elementwise_pipeline, row_pipeline
 from passes.chunk_rows import chunked_twin
@@ -262,6 +263,11 @@ def check_names(op, warn_builtin: bool) -> None:
         )
     for a in op._def.attrs:
         check_attr_name(a.name)
+    names = [*op.inputs, *(a.name for a in op._def.attrs), *op.outputs]
+    for k, name in enumerate(names):
+        problem = spelling_clash(names[:k], name)
+        if problem is not None:
+            raise CompileError(f"{op.name}: {problem}")
 
 
 def _lower_matmul(

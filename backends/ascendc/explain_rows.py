@@ -75,7 +75,7 @@ def row_step(
     pitch = _round_up(max(cols, 1), rp["align"])
     scratch = scratch_floats(cols) * 4 if rp["scratch"] else 0
     col = rp["col"] + (rp.get("wide", 0) if wide else 0)
-    fixed = _round_up(pitch, rp["count_align"]) * col + scratch  # column buffers: colLen_
+    fixed = _round_up(pitch, rp["count_align"]) * col + scratch + rp.get("extra", 0)  # colLen_, scratch
     for slots, row, perrow in ((2, rp["row"], rp["perrow_bytes"]), (1, rp["row1"], rp["perrow_bytes1"])):
         step = min(rows_per_core, MAX_BLOCK_COUNT)
         while step > 0:
@@ -143,7 +143,14 @@ class RowLedger:
                 "for the core (widened once) when that costs the step no rows"
             )
         if rp["scratch"]:
-            out.append("  scratch: reductions, 4 B x (8 x ceil(C / 64) + 8 x ceil(C / 512) + 8)")
+            out.append(
+                "  scratch: reductions, 4 B x (8 x ceil(C / 64) + 8 x ceil(C / 512) + 8)"
+                + (
+                    f" + {rp['extra']} B (the work area in the other UB bank groups)"
+                    if rp.get("extra")
+                    else ""
+                )
+            )
         wide = f" (+ {rp['wide']} widened once)" if rp.get("wide") else ""
         out.append(
             f"  UB = pitch x {rp['col']}{wide} + scratch + rowStep x (pitch x {rp['row']} + {rp['perrow']} x "

@@ -17,6 +17,11 @@ GENERAL     anything else: an odometer over the merged outer axes, one 2-D DMA p
             rows along the second-to-last axis
 ==========  ==============================================================================
 
+An input broadcast along the row only is a COLUMN when it moves on every outer axis (row r's
+value is its element r: COL, and GENERAL's outer ``[N, 1]`` with ``[1, M]``), its values copied
+in by one DMA per tile and spread by Brcb; else (broadcast on an outer axis too) it is PER_ROW,
+each row's value found by the odometer.
+
 The row modes process whole rows packed into a tile at a pitch rounded up to 32 bytes (of the
 narrowest GM tensor), so every row starts 32-byte aligned in UB; rows longer than a tile are cut
 into chunks. The output of a tile leaves in one 2-D ``DataCopyPad``. Each input's role
@@ -32,7 +37,7 @@ from .writer import CodeWriter
 
 MAX_DIMS = 8
 MODES = ("FLAT", "SCALAR", "ROW", "COL", "GENERAL")
-KINDS = ("FULL", "ONE", "RESIDENT", "STRIDED", "COLUMN")
+KINDS = ("FULL", "ONE", "RESIDENT", "STRIDED", "COLUMN", "PER_ROW")
 # UB kept per tensor input for a resident broadcast row: 4 KiB holds seed 003's 1023-element
 # int32 row at its 32-byte pitch. A longer row is re-read per tile (kind STRIDED, mode GENERAL).
 RESIDENT_BYTES = 4096
@@ -142,7 +147,7 @@ def tiling_fields(n_inputs: int, n_outputs: int = 1) -> list[tuple[str, str, str
             "per input and merged axis: element stride, 0 = broadcast",
         ),
         (f"uint64_t@{n_inputs}", "bcSize", "elements of each input"),
-        (f"uint32_t@{n_inputs}", "bcKind", "FULL, ONE, RESIDENT, STRIDED, COLUMN"),
+        (f"uint32_t@{n_inputs}", "bcKind", "FULL, ONE, RESIDENT, STRIDED, COLUMN, PER_ROW"),
     ]
 
 
@@ -341,18 +346,22 @@ def emit_tables(w: CodeWriter, plan) -> None:
         with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
             w.line("if (shapes[i] == nullptr) continue;")
             w.line("uint64_t acc = 1;")
-            w.line("bool all = true, none = true, outerNone = true;")
+            w.line("bool all = true, none = true, outerNone = true, outerAll = true;")
             with w.block("for (size_t a = k; a-- > 0;)"):
                 w.line("strides[i * BC_DIMS + a] = moving[i][a] ? acc : 0;")
                 w.line("if (moving[i][a]) acc *= dims[a];")
                 w.line("all = all && moving[i][a];")
                 w.line("none = none && !moving[i][a];")
                 w.line("if (a + 1 < k) outerNone = outerNone && !moving[i][a];")
+                w.line("if (a + 1 < k) outerAll = outerAll && moving[i][a];")
             w.line("sizes[i] = static_cast<uint64_t>(shapes[i]->GetShapeSize());")
+            w.line("kinds[i] = outerNone ? BC_RESIDENT : BC_STRIDED;", "moving along the row")
             w.line(
-                "kinds[i] = all ? BC_FULL : none ? BC_ONE : !moving[i][k - 1] ? BC_COLUMN : "
-                "outerNone ? BC_RESIDENT : BC_STRIDED;"
+                "if (!moving[i][k - 1]) kinds[i] = outerAll ? BC_COLUMN : BC_PER_ROW;",
+                "row r's value: element r, or found by the odometer",
             )
+            w.line("if (all) kinds[i] = BC_FULL;")
+            w.line("if (none) kinds[i] = BC_ONE;")
             w.line("flat = flat && kinds[i] == BC_FULL;")
             w.line("scalarOnly = scalarOnly && (kinds[i] == BC_FULL || kinds[i] == BC_ONE);")
         w.line("uint64_t mode = MODE_GENERAL;")
@@ -398,7 +407,9 @@ def emit_tables(w: CodeWriter, plan) -> None:
             w.line("chunks = (inner + chunk - 1) / chunk;")
         w.line("uint32_t kinds[BC_INPUTS];")
         w.line("std::memcpy(kinds, tiling.get_bcKind(), sizeof(kinds));")
+        w.line("bool column = false;", "a column input: its values are spread by Brcb (COL, GENERAL)")
         with w.block("for (size_t i = 0; i < BC_INPUTS; ++i)"):
+            w.line("column = column || kinds[i] == BC_COLUMN;")
             w.line(comment="A row that is chunked, or too long to keep, is re-read per tile.")
             with w.block(
                 "if (kinds[i] == BC_RESIDENT && (chunks > 1 || pitch * maxBytes > BC_RESIDENT_BYTES))"
@@ -429,12 +440,12 @@ def emit_tables(w: CodeWriter, plan) -> None:
                 w.line("pack = split.block[res] / rowPitch;")
                 w.line("if (pack > 4095) pack = 4095;")
         w.line(
-            comment="COL: a tile's column values sit in half of the input's row buffer (a half per slot) and Brcb"
+            comment="Columns: a tile's column values sit in half of the input's row buffer (a half per slot) and"
         )
         w.line(
-            comment="spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows."
+            comment="Brcb spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows."
         )
-        with w.block("if (mode == MODE_COL && chunks == 1)"):
+        with w.block("if (column && chunks == 1)"):
             w.line("const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / maxBytes;")
             w.line("if (pack > columnCap) pack = columnCap;")
             w.line("if (pack >= 8) pack = pack / 8 * 8;")

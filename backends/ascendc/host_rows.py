@@ -35,7 +35,7 @@ from .host import (
     w_escape,
 )
 from .kernel import field_name
-from .kernel.vector.membase_helpers import SCRATCH_FLOATS
+from .kernel.vector.membase_helpers import SCRATCH_FLOATS, WORK_PAD
 from .host_snippets import emit_shape_text
 from .writer import CodeWriter
 
@@ -183,7 +183,7 @@ def emit_row_tables(w: CodeWriter, plan: HostPlan, ub_reserved: int) -> None:
         w.line("uint64_t rowBytes[2];", "row buffers (x 1 slot, x slots), bytes per element of a step")
         w.line("uint64_t perRowBytes[2];", "per-row buffers (x 1 slot, x slots), bytes per per-row element")
         w.line("bool scratch;", "reduction scratch (float)")
-        w.line("uint64_t extra;", "bytes of fixed buffers (a chunk's partial reductions)")
+        w.line("uint64_t extra;", "fixed bytes: a chunk's partial reductions, the work area's bank pad")
         w.line("uint64_t wideBytes;", "f32 copies of the columns the step widens, bytes per column")
     with w.block("constexpr RowPlan PLANS[] =", "};"):
         for v in plan.variants + plan.chunk_variants:
@@ -481,7 +481,7 @@ def row_plan_of(func) -> dict:
     welford = any(op.attrs.get("welford") for op in func.walk())
     chunked = func.attributes.get("path") == "chunked"
     # a chunked kernel's step is one row: a column chunk is a row of it (colLen_ == slotLen_), in
-    # the run-time slots when copied in (colSlots_)
+    # the run-time slots (the kernel's colLen_ holds them all)
     row = (ROW, COL) if chunked else (ROW,)
     return {
         **rows,
@@ -491,14 +491,13 @@ def row_plan_of(func) -> dict:
         "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] in row),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
         "row1": sum(b["bytes"] for b in bufs if b["kind"] in row),
-        # a chunked kernel's partial reductions: one 32-byte per-row slot (+ one: OnlineSum's max)
+        # a chunked kernel's partial reductions: one 32-byte per-row slot (+ one: OnlineSum's max);
+        # a full-load one's ReduceRows work area moved into the other UB bank groups (WORK_PAD floats)
         "extra": (
             (64 if any(op.opname == "online.sum" for op in func.walk()) else 32)
+            * any(op.opname in ("reduce", "online.sum") and not op.attrs.get("welford") for op in func.walk())
             if chunked
-            and any(
-                op.opname in ("reduce", "online.sum") and not op.attrs.get("welford") for op in func.walk()
-            )
-            else 0
+            else 4 * WORK_PAD * bool(rows.get("scratch"))
         ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),
     }

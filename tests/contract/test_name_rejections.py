@@ -125,6 +125,34 @@ CASES = [
         reserved("output", "executor", "a parameter of the aclnn API CANN generates"),
     ),
     (
+        "inputs-one-camel-spelling",
+        op("pipes(pipe: Tensor, pipe_: Tensor)", "return pipe + pipe_"),
+        (5, 25),
+        "'pipe_' and 'pipe' would both be spelled 'pipe' in the generated C++ (names become camelCase, "
+        "with suffixes such as Gm_ and Shape); rename one",
+    ),
+    (
+        "input-spelled-as-another-inputs-gm-member",
+        op("gms(x: Tensor, x_gm: Scalar)", "return x * x_gm"),
+        (5, 20),
+        "'x_gm' and 'x' would both be spelled 'xGm' in the generated C++ (names become camelCase, "
+        "with suffixes such as Gm_ and Shape); rename one",
+    ),
+    (
+        "attribute-spelled-as-an-input",
+        op("digits(in0: Tensor, *, in_0: float = 1.0)", "return in0 * in_0"),
+        (5, 28),
+        "'in_0' and 'in0' would both be spelled 'in0' in the generated C++ (names become camelCase, "
+        "with suffixes such as Gm_ and Shape); rename one",
+    ),
+    (
+        "output-spelled-as-an-input",
+        op("outs(x: Tensor)", "x_shape = x * 2", "return x_shape"),
+        (7, 12),
+        "'x_shape' and 'x' would both be spelled 'xShape' in the generated C++ (names become camelCase, "
+        "with suffixes such as Gm_ and Shape); rename one",
+    ),
+    (
         "op-name-double-underscore",
         op("my__op(x: Tensor)", "return x * 2"),
         (5, 5),
@@ -196,3 +224,32 @@ def test_attributes_named_like_operator_api_parameters_pass_by_keyword(tmp_path)
     assert dsl.precision.output_tolerances(selfy, "f32", op=1.0, self=2.0)["y"].exact
     np.testing.assert_array_equal(selfy.simulate(x, cores=1, **kw), want)
     assert selfy.profile(x, cores=1, **kw) is not None
+
+
+def test_backend_rejects_names_with_one_cpp_spelling():
+    # the backstop for IR that did not come from the frontend (which rejects these at the line)
+    from types import SimpleNamespace
+
+    from backends.ascendc.compile import check_names
+    from dsl.errors import CompileError
+
+    fake = SimpleNamespace(name="twins", inputs=["x", "x_gm"], outputs=["y"], _def=SimpleNamespace(attrs=[]))
+    with pytest.raises(CompileError, match="'x_gm' and 'x' would both be spelled 'xGm'"):
+        check_names(fake, warn_builtin=False)
+    fake.inputs = ["x", "x_scale"]
+    check_names(fake, warn_builtin=False)
+
+
+def test_user_names_like_the_kernels_own_members_simulate(tmp_path):
+    # a broadcast kernel declares rows_, cols_, step_ itself: a Scalar named `step` and inputs
+    # `rows`, `cols` once redeclared `rows_` (g++: "redeclaration of ... rows_")
+    source = op(
+        "rowwise(rows: Tensor, cols: Tensor, step: Scalar[f32])",
+        "return dsl.cast(rows * step + cols, rows.dtype)",
+        decorator="@dsl.op(dtypes=(f32,), broadcast=True)",
+    )
+    rowwise = decorate(tmp_path, source)["rowwise"]
+    rng = np.random.default_rng(1)
+    a, b = rng.uniform(-2, 2, (5, 33)).astype(np.float32), rng.uniform(-2, 2, 33).astype(np.float32)
+    step = np.array([0.5], np.float32)
+    np.testing.assert_array_equal(rowwise.simulate(a, b, step, cores=2), rowwise.reference(a, b, step))

@@ -36,6 +36,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
+from dsl.names import spelling_clash
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 NP = {
     "f16": np.dtype(np.float16),
@@ -361,6 +363,18 @@ class Cast(Node):
 
 
 @dataclass
+class Mm(Node):
+    """``a @ b`` or ``a @ b.T`` of two 2-D inputs (the mm family's first statement)."""
+
+    a: str
+    b: str
+    transpose: bool = False
+
+    def src(self):
+        return f"({self.a} @ {self.b}{'.T' if self.transpose else ''})"
+
+
+@dataclass
 class Cond:
     """A static condition: a bool attribute (maybe negated) or a Literal attribute test."""
 
@@ -413,7 +427,13 @@ DIMS.update(
     {"prow": "..., 1", "rprow": '"R", 1', "srow": '..., "S", "C"', "sprow": '..., "S", 1', "blk": '"S", "C"'}
 )
 DIM_KIND.update({"prow": "prow", "rprow": "prow", "srow": "row", "sprow": "prow", "blk": "blk"})
-ROW_FAMILIES = ("rows", "rowin")
+# The mm family: x ["M", "K"] @ w ["K", "N"] (or w ["N", "K"] with .T), then an epilogue on
+# [M, N] values with inputs [M, N], [N] (per channel) and [M, 1] (per token).
+DIMS.update(
+    {"mk": '"M", "K"', "kn": '"K", "N"', "nk": '"N", "K"', "mn": '"M", "N"', "n": '"N"', "m1": '"M", 1'}
+)
+DIM_KIND.update({"mk": "mat", "kn": "mat", "nk": "mat", "mn": "row", "n": "col", "m1": "prow"})
+ROW_FAMILIES = ("rows", "rowin", "mm")
 
 
 @dataclass
@@ -727,6 +747,22 @@ class Oracle:
                 out.arr = self.int_result(np.sum(x.astype(np.int64), axis=-1, keepdims=True), a.dt)
         return out
 
+    def matmul(self, n: Mm):
+        """DESIGN 2: f16 x f16, bf16 x bf16 or i8 x i8; an f32 result summed in float64 and
+        rounded (the runner draws operands whose sums are exact in f32), i8: exact i32."""
+        a, b = self.ev(In(n.a), {}), self.ev(In(n.b), {})
+        if a is ABSENT or b is ABSENT:
+            return ABSENT
+        if a.dt != b.dt or a.dt not in ("f16", "bf16", "i8"):
+            raise Invalid("@ takes f16 x f16, bf16 x bf16 or i8 x i8")
+        dt = "i32" if a.dt == "i8" else "f32"
+        out = Val("row", dt, None)
+        if self.values:
+            wide = np.int64 if dt == "i32" else np.float64
+            x, w = a.arr.astype(wide), b.arr.astype(wide)
+            out.arr = (x @ (w.T if n.transpose else w)).astype(NP[dt])
+        return out
+
     def cast(self, a, dt: str):
         a = self.value(a)
         if a.dt == dt and dt not in ("f16", "bf16"):
@@ -769,6 +805,8 @@ class Oracle:
             return Weak(n.value, isinstance(n.value, float))
         if isinstance(n, Var):
             return env[n.name]
+        if isinstance(n, Mm):
+            return self.matmul(n)
         if isinstance(n, IfExp):
             pred = n.cond.value(self.attrs)
             taken, other = (n.a, n.b) if pred else (n.b, n.a)
@@ -893,6 +931,12 @@ SCALAR_NAMES = ["s", "t", "scale", "shift", "lr"]
 # Parameter names of the Operator API that are not keywords users pass (those are reserved,
 # DESIGN 2): an attribute or input of one of these names must still be passed by keyword
 API_PARAM_NAMES = ["self", "op", "arrays", "attrs", "args", "kwargs", "strict", "inputs", "values"]
+# Words the generated kernels use for their own members and locals (rows_, step_, tile_, m_, ...):
+# a user name like one of them must get a C++ name of its own
+KERNEL_WORDS = ["rows", "cols", "step", "tile", "pitch", "inner", "block", "first", "last", "offset"]
+KERNEL_WORDS += ["count", "chunks", "slots", "pack", "k", "scratch", "len", "slot", "tiles", "col0"]
+# and the host's TilingFunc locals
+KERNEL_WORDS += ["shape", "value", "key", "split", "want", "needed", "plat", "choice", "attrs"]
 FLOAT_LITS = [0.5, 1.5, 2.0, -0.5, 0.25, 3.0, -1.25, 0.1, 0.0, -0.0, 1e-3, 100.0]
 INT_LITS = [0, 1, 2, 3, 5, 7, 9, -1, -2, -3]
 
@@ -926,6 +970,10 @@ class Gen:
         # op, arrays, ...): a sixth generator, about 20% of the seeds
         self.krng = random.Random(f"api-names-{family}-{seed}")
         self.api_names = bools is not False and api_and_no_T and self.krng.random() < 0.2
+        # inputs and attributes named like the kernel's own members: a seventh generator, about
+        # 20% of the seeds
+        self.mrng = random.Random(f"kernel-names-{family}-{seed}")
+        self.kernel_names = bools is not False and api_and_no_T and self.mrng.random() < 0.2
 
     def pick(self, seq):
         return self.rng.choice(seq)
@@ -957,8 +1005,9 @@ class Gen:
         return out
 
     def program(self) -> Program:
-        prog = self.shaped_program() if self.family != "flat" else self.flat_program()
-        return prog
+        if self.family == "mm":
+            return self.mm_program()
+        return self.shaped_program() if self.family != "flat" else self.flat_program()
 
     def name_like_libc(self, prog: Program) -> None:
         """Give the operator and some inputs C library names (before the body is drawn)."""
@@ -982,6 +1031,17 @@ class Gen:
             if self.krng.random() < (0.6 if isinstance(decl, AttrDecl) else 0.25):
                 free = [n for n in API_PARAM_NAMES if n not in taken]
                 decl.name = self.krng.choice(free)
+                taken.add(decl.name)
+
+    def name_like_kernel(self, prog: Program) -> None:
+        """Rename some inputs and attributes after the kernel's own members (before the body)."""
+        if not self.kernel_names:
+            return
+        taken = {d.name for d in prog.inputs} | {a.name for a in prog.attrs} | {prog.name}
+        for decl in list(prog.attrs) + [d for d in prog.inputs if d.name != "opt"]:
+            if self.mrng.random() < 0.5:
+                free = [n for n in KERNEL_WORDS if n not in taken and not spelling_clash(sorted(taken), n)]
+                decl.name = self.mrng.choice(free)
                 taken.add(decl.name)
 
     def pin_every_input(self, inputs: list) -> None:
@@ -1031,6 +1091,7 @@ class Gen:
         self.prog = Program(self.seed, f"fz{self.seed}", dtypes, inputs, attrs, [], [])
         self.name_like_libc(self.prog)
         self.name_like_api(self.prog)
+        self.name_like_kernel(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
@@ -1102,6 +1163,7 @@ class Gen:
         self.prog.family = self.family
         self.name_like_libc(self.prog)
         self.name_like_api(self.prog)
+        self.name_like_kernel(self.prog)
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
@@ -1109,6 +1171,79 @@ class Gen:
             self.statement()
         self.make_outputs()
         return self.prog
+
+    def mm_program(self) -> Program:
+        """``v0 = x @ w`` (or ``x @ w.T``; f16/bf16, a fifth i8) and an epilogue on [M, N]
+        values: inputs [M, N], [N] (per channel), [M, 1] (per token), Scalars, a bool_ mask,
+        reductions along N, the attributes and casts of the other families."""
+        rng = self.rng
+        dtypes = tuple(sorted(rng.sample(["f16", "bf16"], rng.randint(1, 2)), key=FLOATS.index))
+        names = rng.sample(TENSOR_NAMES, 6)
+        transpose = self.chance(0.5)
+        x = InputDecl(names[0], "tensor", dims="mk")
+        w = InputDecl(names[1], "tensor", dims="nk" if transpose else "kn")
+        if self.chance(0.2):
+            x.pinned = w.pinned = "i8"
+        inputs = [x, w]
+        for n, dims in zip(names[2:], ["mn", "n", "n", "m1"]):
+            if self.chance(0.4):
+                pinned = self.pick(["f32", "f16", "i32"]) if self.chance(0.3) else None
+                inputs.append(InputDecl(n, "tensor", pinned, dims=dims))
+        for n in rng.sample(SCALAR_NAMES, rng.choice([0, 0, 1, 1, 2])):
+            inputs.append(InputDecl(n, "scalar", self.pick(["f32", "i32"]) if self.chance(0.2) else None))
+        rng.shuffle(inputs)
+        self.add_bool_input(inputs, "mn")
+        attrs: list[AttrDecl] = []
+        for n in rng.sample(["flag", "fast"], rng.choice([0, 1, 1, 2])):
+            attrs.append(AttrDecl(n, "bool", self.chance(0.5)))
+        if self.chance(0.25):
+            choices = ("p", "q", "r")[: rng.randint(2, 3)]
+            attrs.append(AttrDecl("mode", "literal", self.pick(choices), choices))
+        if self.chance(0.35):
+            attrs.append(AttrDecl("alpha", "float", self.pick([0.5, 0.75, -1.5, 2.0])))
+        rng.shuffle(attrs)
+        if any(a.kind == "bool" for a in attrs) and self.chance(0.25):
+            inputs.append(InputDecl("opt", "tensor", optional=True, dims="n"))
+        self.inexact = self.chance(0.2)
+        self.probe_8bit = False
+        if not any(d.pinned is None and not d.optional for d in inputs):
+            self.no_T = True  # i8 operands and no required input of type T: outputs cast to dsl.T
+        if self.no_T:  # no input of type T: the operands pinned too (i8, or f16 for T = bf16)
+            if x.pinned is None:
+                x.pinned = w.pinned = "i8" if dtypes != ("bf16",) or self.trng.random() < 0.5 else "f16"
+            self.pin_every_input(inputs)
+        self.prog = Program(self.seed, f"mz{self.seed}", dtypes, inputs, attrs, [], [])
+        self.prog.family = self.family
+        self.name_like_libc(self.prog)
+        self.name_like_api(self.prog)
+        self.name_like_kernel(self.prog)
+        self.attr_vals = {a.name: a.default for a in attrs}
+        self.env = {T: {} for T in dtypes}
+        self.vars = []
+        self.assign("v0", Mm(x.name, w.name, transpose), self.prog.body)
+        for _ in range(rng.randint(0, 4)):
+            self.statement()
+        self.make_outputs()
+        if not any(self.uses_product(o.expr) for o in self.prog.outputs):  # the product reaches an output
+            node = Cast(Var("v0"), None, "dsl.T") if self.no_T else Var("v0")
+            if self.prog.single:
+                self.prog.outputs[0].expr = node
+            else:
+                self.assign("o_mm", node, self.prog.body)
+                self.prog.outputs.append(Output("o_mm", Var("o_mm")))
+        return self.prog
+
+    def uses_product(self, node: Node) -> bool:
+        """``node`` reads ``v0`` (the product), through the variables it reads."""
+        for n in node.walk():
+            if isinstance(n, Mm) or (isinstance(n, Var) and n.name == "v0"):
+                return True
+            if isinstance(n, Var):
+                for st in self.prog.body:
+                    for asg in [st] if isinstance(st, Assign) else st.then + st.orelse:
+                        if asg.name == n.name and self.uses_product(asg.expr):
+                            return True
+        return False
 
     # statements
     def assign(self, name: str, node: Node, into: list) -> None:
@@ -1172,15 +1307,17 @@ class Gen:
     # expressions
     def leaf(self) -> Node:
         ins = [d for d in self.prog.inputs if not d.optional and d.pinned != "bool"]
-        tensors = [d.name for d in ins if d.kind == "tensor"]
+        tensors = [d.name for d in ins if d.kind == "tensor" and DIM_KIND[d.dims] != "mat"]
         if self.xchance(0.06):
             value = self.xrng.choice([math.inf, -math.inf])
             return Lit(value, self.xrng.choice(INF_SPELLINGS[value]))
         scalars = [d.name for d in ins if d.kind == "scalar"]
         run_attrs = [a.name for a in self.prog.attrs if a.kind in ("int", "float")]
         r = self.rng.random()
-        if r < 0.45 or not (scalars or run_attrs or self.vars):
+        if (r < 0.45 or not (scalars or run_attrs or self.vars)) and tensors:
             return In(self.pick(tensors))
+        if r < 0.45 and not tensors:  # an mm program without [M, N], [N] or [M, 1] inputs
+            return Var(self.pick(self.vars))
         if r < 0.6 and self.vars:
             return Var(self.pick(self.vars))
         if r < 0.7 and scalars:
@@ -1219,7 +1356,7 @@ class Gen:
         if k == "red":
             kind = self.pick(["sum", "mean", "max", "min", "max", "min"])
             if not self.row_typed(a):
-                a = Bin(self.pick("+*"), a, In(self.pick(self.row_inputs())))
+                a = Bin(self.pick("+*"), a, self.row_leaf())
             return Red(kind, a)
         if k == "bin":
             return Bin(self.pick("+-*"), a, self.expr(depth - 1))
@@ -1382,21 +1519,27 @@ class Gen:
             and d.pinned != "bool"
         ]
 
+    def row_leaf(self, choose=None) -> Node:
+        """A row operand: a row input, or in an mm program without [M, N] inputs the product."""
+        tensors = self.row_inputs()
+        if not tensors:
+            return Var("v0")
+        return In((choose or self.pick)(tensors))
+
     def make_outputs(self) -> None:
         prog, rng = self.prog, self.rng
-        tensors = self.row_inputs()
         taken = {d.name for d in prog.inputs} | {a.name for a in prog.attrs}
         if self.chance(0.12):  # a single expression (or a single input): output y
             prog.single = True
-            node = In(self.pick(tensors)) if self.chance(0.25) else self.expr(3)
+            node = self.row_leaf() if self.chance(0.25) else self.expr(3)
             if not self.tensor_typed(node):
-                node = Bin("+", node, In(self.pick(tensors)))
+                node = Bin("+", node, self.row_leaf())
                 if not (self.tensor_typed(node) and self.allowed(node)):
-                    node = In(tensors[0])
+                    node = self.row_leaf(lambda names: names[0])
             if self.no_T:
                 node = Cast(node, None, "dsl.T")
                 if not self.allowed(node):
-                    node = Cast(In(self.trng.choice(tensors)), None, "dsl.T")
+                    node = Cast(self.row_leaf(self.trng.choice), None, "dsl.T")
             name = next(n for n in ("y", "out", "y_out", "result") if n not in taken)
             prog.outputs = [Output(name, node)]
             return
@@ -1411,7 +1554,7 @@ class Gen:
             extra += 1
         if self.chance(0.25):  # an output holding an input unchanged
             alias = f"o{extra}"
-            x = In(self.pick(tensors))
+            x = self.row_leaf()
             self.assign(alias, Bin("*", Lit(1), x) if self.chance(0.5) else x, prog.body)
             outs.append(alias)
             extra += 1
@@ -1422,14 +1565,14 @@ class Gen:
             extra += 1
         if not outs:
             alias = f"o{extra}"
-            self.assign(alias, Bin("+", In(self.pick(tensors)), Lit(1)), prog.body)
+            self.assign(alias, Bin("+", self.row_leaf(), Lit(1)), prog.body)
             outs.append(alias)
         if self.no_T:  # an output of type T: a cast of a value the program computed
             alias = "o_t"
             src = self.trng.choice(outs)
             node = Cast(Var(src), None, "dsl.T")
             if not self.allowed(node):  # (an inexact value: cast before the approximate math)
-                node = Cast(In(self.trng.choice(tensors)), None, "dsl.T")
+                node = Cast(self.row_leaf(self.trng.choice), None, "dsl.T")
             self.assign(alias, node, prog.body)
             outs.append(alias)
         flags = [c for c in self.conds() if c.choice is None]
@@ -1438,7 +1581,7 @@ class Gen:
             prog.outputs[-1].cond = self.pick(flags)
 
 
-FAMILIES = ("flat", "bcast", "rows", "rowin")
+FAMILIES = ("flat", "bcast", "rows", "rowin", "mm")
 
 
 def generate(
@@ -1503,6 +1646,12 @@ def draw_shapes(prog: Program, rng: np.random.Generator) -> dict | None:
             k = int(rng.integers(1, nd + 1)) if rng.random() < 0.5 else nd
             shapes[d.name] = tuple(1 if rng.random() < 0.3 else s for s in out[nd - k :])
         return shapes
+    if prog.family == "mm":
+        M = int(rng.choice([1, 2, 7, 16, 33, 64, 100]))
+        K = int(rng.choice([1, 16, 33, 64, 200, 512]))
+        N = int(rng.choice([1, 8, 16, 33, 70, 128, 300]))
+        sizes = {"M": M, "K": K, "N": N}
+        return {d.name: tuple(sizes.get(x.strip('" '), 1) for x in DIMS[d.dims].split(",")) for d in tensors}
     rc = any(d.dims == "rc" for d in tensors)
     S = [int(rng.choice([1, 2, 5, 7]))] if any(d.dims == "srow" for d in tensors) else []
     C = int(rng.choice([1, 5, 16, 33, 100, 255, 1000, 1024, 3000] + [20000] * (len(prog.dtypes) < 3)))
@@ -1543,6 +1692,11 @@ def draw_inputs(
             if not flag_true and rng.random() < 0.5:
                 arrays[d.name] = None
                 continue
+        if is_float(dt) and DIM_KIND.get(d.dims) == "mat":
+            # multiples of 0.5 up to 4: every partial sum of K <= 512 products is exact in f32,
+            # so the product is bit-exact whatever order the cube sums in
+            arrays[d.name] = (rng.integers(-8, 9, size) * 0.5).astype(NP[dt])
+            continue
         if is_float(dt):
             if d.kind == "scalar":
                 v = rng.uniform(0.25, 3.0) * rng.choice([-1, 1]) * scale

@@ -134,3 +134,53 @@ def test_column_compare_on_ascend950(tname):
         got, res = simulate(greater, (a, b), {}, target="ascend950", cores=4, dtype=t, strict=True)
         assert res.tiling_key == COL
         np.testing.assert_array_equal(got, a > b, err_msg=f"{tname} {a.shape}")
+
+
+GENERAL = 4  # BcMode::GENERAL's tiling key
+outer_max = _load("outer_max")
+
+
+def _scalar_reads(trace) -> list[str]:
+    names = trace.apis
+    found = []
+    for block in range(trace.blocks):
+        recs = trace.block(block)
+        found += [names[a] for a in recs["api"][recs["pipe"] == PIPE_S] if "GetValue" in names[a]]
+    return found
+
+
+@pytest.mark.parametrize(
+    "n, m", [(300, 9), (1000, 16), (9, 5000), (3, 70001)], ids=["short", "pack", "long", "chunked"]
+)
+@pytest.mark.parametrize("tname", ["f32", "bf16", "i32"])
+def test_outer_column_is_spread_in_general_mode(n, m, tname):
+    """GENERAL's outer [N, 1] with [1, M] (outer_max): the column moves on every outer axis (kind
+    COLUMN), so it comes in by one DataCopyPad per tile (or group) and Brcb/Copy spread it; the
+    scalar unit reads no GM value per row (it read one per row). Bit-exact, on 1 and 8 cores."""
+    t = dtype_from_name(tname)
+    rng = np.random.default_rng(n + m)
+    a = _column_values(rng, (n, 1), t.np)
+    b = _column_values(rng, (1, m), t.np)
+    if tname == "bf16":  # maximum of NaN is NaN either way; keep the comparison about the spread
+        a, b = np.nan_to_num(a.astype(np.float32)).astype(t.np), np.nan_to_num(b.astype(np.float32)).astype(
+            t.np
+        )
+    for cores in (1, 8):
+        got, res = simulate(outer_max, (a, b), {}, cores=cores, dtype=t, strict=True, trace=True)
+        assert res.tiling_key == GENERAL
+        np.testing.assert_array_equal(
+            _bits(got), _bits(np.maximum(a, b)), err_msg=f"{tname} on {cores} cores"
+        )
+        assert _scalar_reads(res.trace) == []
+
+
+def test_a_column_broadcast_on_an_outer_axis_is_read_per_row():
+    """[4, 3, 5] > [3, 1]: the column repeats along axis 0 (kind PER_ROW, the odometer finds each
+    row's value): still right, in GENERAL mode."""
+    rng = np.random.default_rng(2)
+    for sa, sb in (((4, 3, 5), (3, 1)), ((2, 3, 9000), (3, 1)), ((5, 1, 7), (3, 1))):
+        a = rng.integers(-3, 4, sa).astype(np.float32)
+        b = rng.integers(-3, 4, sb).astype(np.float32)
+        got, res = simulate(greater, (a, b), {}, cores=3, dtype=dsl.f32, strict=True)
+        assert res.tiling_key == GENERAL
+        np.testing.assert_array_equal(got, a > b, err_msg=f"{sa} > {sb}")

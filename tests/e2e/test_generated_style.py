@@ -113,7 +113,7 @@ def test_row_kernel_is_at_most_600_lines_without_nested_conditionals(projects, s
 # The broadcast schedule's examples (enum class BcMode) and their 910B kernels' line counts: issue 20's
 # 600 is not reached yet (the helpers of every mode, ~330 lines, and the dtype x SCALAR-twin merge);
 # these ceilings keep what was won (770/922/695/806 lines before the tables moved to the tiling).
-BROADCAST_LINES = {"bias_add": 680, "greater": 809, "masked_fill": 630, "outer_max": 718}
+BROADCAST_LINES = {"bias_add": 679, "greater": 808, "masked_fill": 629, "outer_max": 717}
 
 
 def test_broadcast_examples_are_the_bcmode_kernels(projects):

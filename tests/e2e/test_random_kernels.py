@@ -96,7 +96,7 @@ def test_reference_equals_the_numpy_oracle_on_300_programs(tmp_path):
     assert not failures, "\n".join(failures[:3])
 
 
-@pytest.mark.parametrize("family", ["bcast", "rows", "rowin"])
+@pytest.mark.parametrize("family", ["bcast", "rows", "rowin", "mm"])
 def test_reference_equals_the_numpy_oracle_on_60_programs_of(family, tmp_path):
     failures = []
     for seed in range(1000, 1060):
@@ -275,6 +275,9 @@ def test_the_generator_varies_what_the_contract_allows():
         seen["optional output"] += any(o.cond is not None for o in prog.outputs)
         seen["single expression return"] += prog.single
         seen["inexact math"] += not prog.exact
+        seen["named like a kernel member"] += any(
+            d.name in fz.KERNEL_WORDS for d in [*prog.inputs, *prog.attrs]
+        )
     missing = [k for k, v in seen.items() if v == 0]
     assert not missing, f"the generator never produced: {missing}"
     assert len(seen) >= 30

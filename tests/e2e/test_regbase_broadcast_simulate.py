@@ -85,7 +85,7 @@ def _kernel(op) -> str:
 # -- fast: the modes that feed the VF differently ----------------------------------------------
 
 FAST = [
-    ("bias_add", "bf16", (5, 33), (33,), "ROW"),  # Fill replicates the row into the tile
+    ("bias_add", "bf16", (5, 33), (33,), "ROW"),  # row by row, the resident row read in place
     ("bias_add", "bf16", (40, 300), (300,), "RESIDENT1"),  # the resident row itself, row by row
     ("bias_add", "bf16", (300,), (9, 1, 300), "RESIDENT0"),
     ("bias_add", "bf16", (5, 33), (5, 1), "COL"),  # one value per row
@@ -134,6 +134,31 @@ def test_broadcast_examples_are_regbase_where_the_rule_says():
             assert any("asc_vf_call" in b for b in branches), (name, tname)
             for b in branches:  # no MemBase vector call on this dtype's branches
                 assert not re.search(MEMBASE_CALL, b), (name, tname, b)
+
+
+@pytest.mark.parametrize(
+    "op, sa, sb, mode",
+    [(bias_add, (64, 100), (100,), "ROW"), (outer_max, (1, 9), (300, 1), "GENERAL")],
+    ids=["ROW", "GENERAL"],
+)
+def test_resident_row_read_in_place(op, sa, sb, mode):
+    """bf16 with a resident row (ROW: short rows; GENERAL: a row and a column): the VF runs row by
+    row and loads the resident row where it is, so V copies nothing UB -> UB (the Fill replicated
+    it into the tile: log2(rows) DataCopy calls per tile); every VF step is a row's."""
+    from collections import Counter
+
+    from backends.ascendc.sim.trace import OP, PIPE_V
+
+    rng = np.random.default_rng(4)
+    a, b = _values(rng, sa, NP["bf16"]), _values(rng, sb, NP["bf16"])
+    y, res = simulate(op, (a, b), {}, target=TARGET, cores=1, strict=True, trace=True, dtype=dsl.bf16)
+    np.testing.assert_array_equal(y.view(np.uint16), op.reference(a, b).view(np.uint16))
+    assert _mode(res) == mode
+    tr = res.trace
+    calls = Counter(tr.apis[r["api"]] for r in tr.records if r["kind"] == OP and r["pipe"] == PIPE_V)
+    assert not any(name.startswith("DataCopy") for name in calls), calls
+    rows, cols = int(np.prod(y.shape[:-1])), y.shape[-1]
+    assert calls["StoreAlign"] == rows * -(-cols // 64), calls  # 64 lanes: f32 math
 
 
 def test_broadcast_vector_path_reason(tmp_path, capsys):

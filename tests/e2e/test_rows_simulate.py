@@ -175,8 +175,9 @@ def test_host_error_when_not_one_chunk_of_64_columns_fits():
         )
     assert (
         # the row: two f32 rows, the per-row mean (32 B) and its Brcb block (256 B); fixed: gamma in
-        # f32 (4000 B) and ReduceRows' scratch (8 * 16 + 8 * 2 + 8 floats = 608 B)
-        "rows of 1000 columns (dtype f32) do not fit in UB: one row needs 12896 bytes (4608 fixed for columns "
+        # f32 (4000 B) and ReduceRows' scratch (8 * 16 + 8 * 2 + 8 floats = 608 B, and 512 B more to
+        # start the work area in the other UB bank groups)
+        "rows of 1000 columns (dtype f32) do not fit in UB: one row needs 13408 bytes (5120 fixed for columns "
         "and scratch + 8288 for the row), and even one chunk of 64 columns needs 1248; 600 are available"
         in str(e.value)
     )

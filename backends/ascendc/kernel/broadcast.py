@@ -107,7 +107,7 @@ def spread_column(w, barrier) -> None:
     line = w.line
     paragraph(
         w,
-        "COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it).",
+        "Columns: the values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is whole repeats: the rounding stays in it).",
     )
     line("template <typename U>")
     with w.block("__aicore__ inline void SpreadColumn(const LocalTensor<U>& dstU, uint32_t i)"):
@@ -217,7 +217,8 @@ def enum_lines(n_inputs: int) -> list[str]:
         "constexpr uint32_t BC_ONE = 1;       // one element: read once per core, splatted",
         "constexpr uint32_t BC_RESIDENT = 2;  // one row for every output row: kept in UB",
         "constexpr uint32_t BC_STRIDED = 3;   // rows found by the odometer over the outer axes",
-        "constexpr uint32_t BC_COLUMN = 4;    // one value per output row",
+        "constexpr uint32_t BC_COLUMN = 4;    // one value per output row: row r's is element r",
+        "constexpr uint32_t BC_PER_ROW = 5;   // one value per output row, found by the odometer",
         "",
     ]
 
@@ -405,21 +406,15 @@ def emit_helpers(
                 line("if (step == 0) run = 1;", "the same row again: one copy per row")
                 line("LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);")
                 line("r += run;")
-        with w.block("else if (kind == BC_COLUMN)"):
-            line(
-                "if (MODE == BcMode::COL && sizeof(U) > 1) LoadColumn(gm, i, t);",
-                "Fill spreads them (Brcb and Copy take no 8-bit type)",
-            )
+        with w.block("else if (kind == BC_COLUMN && sizeof(U) > 1)"):
+            line("LoadColumn(gm, i, t);", "Fill spreads them (Brcb and Copy take no 8-bit type)")
     w.line()
-    line(
-        comment="COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one"
-    )
+    line(comment="Column input i's values (row r's is element r) into half of its row buffer by one")
     line(
         comment="DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile."
     )
     line("template <typename U>")
     with w.block("__aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t)"):
-        line("const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);")
         line("uint64_t rows = rows_;")
         line("LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));")
         with w.block("if (pack_ < 8)"):
@@ -432,7 +427,7 @@ def emit_helpers(
                 "after the blocks",
             )
         line("const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};")
-        line("DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
+        line("DataCopyPad(values, gm[r0_], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});")
     w.line()
     line("template <typename U>")
     with w.block("__aicore__ inline LocalTensor<U> ColumnValues(uint32_t i, int32_t slot)"):
@@ -440,7 +435,7 @@ def emit_helpers(
     w.line()
     paragraph(
         w,
-        "COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the group's rows; first: its first row; starts: this tile starts it.",
+        "Columns, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the group's rows; first: its first row; starts: this tile starts it.",
     )
     line("template <typename U>")
     with w.block("__aicore__ inline uint64_t Group(uint64_t& first, bool& starts) const"):
@@ -490,10 +485,10 @@ def emit_helpers(
                     "DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));",
                     "double the rows",
                 )
-        with w.block("else if (MODE == BcMode::COL && sizeof(U) > 1)"):
+        with w.block("else if (kind == BC_COLUMN && sizeof(U) > 1)"):
             line("SpreadColumn(dst, i);")
         with w.block("else"):
-            line(comment="GENERAL, 8-bit columns: a scalar read per row")
+            line(comment="PER_ROW inputs, 8-bit columns: a scalar read per row")
             line("const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);")
             with w.block("for (uint64_t r = 0; r < rows_; ++r)"):
                 line("uint64_t left = 0;")

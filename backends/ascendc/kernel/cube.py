@@ -59,7 +59,7 @@ from .template import dsl_label, load_scalar_helper, to_f32_helper, write_vector
 from .variant import field_name
 from .vector import Extent, Form, MemBase, Needs, Operand, VecOp
 from .vector.base import Region, where
-from .vector.membase_helpers import by_value_helpers, scratch_floats
+from .vector.membase_helpers import WORK_PAD, by_value_helpers, scratch_floats
 from .vector.regbase import RegBase
 from .vector.regbase_rows import RowRegBase, RowVfWriter, row_vec_op
 
@@ -494,8 +494,8 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
 
 def scratch_len(base_n: int) -> int:
     """ReduceRows' f32 scratch for rows of ``base_n``: block values and the final reduction's
-    work area (``SCRATCH_FLOATS``)."""
-    return scratch_floats(base_n)
+    work area (``SCRATCH_FLOATS``), which starts in the other UB bank groups (``WORK_PAD``)."""
+    return scratch_floats(base_n) + WORK_PAD
 
 
 def direct_output(func: Func) -> str | None:

@@ -10,21 +10,23 @@ from __future__ import annotations
 import math
 import re
 
+from dsl.names import camel  # noqa: F401  (one definition: dsl/names.py)
+
 # Names the kernel itself uses; a user name that would clash gets a suffix.
 RESERVED = frozenset(
     """t n len slot nAligned TILE GRANULE T tiling workspace pipe offset count tiles op Run Init
     Process ProcessTile SetCoreSlice LoadScalar ToF32""".split()
 )
+# Members the schedules' kernel classes declare themselves (template.py, broadcast.py, rows.py,
+# cube.py, as ``stem_``): a member for a user's per-core value (a Scalar ``rows`` -> ``rows_``)
+# is numbered past them.
+KERNEL_MEMBERS = frozenset(
+    """pitch cols tiling rows n r0 chunks tiles clen pack inner col0 wideBytes rowStep m k invCols count
+    offset slots pipe colsPerLoop wideBuf welfordBuf rowCols scratchBuf firstRow colLen wsGm partBuf last
+    tilesN steps slotLen rowIn first epilogue block blockRows baseN baseM wsTile tile step rowEnd rowBase
+    perRowLen scratch tileElems""".split()
+)
 _WORDS = {0: "zero", 1: "one", 2: "two", 3: "three", 4: "four", 10: "ten", 0.5: "half"}
-
-
-def camel(name: str) -> str:
-    """``m_out`` -> ``mOut``, ``beta1_power`` -> ``beta1Power``, ``grad_f32`` -> ``gradF32``."""
-    parts = [p for p in name.split("_") if p]
-    if not parts:
-        return name
-    head, rest = parts[0], parts[1:]
-    return head[:1].lower() + head[1:] + "".join(p[:1].upper() + p[1:] for p in rest)
 
 
 # Names in the kernel entry, Run and Init besides RESERVED: the bundled address array and the
@@ -100,3 +102,9 @@ class NameTable:
             k += 1
         self.taken.add(f"{name}{k}")
         return f"{name}{k}"
+
+    def member(self, name: str) -> str:
+        """``name_``: a member for a value computed once per core, never one of KERNEL_MEMBERS."""
+        if name in KERNEL_MEMBERS:
+            self.taken.add(name)  # claim() numbers it: rows -> rows2
+        return self.claim(name) + "_"

@@ -36,7 +36,7 @@ from ..writer import CodeWriter
 from .api import VECTOR_SCALAR, ctype
 from .merge import Block, Space, Stmt, blocks, merge
 from .vector import Extent, Form, Operand, VecOp, vector_codes
-from .vector.membase_helpers import SCRATCH_FLOATS
+from .vector.membase_helpers import SCRATCH_BLOCKS, WORK_PAD
 from .vector.regbase_rows import RowRegBase, row_vec_op
 
 # A column the step widens to f32 (plan-rows' ``wide``): host tiling either keeps its f32 copy for the
@@ -75,7 +75,7 @@ class RowCode(VariantCode):
 ROW_LOCALS = frozenset(
     """s first rows r n nPerRow nAligned nPerRowAligned slot scratch id core left pitch cols T tiling workspace pipe op Run
     Init Process ProcessStep LoadColumns SetCoreRows CopyOut RowsIn RowsOut PerRowIn PerRowOut RowGap RoundUp
-    ScratchLen LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part PHASES
+    LoadScalar ToF32 PER_ROW COUNT_ALIGN chunk phase gmAt colAt part PHASES
     ReduceChunk WelfordChunk WelfordVar MergeLanes SpreadPerRow RowsByValue RowOpCall RowOp blocks src
     dst value row mask repeats params groups pitchBlocks ReduceRows RowReduce BlockRowsIn wideBytes wideBuf widen""".split()
 )
@@ -565,7 +565,9 @@ class RowKernelText(KernelText):
             out.append(Stmt("if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);"))
         if code.rows.get("scratch"):
             out.append(
-                Stmt("pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));", note="reductions")
+                Stmt(
+                    f"pipe_.InitBuffer(scratchBuf_, {self.scratch_len()} * sizeof(float));", note="reductions"
+                )
             )
         out += chunked
         if code.needs.online_sum:  # + OnlineSum's max
@@ -983,16 +985,16 @@ class RowKernelText(KernelText):
         if self.has_blocks():
             self.block_rows_helper()
         self.vc.helpers(w, [c.needs for c in self.codes()], "by_value")
-        if any(c.rows.get("scratch") for c in self.codes()):
-            w.line(
-                comment="Reduction scratch (ReduceRows): the block values, then the last ReduceMax/Min's work area."
-            )
-            with w.block("__aicore__ inline uint32_t ScratchLen() const"):
-                w.line(f"return {SCRATCH_FLOATS.format(c='cols_')};")
-            w.line()
         w.line(
             "__aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }"
         )
+
+    def scratch_len(self) -> str:
+        """Floats of ReduceRows' scratch (``SCRATCH_FLOATS``): the block values, then the work area,
+        which a full-load kernel starts in the other UB bank groups (``WORK_PAD`` floats more)."""
+        full = 1 + WORK_PAD // 8
+        last = f"(COLUMN_CHUNKS ? 1 : {full})" if self.has_chunked() else str(full)
+        return "8 * (" + SCRATCH_BLOCKS.format(c="cols_", last=last) + ")"
 
     def has_wide(self) -> bool:
         """A variant widens columns in its step: host tiling may keep f32 copies (``wideBytes_``)."""

@@ -26,6 +26,7 @@ from .api import ctype
 from .merge import Block, Dim, Space, Stmt, blocks, merge
 from .naming import camel, pascal, gm_param
 from .vector.regbase import name_vfs
+from .vector.regbase_broadcast import helpers as regbase_broadcast_helpers
 from .vector import vector_codes
 from .variant import OpFacts, Signature, Variant, VariantCode, VariantRenderer, field_name, where
 
@@ -864,6 +865,8 @@ class KernelText:
                     self.init_event_id("MTE2_V"),
                     self.outputs_all_full(),
                 )
+                if any("VfRows()" in s.code for c in plan.codes.values() for s in c.body):
+                    regbase_broadcast_helpers(w)
             else:
                 self.core_slice()
             w.line()

@@ -434,7 +434,7 @@ class VariantRenderer:
         dt = op.result.type.dtype
         c = ctype(dt)
         suffix = "" if c == "float" else _type_word(c)  # one member type per name across variants
-        member = self.names.claim(_identifier(self.scalar_word(op.operands[0])) + "Rep" + suffix) + "_"
+        member = self.names.member(_identifier(self.scalar_word(op.operands[0])) + "Rep" + suffix)
         code.resident_members[member] = c
         code.view_of[id(op.result)] = member
         value = self.scalar_for(op.operands[0], dt, member)
@@ -457,7 +457,7 @@ class VariantRenderer:
         rhs, member = self.scalar_rhs(op, attrs)
         if rhs is None:
             return
-        member = self.names.claim(member) + "_"
+        member = self.names.member(member)
         code.scalar_members[member] = t.dtype
         code.scalars[id(op.result)] = member
         code.init.append(
@@ -643,7 +643,8 @@ class VariantRenderer:
         if name == "bcast.fill":
             tile = op.operands[0]
             gm = tile.owner.operands[0].name
-            call = f"Fill({self.view(tile)}, {camel(gm)}Gm_, {self.sig.inputs.index(gm)}, len);"
+            fill = "FillVf" if op.attrs.get("in_place") else "Fill"  # a VF reads resident rows in place
+            call = f"{fill}({self.view(tile)}, {camel(gm)}Gm_, {self.sig.inputs.index(gm)}, len);"
             return Stmt(call, "V: splatted, replicated or column inputs", loc)
         if name == "dma.store":
             v, out = op.operands[0], op.attrs["output"]

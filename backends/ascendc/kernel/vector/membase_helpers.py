@@ -256,7 +256,14 @@ def _dispatch(w, param: str, cases: list[tuple[str, str]]) -> None:
 
 # Floats of ReduceRows' scratch for rows of {c} columns: the block values (8 per 64, and 8 past them),
 # then the final ReduceMax/Min's work area (RoundUp32B(2 * repeats) over those values, ReduceMax.md).
-SCRATCH_FLOATS = "8 * (({c} + 63) / 64) + 8 * (({c} + 511) / 512) + 8"
+# SCRATCH_BLOCKS: the same in 32-byte blocks, {last} for the last "+ 1" (a full-load kernel's "+ 1 + WORK_PAD / 8").
+SCRATCH_BLOCKS = "({c} + 63) / 64 + ({c} + 511) / 512 + {last}"
+SCRATCH_FLOATS = "8 * (" + SCRATCH_BLOCKS.replace("{last}", "1") + ")"
+# The full-load ReduceRows puts that work area at WORK_AT, 256 B past a multiple of 512 B from the
+# values, in the other half of the A2 UB bank groups (a repeat's two operands in disjoint groups,
+# asc-devkit 避免bank冲突): WORK_PAD more floats (it starts at most 127 floats later).
+WORK_AT = "(blocks + 63) / 128 * 128 + 64"
+WORK_PAD = 128
 
 
 def scratch_floats(cols: int) -> int:
@@ -374,7 +381,7 @@ def by_value_helpers(
                     )
                 )
                 _barrier(w, vc)
-                reduce = "(dst[r * PER_ROW], scratch, scratch[full * 8 + 8], blocks);"
+                reduce = f"(dst[r * PER_ROW], scratch, scratch[{WORK_AT}], blocks);"
                 _dispatch(w, "KIND", [(f"RowReduce::{kind}", apis[kind] + reduce) for kind in kinds])
                 _barrier(w, vc, "the next row writes the scratch again")
             if chunks:

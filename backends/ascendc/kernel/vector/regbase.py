@@ -142,6 +142,10 @@ class RegBase:
     def vector_function(self, vops: list, ctx, writer=None, what: str = "tile") -> list[Stmt]:
         """``vops`` as one VF written by ``writer`` (VfWriter or a family's subclass): inline in
         the ``__VEC_SCOPE__`` form, else a call of a class member."""
+        if writer is None and ctx.func.attributes.get("broadcast"):
+            from .regbase_broadcast import BroadcastVfWriter  # rows, resident rows in place
+
+            writer = BroadcastVfWriter
         writer = writer or VfWriter
         if self.form == "__VEC_SCOPE__":  # inline: the scope's locals are its arguments
             vf = writer(vops, ctx, "", suffix="Reg")
@@ -187,11 +191,18 @@ class VfWriter:
                 self.store(v.dst)
         params = [f"__ubuf__ {c}* {p}" for p, c in self.ptrs.items()]
         params += [f"{c} {p}" for p, c in self.scalars.values()]
-        params += ["uint32_t count", "uint16_t repeats"]
         self.args += [s for s in self.scalars]
-        self.args += ["len", f"static_cast<uint16_t>((len + {self.lanes - 1}) / {self.lanes})"]
+        params += self.extent_params()
+        self.args += self.extent_args()
         self.fn = VectorFunction(placeholder, params, self.body(), self.traits, where(vops[0].op))
         self.call = f"asc_vf_call<{placeholder}>({', '.join(self.args)});"
+
+    def extent_params(self) -> list[str]:
+        """The parameters after the pointers and scalars: how many elements, in how many steps."""
+        return ["uint32_t count", "uint16_t repeats"]
+
+    def extent_args(self) -> list[str]:
+        return ["len", f"static_cast<uint16_t>((len + {self.lanes - 1}) / {self.lanes})"]
 
     def scope_text(self) -> str:
         """The inline form: the VF's parameters as locals of a block (pointers from the views,
@@ -262,12 +273,16 @@ class VfWriter:
     def step(self) -> str:
         return f"i * {self.lanes}"
 
+    def at(self, x: Operand) -> str:
+        """The address of ``x``'s elements in the current element step."""
+        return f"{self.ptr(x)} + {self.step()}"
+
     def load(self, x: Operand) -> None:
         r = self.reg(x)
         if r in self.loaded:
             return
         self.loaded.add(r)
-        self.loop.append(self.load_align(x, f"{self.ptr(x)} + {self.step()}"))
+        self.loop.append(self.load_align(x, self.at(x)))
 
     def load_align(self, x: Operand, at: str) -> str:
         """The LoadAlign of ``x``'s elements at ``at``: 8-bit and (unpacked) 16-bit data spread
@@ -281,18 +296,16 @@ class VfWriter:
         return f"Reg::LoadAlign({r}, {at});"
 
     def store(self, x: Operand) -> None:
-        r, p = self.reg(x), self.ptr(x)
+        r, p, at = self.reg(x), self.ptr(x), self.at(x)
         if x.dtype.bytes == 1:  # the low byte of each lane, packed (StoreAlign.md table 3)
             dist = "DIST_PACK4_B32" if self.lanes == 64 else "DIST_PACK_B16"
             c = "uint8_t" if x.dtype == bool_ else self.ctype(x)
-            self.loop.append(f"Reg::StoreAlign<{c}, Reg::StoreDist::{dist}>({p} + {self.step()}, {r}, mask);")
+            self.loop.append(f"Reg::StoreAlign<{c}, Reg::StoreDist::{dist}>({at}, {r}, mask);")
         elif self.unpacked and x.dtype.bytes == 2:
             c = self.ptrs[p]
-            self.loop.append(
-                f"Reg::StoreAlign<{c}, Reg::StoreDist::DIST_PACK_B32>({p} + {self.step()}, {r}, mask);"
-            )
+            self.loop.append(f"Reg::StoreAlign<{c}, Reg::StoreDist::DIST_PACK_B32>({at}, {r}, mask);")
         else:
-            self.loop.append(f"Reg::StoreAlign({p} + {self.step()}, {r}, mask);")
+            self.loop.append(f"Reg::StoreAlign({at}, {r}, mask);")
 
     def src(self, x: Operand, like: Operand) -> str:
         """A tensor operand's register, or a scalar splatted into one (Select, Div take registers)."""
@@ -379,13 +392,16 @@ class VfWriter:
             t = "uint16_t"  # 8-bit loads unpacked into b16 lanes: a b16 mask (ascend_quant_3510_impl.h)
         else:
             t = next(c for c in self.regs.values() if c not in ("mask", "uint8_t"))
-        lines.append("for (uint16_t i = 0; i < repeats; ++i) {")
-        lines.append(
-            f"    mask = Reg::UpdateMask<{t}>(count);  // the last step's tail: count -= {self.lanes}"
-        )
-        lines += ["    " + s for s in self.loop]
-        lines.append("}")
-        return lines
+        return lines + self.loops(t)
+
+    def loops(self, t: str) -> list[str]:
+        """The element loop (``t``: the mask's element type)."""
+        return [
+            "for (uint16_t i = 0; i < repeats; ++i) {",
+            f"    mask = Reg::UpdateMask<{t}>(count);  // the last step's tail: count -= {self.lanes}",
+            *["    " + s for s in self.loop],
+            "}",
+        ]
 
 
 def name_vfs(codes: dict, op_type: str) -> dict[str, VectorFunction]:

@@ -111,16 +111,16 @@ struct RowPlan {
     uint64_t rowBytes[2];     // row buffers (x 1 slot, x slots), bytes per element of a step
     uint64_t perRowBytes[2];  // per-row buffers (x 1 slot, x slots), bytes per per-row element
     bool scratch;             // reduction scratch (float)
-    uint64_t extra;           // bytes of fixed buffers (a chunk's partial reductions)
+    uint64_t extra;           // fixed bytes: a chunk's partial reductions, the work area's bank pad
     uint64_t wideBytes;       // f32 copies of the columns the step widens, bytes per column
 };
 constexpr RowPlan PLANS[] = {
-    {ge::DT_FLOAT16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 0, 4},
-    {ge::DT_FLOAT16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 0, 8},
-    {ge::DT_FLOAT, 0, 8, 8, 1, 4, {8, 12}, {40, 48}, true, 0, 0},
-    {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 0, 0},
-    {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 0, 4},
-    {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 0, 8},
+    {ge::DT_FLOAT16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 512, 4},
+    {ge::DT_FLOAT16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 512, 8},
+    {ge::DT_FLOAT, 0, 8, 8, 1, 4, {8, 12}, {40, 48}, true, 512, 0},
+    {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 512, 0},
+    {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 512, 4},
+    {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 512, 8},
     {ge::DT_FLOAT16, 2, 16, 16, 1, 12, {12, 16}, {84, 88}, true, 0, 4},
     {ge::DT_FLOAT16, 3, 16, 16, 1, 12, {14, 20}, {84, 88}, true, 0, 8},
     {ge::DT_FLOAT, 2, 8, 8, 1, 12, {12, 20}, {80, 84}, true, 0, 0},
@@ -149,7 +149,7 @@ const RowPlan* FindPlan(ge::DataType dtype, uint64_t key) {
 // columns widened once) plus the row and per-row buffers.
 uint64_t UbBytes(const RowPlan& p, uint64_t pitch, uint64_t cols, uint64_t rowStep, uint64_t slots, bool wide) {
     // ReduceRows' scratch: its block levels and the last reduction's work area.
-    const uint64_t scratch = p.scratch ? (8 * ((cols + 63) / 64) + 8 * ((cols + 511) / 512) + 8) * sizeof(float) : 0;
+    const uint64_t scratch = p.scratch ? (8 * ((cols + 63) / 64 + (cols + 511) / 512 + 1)) * sizeof(float) : 0;
     const uint64_t slot = RoundUp(rowStep * pitch, p.countAlign);
     const uint64_t perRowSlot = RoundUp(rowStep * p.perRow, p.countAlign);
     const uint64_t colBytes = p.colBytes + (wide ? p.wideBytes : 0);

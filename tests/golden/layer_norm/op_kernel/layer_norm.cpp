@@ -47,7 +47,8 @@ public:
         else
             pipe_.InitBuffer(xF32Buf_, slotLen_ * sizeof(T));
         if (wideBytes_ > 0) pipe_.InitBuffer(wideBuf_, colLen_ * wideBytes_);
-        pipe_.InitBuffer(scratchBuf_, ScratchLen() * sizeof(float));  // reductions
+        pipe_.InitBuffer(scratchBuf_, 8 * ((cols_ + 63) / 64 + (cols_ + 511) / 512 + (COLUMN_CHUNKS ? 1 : 17)) *
+                                          sizeof(float));  // reductions
         if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(rstdF32Buf_, perRowLen_ * sizeof(float));
         if constexpr (COLUMN_CHUNKS) pipe_.InitBuffer(tmp2Buf_, perRowLen_ * sizeof(float));
         if constexpr (!IS_FLOAT && COLUMN_CHUNKS) pipe_.InitBuffer(tmp3Buf_, perRowLen_ * 32);
@@ -433,7 +434,7 @@ private:
                                8);
             if (tail != 0) BlockReduceSum(scratch[full * 8], src[r * pitch_ + full * 64], 1, tail, 1, 1, 8);
             PipeBarrier<PIPE_V>();
-            ReduceSum(dst[r * PER_ROW], scratch, scratch[full * 8 + 8], blocks);
+            ReduceSum(dst[r * PER_ROW], scratch, scratch[(blocks + 63) / 128 * 128 + 64], blocks);
             PipeBarrier<PIPE_V>();  // the next row writes the scratch again
         }
         if constexpr (MEAN) {
@@ -495,9 +496,6 @@ private:
                 RowOpCall<OP, VALUE_FIRST>(dst[at + whole], src[at + whole], value, cols_ - whole, 1, 8, 0);
         }
     }
-
-    // Reduction scratch (ReduceRows): the block values, then the last ReduceMax/Min's work area.
-    __aicore__ inline uint32_t ScratchLen() const { return 8 * ((cols_ + 63) / 64) + 8 * ((cols_ + 511) / 512) + 8; }
 
     __aicore__ static inline uint32_t RoundUp(uint32_t x, uint32_t to) { return (x + to - 1) / to * to; }
 

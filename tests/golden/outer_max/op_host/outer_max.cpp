@@ -97,7 +97,7 @@ enum BcMode : uint64_t {
     MODE_GENERAL = 4,
     MODE_RESIDENT0 = 5
 };  // + i: input i resident
-enum BcKind : uint32_t { BC_FULL = 0, BC_ONE = 1, BC_RESIDENT = 2, BC_STRIDED = 3, BC_COLUMN = 4 };
+enum BcKind : uint32_t { BC_FULL = 0, BC_ONE = 1, BC_RESIDENT = 2, BC_STRIDED = 3, BC_COLUMN = 4, BC_PER_ROW = 5 };
 // Shapes of present tensor inputs as text for messages: [40320, 1023].
 void ShapeText(const gert::Shape& s, char* buf, size_t cap) {
     size_t used = 0;
@@ -256,16 +256,21 @@ uint64_t BroadcastPlan(const gert::Shape* const* shapes, const gert::Shape& out,
     for (size_t i = 0; i < BC_INPUTS; ++i) {
         if (shapes[i] == nullptr) continue;
         uint64_t acc = 1;
-        bool all = true, none = true, outerNone = true;
+        bool all = true, none = true, outerNone = true, outerAll = true;
         for (size_t a = k; a-- > 0;) {
             strides[i * BC_DIMS + a] = moving[i][a] ? acc : 0;
             if (moving[i][a]) acc *= dims[a];
             all = all && moving[i][a];
             none = none && !moving[i][a];
             if (a + 1 < k) outerNone = outerNone && !moving[i][a];
+            if (a + 1 < k) outerAll = outerAll && moving[i][a];
         }
         sizes[i] = static_cast<uint64_t>(shapes[i]->GetShapeSize());
-        kinds[i] = all ? BC_FULL : none ? BC_ONE : !moving[i][k - 1] ? BC_COLUMN : outerNone ? BC_RESIDENT : BC_STRIDED;
+        kinds[i] = outerNone ? BC_RESIDENT : BC_STRIDED;  // moving along the row
+        if (!moving[i][k - 1])
+            kinds[i] = outerAll ? BC_COLUMN : BC_PER_ROW;  // row r's value: element r, or found by the odometer
+        if (all) kinds[i] = BC_FULL;
+        if (none) kinds[i] = BC_ONE;
         flat = flat && kinds[i] == BC_FULL;
         scalarOnly = scalarOnly && (kinds[i] == BC_FULL || kinds[i] == BC_ONE);
     }
@@ -312,7 +317,9 @@ uint64_t RowGeometry(uint64_t& mode, const SplitSpec& split, OuterMaxTilingData&
     }
     uint32_t kinds[BC_INPUTS];
     std::memcpy(kinds, tiling.get_bcKind(), sizeof(kinds));
+    bool column = false;  // a column input: its values are spread by Brcb (COL, GENERAL)
     for (size_t i = 0; i < BC_INPUTS; ++i) {
+        column = column || kinds[i] == BC_COLUMN;
         // A row that is chunked, or too long to keep, is re-read per tile.
         if (kinds[i] == BC_RESIDENT && (chunks > 1 || pitch * maxBytes > BC_RESIDENT_BYTES)) {
             kinds[i] = BC_STRIDED;
@@ -338,9 +345,9 @@ uint64_t RowGeometry(uint64_t& mode, const SplitSpec& split, OuterMaxTilingData&
             if (pack > 4095) pack = 4095;
         }
     }
-    // COL: a tile's column values sit in half of the input's row buffer (a half per slot) and Brcb
-    // spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows.
-    if (mode == MODE_COL && chunks == 1) {
+    // Columns: a tile's column values sit in half of the input's row buffer (a half per slot) and
+    // Brcb spreads them 8 rows per repeat: at most BC_RESIDENT_BYTES / 2 values, a multiple of 8 rows.
+    if (column && chunks == 1) {
         const uint64_t columnCap = BC_RESIDENT_BYTES / 2 / maxBytes;
         if (pack > columnCap) pack = columnCap;
         if (pack >= 8) pack = pack / 8 * 8;

@@ -27,7 +27,7 @@ TILING_DATA_FIELD_DEF(uint32_t,
 TILING_DATA_FIELD_DEF_ARR(uint64_t, 8, bcDims);     // merged output dims
 TILING_DATA_FIELD_DEF_ARR(int64_t, 16, bcStrides);  // per input and merged axis: element stride, 0 = broadcast
 TILING_DATA_FIELD_DEF_ARR(uint64_t, 2, bcSize);     // elements of each input
-TILING_DATA_FIELD_DEF_ARR(uint32_t, 2, bcKind);     // FULL, ONE, RESIDENT, STRIDED, COLUMN
+TILING_DATA_FIELD_DEF_ARR(uint32_t, 2, bcKind);     // FULL, ONE, RESIDENT, STRIDED, COLUMN, PER_ROW
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(OuterMax, OuterMaxTilingData)

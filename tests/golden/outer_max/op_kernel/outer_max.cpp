@@ -19,7 +19,8 @@ constexpr uint32_t BC_FULL = 0;      // the output's shape
 constexpr uint32_t BC_ONE = 1;       // one element: read once per core, splatted
 constexpr uint32_t BC_RESIDENT = 2;  // one row for every output row: kept in UB
 constexpr uint32_t BC_STRIDED = 3;   // rows found by the odometer over the outer axes
-constexpr uint32_t BC_COLUMN = 4;    // one value per output row
+constexpr uint32_t BC_COLUMN = 4;    // one value per output row: row r's is element r
+constexpr uint32_t BC_PER_ROW = 5;   // one value per output row, found by the odometer
 
 // A Scalar input: one element in GM, read once per core by the scalar unit.
 template <typename S>
@@ -280,17 +281,15 @@ private:
                 LoadRows(dst[r * pitch_], gm[offset + col0_], run, step);
                 r += run;
             }
-        } else if (kind == BC_COLUMN) {
-            if (MODE == BcMode::COL && sizeof(U) > 1)
-                LoadColumn(gm, i, t);  // Fill spreads them (Brcb and Copy take no 8-bit type)
+        } else if (kind == BC_COLUMN && sizeof(U) > 1) {
+            LoadColumn(gm, i, t);  // Fill spreads them (Brcb and Copy take no 8-bit type)
         }
     }
 
-    // COL: column input i's values (one per row, contiguous in GM) into half of its row buffer by one
+    // Column input i's values (row r's is element r) into half of its row buffer by one
     // DataCopyPad: a tile's rows (tiles of 8 rows or more), else a group's rows at the group's first tile.
     template <typename U>
     __aicore__ inline void LoadColumn(const GlobalTensor<U>& gm, uint32_t i, uint64_t t) {
-        const uint64_t stride = static_cast<uint64_t>(tiling_->bcStrides[i * 8]);
         uint64_t rows = rows_;
         LocalTensor<U> values = ColumnValues<U>(i, SlotOf(t));
         if (pack_ < 8) {
@@ -301,7 +300,7 @@ private:
             values = RowBuf(i).template Get<U>()[(rows + 7) / 8 * 8 * 32 / sizeof(U)];  // after the blocks
         }
         const DataCopyExtParams copy{1, static_cast<uint32_t>(rows * sizeof(U)), 0, 0, 0};
-        DataCopyPad(values, gm[r0_ * stride], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});
+        DataCopyPad(values, gm[r0_], copy, DataCopyPadExtParams<U>{false, 0, 0, 0});
     }
 
     template <typename U>
@@ -309,7 +308,7 @@ private:
         return RowBuf(i).template Get<U>()[slot * (ROW_BYTES / 2 / sizeof(U))];  // a half per slot
     }
 
-    // COL, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a
+    // Columns, tiles of fewer than 8 rows (long rows, row chunks): rows go in groups of whole tiles. At a
     // group's first tile its values come by one DMA into input i's row buffer after one 32-byte block per
     // row, which one Brcb fills; each row is then copied from its block. A group has 2 tiles or more: the
     // next group's DMA waits (slot flag V -> MTE2) for the Brcb that read the values before. Returns the
@@ -353,10 +352,10 @@ private:
                 PipeBarrier<PIPE_V>();
                 DataCopy(dst[have * row], dst, static_cast<uint32_t>(more * row));  // double the rows
             }
-        } else if (MODE == BcMode::COL && sizeof(U) > 1) {
+        } else if (kind == BC_COLUMN && sizeof(U) > 1) {
             SpreadColumn(dst, i);
         } else {
-            // GENERAL, 8-bit columns: a scalar read per row
+            // PER_ROW inputs, 8-bit columns: a scalar read per row
             const uint32_t width = static_cast<uint32_t>(tiling_->bcChunks == 1 ? pitch_ : clen_);
             for (uint64_t r = 0; r < rows_; ++r) {
                 uint64_t left = 0;
@@ -366,7 +365,7 @@ private:
         PipeBarrier<PIPE_V>();
     }
 
-    // COL: the column values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host
+    // Columns: the values (LoadColumn) spread over the tile's rows. Tiles of 8 rows or more (the host
     // packs a multiple of 8): value r in block 0 of row r (Brcb), copied along the rows by the vector
     // unit, a repeat per row. Fewer rows: at a group's first tile one Brcb puts each of its values in a
     // block of the row buffer; each row is a Copy of its block, whole 256-byte repeats (a tile's buffer is
