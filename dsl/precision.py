@@ -136,6 +136,7 @@ OP_PRECISION: dict[str, str] = {
     "reduce.sum": APPROX_CLASS,
     "reduce.mean": APPROX_CLASS,
     "welford.var": APPROX_CLASS,  # chunked rows: a variance merged from Welford statistics (sums reorder)
+    "online.sum": APPROX_CLASS,  # chunked rows: a sum of exp(x - max) rescaled to the running max
     "reduce.max": EXACT_CLASS,
     "reduce.min": EXACT_CLASS,
     "vec.brc": EXACT_CLASS,  # a per-row value or a column copied over whole rows

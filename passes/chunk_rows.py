@@ -68,6 +68,7 @@ def chunk(func: Func) -> None:
     ]
     body = columns + [op for op in loop.region if not op.opname.startswith("sync.")]
     welford(body)
+    online(body)
 
     level: dict[int, int] = {}
     for op in body:
@@ -75,14 +76,16 @@ def chunk(func: Func) -> None:
         if op.opname == "reduce":
             op.attrs["phases"] = [d]
             d += 1
+        elif op.opname == ONLINE:  # in the pass of the max it reads, chunk by chunk
+            op.attrs["phases"] = [d - 1]
         if op.result is not None:
             level[id(op.result)] = d
-    last = max((level[id(op.result)] for op in body if op.opname == "reduce"), default=0)
+    last = max((level[id(op.result)] for op in body if op.opname in ("reduce", ONLINE)), default=0)
 
     need: dict[int, set[int]] = {}  # id(op) -> passes that execute it
     owner = {id(op.result): op for op in body if op.result is not None}
     for op in reversed(body):
-        if op.opname == "reduce":
+        if op.opname in ("reduce", ONLINE):
             passes = set(op.attrs["phases"])
         elif op.opname == "dma.store":
             v = op.operands[0]
@@ -92,7 +95,7 @@ def chunk(func: Func) -> None:
             passes = {last}
         else:
             passes = need.get(id(op), set())
-            if op.result is not None and kind(op.result.type) == PERROW:
+            if op.result is not None and kind(op.result.type) == PERROW and not passes:
                 op.attrs["once"] = level[id(op.result)]
                 continue
             if not passes:
@@ -100,28 +103,94 @@ def chunk(func: Func) -> None:
         op.attrs["phases"] = sorted(passes)
         for v in op.operands:
             src = owner.get(id(v))
-            if src is not None and kind(v.type) in (ROW, COL):
+            if src is None:
+                continue
+            if kind(v.type) in (ROW, COL):
                 need.setdefault(id(src), set()).update(passes)
+            elif kind(v.type) == PERROW and any(p < level[id(v)] for p in passes):
+                # read in the pass its reduction runs in (online.sum's exp(x - m)): the running
+                # value, every chunk of that pass; the last chunk leaves the final one for later passes
+                need.setdefault(id(src), set()).update(p for p in passes if p < level[id(v)])
 
-    # Per-row values live across passes: one buffer each (tiny: a few bytes per row). Row and
-    # column buffers no op holds any more (a variance's squares, under Welford) are dropped.
+    # Per-row values live across passes: one buffer each (tiny: a few bytes per row). One that a
+    # later step reads (an accumulator, a value the next chunks apply, a per-row input) keeps one
+    # slot, whichever slot the chunk reading it has; one made and used in one step (a per-row
+    # output's cast and its copy out) keeps its slots. A column is copied in chunk by chunk like a
+    # row: its buffers (the copy, and what is computed from it) alternate between the loop's slots
+    # with the chunks (the kernel's colLen_ then holds them all). Row and column buffers no op
+    # holds any more (a variance's squares, under Welford) are dropped.
     held = {op.attrs.get("buf") for op in body}
-    buffers = {n: b for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held}
+    buffers = {n: dict(b) for n, b in func.attributes["buffers"].items() if b["kind"] != PERROW and n in held}
+    slots = loop.attrs.get("slots", 1)
+    for op in columns:  # each column buffer holds one value (plan-rows)
+        if slots > 1:
+            op.attrs["slots"] = buffers[op.attrs["buf"]]["slots"] = slots
+    readers: dict[int, list[Op]] = {}
+    for op in body:
+        for v in op.operands:
+            readers.setdefault(id(v), []).append(op)
     for op in body:
         if op.result is not None and kind(op.result.type) == PERROW and "buf" in op.attrs:
             k = 0
             while f"b{k}" in buffers:
                 k += 1
             name = f"b{k}"
-            slots = op.attrs.get("slots", 1)
+            once = op.attrs.get("once")
+            if once is None or any(r.attrs.get("once") != once for r in readers.get(id(op.result), [])):
+                op.attrs.pop("slots", None)
             width = 32 if op.opname == "vec.brcb" else op.result.type.dtype.bytes  # Brcb: a block per element
-            buffers[name] = {"bytes": width, "slots": slots, "kind": PERROW}
+            buffers[name] = {"bytes": width, "slots": op.attrs.get("slots", 1), "kind": PERROW}
             op.attrs["buf"] = name
     func.attributes["buffers"] = dict(sorted(buffers.items(), key=lambda kv: int(kv[0][1:])))
     loop.region = body
     func.attributes["path"] = "chunked"
     func.attributes["phases"] = last + 1
     insert(func)
+
+
+ONLINE = "online.sum"
+
+
+def _deviation(d: Op | None, kind: str):
+    """``(x, m, shift)`` when ``d`` is ``x`` less ``m = reduce x {kind}`` (f32) as row-forms
+    leaves it: ``vec.adds x, neg(m)`` (shift: ``-m``) or ``sub x, vec.brcb(m)`` (shift: m's Brcb
+    blocks); else None."""
+    if d is None or d.opname not in ("vec.adds", "sub") or d.operands[1].owner is None:
+        return None
+    shift = d.operands[1].owner
+    if shift.opname != {"vec.adds": "neg", "sub": "vec.brcb"}[d.opname] or shift.operands[0].owner is None:
+        return None
+    m, x = shift.operands[0], d.operands[0]
+    r = m.owner
+    if r.opname != "reduce" or r.attrs.get("kind") != kind or r.operands[0] is not x:
+        return None
+    if m.type.dtype.name != "f32" or x.type.dtype.name != "f32":
+        return None
+    return x, m, shift
+
+
+def online(body: list[Op]) -> int:
+    """Softmax's two passes (online softmax): ``s = reduce sum e`` with ``e = exp(d)``, ``d = x +
+    (-m)`` (``vec.adds x, neg(m)``) or ``d = x - b``, ``b = vec.brcb m`` (an f32 ``x - m``), and
+    ``m = reduce max x`` becomes ``s = online.sum e, m``, which runs in the max's pass: each chunk
+    computes ``e`` with the running max and rescales the sum so far by ``exp(m before - m)``, so
+    after the last chunk ``s`` is the sum of ``exp(x - max)``; the outputs' pass then reads the rows
+    once more (two passes, not three). Exact for a sum of exponentials, up to the roundings of the
+    scale factors: ``online.sum`` is in the approximate class (dsl/precision.py), as the
+    ``exp`` and the reordered sum it replaces already are. Returns how many sums it rewrote."""
+    done = 0
+    for r in body:
+        if r.opname != "reduce" or r.attrs.get("kind") != "sum" or r.operands[0].owner is None:
+            continue
+        e = r.operands[0].owner
+        found = _deviation(e.operands[0].owner if e.opname == "exp" else None, "max")
+        if found is None or r.result.type != found[1].type:
+            continue
+        m = found[1]
+        r.opname, r.operands = ONLINE, [e.result, m]
+        r.attrs = {k: r.attrs[k] for k in ("slots", "buf") if k in r.attrs}
+        done += 1
+    return done
 
 
 def welford(body: list[Op]) -> int:
@@ -150,22 +219,11 @@ def welford(body: list[Op]) -> int:
             continue
         chain.append(sq)
         d = sq.operands[0].owner
-        if d is None or d.opname not in ("vec.adds", "sub") or d.operands[1].owner is None:
+        found = _deviation(d, "mean")
+        if found is None or r2.result.type != found[1].type:
             continue
-        neg = d.operands[1].owner  # the shift: -m (vec.adds), or m's Brcb blocks (sub)
-        if neg.opname != {"vec.adds": "neg", "sub": "vec.brcb"}[d.opname] or neg.operands[0].owner is None:
-            continue
-        m, x = neg.operands[0], d.operands[0]
+        x, m, neg = found
         r1 = m.owner
-        if (
-            r1.opname != "reduce"
-            or r1.attrs.get("kind") != "mean"
-            or r1.operands[0] is not x
-            or m.type.dtype.name != "f32"
-            or x.type.dtype.name != "f32"
-            or r2.result.type != m.type
-        ):
-            continue
         if any(users.get(id(op.result)) != [user] for op, user in zip(chain[1:], chain)):
             continue  # the squares are read elsewhere too
         if all(u is sq for u in users.get(id(d.result), [])):
@@ -205,4 +263,4 @@ def chunked_twin(func: Func) -> Func:
     return twin
 
 
-__all__ = ["ChunkRowsPass", "chunk", "chunked_twin", "welford"]
+__all__ = ["ChunkRowsPass", "chunk", "chunked_twin", "online", "welford"]

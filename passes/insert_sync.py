@@ -175,7 +175,7 @@ def _first_group(event: str, reduces: bool) -> int:
     return 1 if reduces and "S" in event.split("_") else 0
 
 
-REDUCING = ("reduce", "welford.var")  # the ops whose kernel code calls a count-form reduction
+REDUCING = ("reduce", "welford.var", "online.sum")  # the ops whose kernel code calls a count-form reduction
 
 
 def _sync(kind: str, event: str, ident, loc, bufs) -> Op:
@@ -193,9 +193,9 @@ class _Plan:
     barriers: list[int]  # positions that get a V barrier before them
     pairs: dict[tuple[str, str], list[int]]  # (P, Q) -> positions of the forward set+wait pairs
     guarded: dict[tuple[int, str], set[str]]  # (position, event) -> buffers the pair protects
-    # (event, fixed) -> [last producer position, first consumer position, buffers]; fixed: the
-    # buffers have one slot, so the next tile waits for this tile's set (one constant id)
-    reverse: dict[tuple[str, bool], list]
+    # (event, fixed, apart) -> [last producer position, first consumer position, buffers]; fixed:
+    # the buffers have one slot, so the next tile waits for this tile's set (one constant id)
+    reverse: dict[tuple[str, bool, bool], list]
     groups: dict[tuple[int, str], int]  # (position, event) of a forward pair, (-1, event) of a reverse one
     used: dict[str, int]  # event -> id groups
 
@@ -203,7 +203,7 @@ class _Plan:
         return {e: n for e, n in self.used.items() if n * slots > MAX_EVENT_ID + 1}
 
 
-def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
+def _plan(body: list[Op], slotted: set[str], rows: bool = False, apart: frozenset = frozenset()) -> _Plan:
     g = dependency_graph(body)
     reduces = any(op.opname in REDUCING for op in body)
     edges = sorted(g.edges(data=True), key=lambda e: (e[1].index, e[0].index, e[0].pipe))
@@ -226,7 +226,7 @@ def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
             covering = [j]
         guarded.setdefault((covering[-1], event), set()).add(b.buf)
 
-    reverse: dict[tuple[str, bool], list] = {}
+    reverse: dict[tuple[str, bool, bool], list] = {}
     for a, b, data in edges:  # dependencies on the previous use of the slot
         if data["kind"] != "carried":
             continue
@@ -243,7 +243,11 @@ def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
         # An elementwise function has none: double-buffer gives what the DMA touches two slots.
         if b.buf not in slotted and not rows:
             raise AssertionError(f"single-slot buffer {b.buf} is shared by pipes {a.pipe} and {b.pipe}")
-        entry = reverse.setdefault((f"{a.pipe}_{b.pipe}", b.buf not in slotted), [-1, len(body), set()])
+        # ``apart``: a column-chunked twin's column slots, read by the output pass's math late in
+        # the step, have reverse events of their own, so the next copy of a row waits only for the
+        # reads of the row's slot
+        key = (f"{a.pipe}_{b.pipe}", b.buf not in slotted, b.buf in apart)
+        entry = reverse.setdefault(key, [-1, len(body), set()])
         entry[0] = max(entry[0], a.index + len(body))
         entry[1] = min(entry[1], j)
         entry[2].add(b.buf)
@@ -255,10 +259,10 @@ def _plan(body: list[Op], slotted: set[str], rows: bool = False) -> _Plan:
     # reads. Two events took two id groups (rows fuzz seed 10087: S_V ran out of ids with a per-row
     # value stored, so double buffered, and another single-slot one, both read by the scalar unit).
     # Between other pipes the merged wait would hold the next tile's prefetch back: kept apart.
-    for event, fixed in list(reverse):
-        if event.startswith("S_") and not fixed and (event, True) in reverse:
-            last, first, bufs = reverse.pop((event, False))
-            entry = reverse[(event, True)]
+    for event, fixed, part in list(reverse):
+        if event.startswith("S_") and not fixed and (event, True, False) in reverse:
+            last, first, bufs = reverse.pop((event, False, part))
+            entry = reverse[(event, True, False)]
             entry[0], entry[1] = max(entry[0], last), min(entry[1], first)
             entry[2] |= bufs
 
@@ -382,10 +386,13 @@ def insert(func: Func) -> None:
     if func.attributes.get("broadcast"):
         body = with_fills(body)
     rows = func.attributes.get("layout") == "rows"
-    plan = _plan(body, slotted, rows)
+    apart = frozenset(
+        n for n, b in func.attributes["buffers"].items() if b.get("kind") == "col" and b["slots"] > 1
+    )
+    plan = _plan(body, slotted, rows, apart)
     if "V_MTE3" in plan.overflow(slots):
         body = coalesce_stores(body, plan, slots)
-        plan = _plan(body, slotted, rows)
+        plan = _plan(body, slotted, rows, apart)
     for event, n in sorted(plan.overflow(slots).items()):
         raise CompileError(
             f"insert-sync: {event} is needed at {n} unordered points of a tile, which takes {n * slots} "
@@ -403,7 +410,7 @@ def insert(func: Func) -> None:
             before.setdefault(j, []).append(_sync(kind, event, ident, body[j].loc, bufs))
     pre, drain = [], []
     for key in sorted(plan.reverse):
-        event, fixed = key
+        event, fixed = key[:2]
         last, first, bufs = plan.reverse[key]
         group = plan.groups[(-1, key)]
         ident = group * slots if fixed else _ident(group, slots)

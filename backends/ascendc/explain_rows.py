@@ -42,21 +42,28 @@ def ub_bytes(rp: dict, pitch: int, cols: int, step: int, slots: int, wide: bool 
 CHUNK_ALIGN = 64
 
 
+def chunk_fit(rp: dict, cols: int, usable: int) -> tuple[int, int, int]:
+    """(slots, colsPerLoop, chunks) of a column-chunked twin's plan ``rp`` for rows of ``cols``:
+    chunks alternate between two slots when a chunk of 64 columns fits with two, else take one (the
+    generated TilingFunc); (0, 0, 0) when not even one chunk of 64 columns fits (the host's error)."""
+    for slots in (2, 1):
+        fits = [
+            k
+            for k in range(1, (cols + CHUNK_ALIGN - 1) // CHUNK_ALIGN + 1)
+            if ub_bytes(rp, _round_up(k * CHUNK_ALIGN, rp["align"]), k * CHUNK_ALIGN, 1, slots) <= usable
+        ]
+        if fits:
+            per = min(fits[-1] * CHUNK_ALIGN, cols)
+            chunks = -(-cols // per)
+            if cols % chunks == 0:
+                per = cols // chunks
+            return slots, per, chunks
+    return 0, 0, 0
+
+
 def chunk_plan(rp: dict, cols: int, usable: int) -> tuple[int, int]:
-    """(colsPerLoop, chunks) of a column-chunked twin's plan ``rp`` for rows of ``cols``; (0, 0)
-    when not even one chunk of 64 columns fits (the host's error)."""
-    fits = [
-        k
-        for k in range(1, (cols + CHUNK_ALIGN - 1) // CHUNK_ALIGN + 1)
-        if ub_bytes(rp, _round_up(k * CHUNK_ALIGN, rp["align"]), k * CHUNK_ALIGN, 1, 1) <= usable
-    ]
-    if not fits:
-        return 0, 0
-    per = min(fits[-1] * CHUNK_ALIGN, cols)
-    chunks = -(-cols // per)
-    if cols % chunks == 0:
-        per = cols // chunks
-    return per, chunks
+    """(colsPerLoop, chunks) of ``chunk_fit``."""
+    return chunk_fit(rp, cols, usable)[1:]
 
 
 def row_step(
@@ -115,6 +122,7 @@ class RowLedger:
     plan: dict
     buffers: list[tuple[str, str, int, int, list[str]]]  # name, kind, bytes, slots, values
     chunked: dict | None = None  # the column-chunked twin's plan
+    chunk_passes: str = ""  # the twin's passes over a row's chunks, and what shares one
 
     def lines(self) -> list[str]:
         rp = self.plan
@@ -167,18 +175,22 @@ class RowLedger:
         for cols in (16384, 131072, 200000):
             if row_step(rp, cols, self.usable)[1]:
                 continue
-            per, n = chunk_plan(self.chunked, cols, self.usable)
-            chunks.append(f"C={cols}: {n} x {per}" if per else f"C={cols}: none fits")
+            slots, per, n = chunk_fit(self.chunked, cols, self.usable)
+            one = " (one slot)" if slots == 1 else ""
+            chunks.append(f"C={cols}: {n} x {per}{one}" if per else f"C={cols}: none fits")
         c = self.chunked
         out.append(
-            f"  chunk UB = pitch x ({c['col']} + {c['row1']}) + scratch + {c.get('extra', 0)} + {c['perrow']} x "
-            f"{c['perrow_bytes1']}; chunks x columns: " + (", ".join(chunks) or "-")
+            f"  chunk UB = pitch x ({c['col']} + {c['row']}) + scratch + {c.get('extra', 0)} + {c['perrow']} x "
+            f"{c['perrow_bytes1']}, chunks alternating between two slots (one slot: pitch x ({c['col']} + "
+            f"{c['row1']}) + ...); chunks x columns: " + (", ".join(chunks) or "-")
         )
+        if self.chunk_passes:
+            out.append(f"  {self.chunk_passes}")
         return out
 
 
 def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
-    from passes.chunk_rows import chunked_twin
+    from passes.chunk_rows import ONLINE, chunked_twin
 
     from passes.rows import COL, layout_of
 
@@ -201,10 +213,41 @@ def row_ledger(func: Func, key: int, usable: int) -> RowLedger:
         (name, b["kind"], b["bytes"], b["slots"], held.get(name, []))
         for name, b in func.attributes["buffers"].items()
     ]
-    twin = row_plan_of(chunked_twin(func))
+    twin = chunked_twin(func)
+    together = [
+        what
+        for what, found in (
+            ("a mean and its variance (Welford)", any(op.attrs.get("welford") for op in twin.walk())),
+            (
+                "a max and the sum of exp(x - max) (online softmax)",
+                any(op.opname == ONLINE for op in twin.walk()),
+            ),
+        )
+        if found
+    ]
+    passes = (
+        f"{twin.attributes['phases']} passes over each row's chunks (a reduction level each, then the outputs"
+    )
+    passes += f"; in one pass: {', '.join(together)})" if together else ")"
     return RowLedger(
-        func.name, key, str(func.attributes.get("dtype", "")), usable, row_plan_of(func), bufs, twin
+        func.name,
+        key,
+        str(func.attributes.get("dtype", "")),
+        usable,
+        row_plan_of(func),
+        bufs,
+        row_plan_of(twin),
+        passes,
     )
 
 
-__all__ = ["RowLedger", "row_ledger", "row_step", "longest_row", "chunk_plan", "ub_bytes", "widens_once"]
+__all__ = [
+    "RowLedger",
+    "row_ledger",
+    "row_step",
+    "longest_row",
+    "chunk_fit",
+    "chunk_plan",
+    "ub_bytes",
+    "widens_once",
+]

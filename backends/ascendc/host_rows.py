@@ -373,16 +373,22 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
                 "return ge::GRAPH_FAILED);"
             )
             w.line(
-                comment="the most columns per chunk, a multiple of CHUNK_ALIGN, with one row of one slot in UB"
+                comment="the most columns per chunk, a multiple of CHUNK_ALIGN, with one row in UB: chunks alternate"
             )
-            w.line("uint64_t lo = 0, hi = (cols + CHUNK_ALIGN - 1) / CHUNK_ALIGN;")
-            with w.block("while (lo < hi)"):
-                w.line("const uint64_t mid = (lo + hi + 1) / 2;")
-                w.line("const uint64_t len = mid * CHUNK_ALIGN;")
-                w.line(
-                    "if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1, false) <= usable) lo = mid; "
-                    "else hi = mid - 1;"
-                )
+            w.line(
+                comment="between two slots (the copy-in of the next overlaps this one's math), else one slot"
+            )
+            w.line("uint64_t lo = 0;")
+            w.line("slots = 3;")
+            with w.block("while (lo == 0 && --slots > 0)"):
+                w.line("uint64_t hi = (cols + CHUNK_ALIGN - 1) / CHUNK_ALIGN;")
+                with w.block("while (lo < hi)"):
+                    w.line("const uint64_t mid = (lo + hi + 1) / 2;")
+                    w.line("const uint64_t len = mid * CHUNK_ALIGN;")
+                    w.line(
+                        "if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, slots, false) <= usable) "
+                        "lo = mid; else hi = mid - 1;"
+                    )
             w.line(
                 "const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1, "
                 "false);"
@@ -405,7 +411,6 @@ def emit_row_tiling_func(w: CodeWriter, plan: HostPlan) -> None:
             )
             w.line("pitch = RoundUp(colsPerLoop, chunked->align);")
             w.line("rowStep = 1;")
-            w.line("slots = 1;", "a row's per-row values live across the passes over its chunks")
             w.line("tilingKey += CHUNK_KEY_OFFSET;")
             w.line("plan = chunked;")
         w.line()
@@ -476,19 +481,25 @@ def row_plan_of(func) -> dict:
     buffers = func.attributes["buffers"]
     bufs = buffers.values()
     welford = any(op.attrs.get("welford") for op in func.walk())
+    chunked = func.attributes.get("path") == "chunked"
+    # a chunked kernel's step is one row: a column chunk is a row of it (colLen_ == slotLen_), in
+    # the run-time slots (the kernel's colLen_ holds them all)
+    row = (ROW, COL) if chunked else (ROW,)
     return {
         **rows,
         # + Welford's lanes in a chunked kernel: mean, M2 and a temporary, f32 per column
-        "col": sum(b["bytes"] for b in bufs if b["kind"] == COL) + WELFORD_LANE_BYTES * welford,
-        "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == ROW),
+        "col": sum(b["bytes"] for b in bufs if b["kind"] == COL and not chunked)
+        + WELFORD_LANE_BYTES * welford,
+        "row": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] in row),
         "perrow_bytes": sum(b["bytes"] * b["slots"] for b in bufs if b["kind"] == PERROW),
-        "row1": sum(b["bytes"] for b in bufs if b["kind"] == ROW),
-        # a chunked kernel's partial reductions: one 32-byte per-row slot; a full-load one's
-        # pads into the other UB bank groups: ReduceRows' work area (WORK_PAD floats), buffers
-        # starting at their bank phase (plan-rows)
+        "row1": sum(b["bytes"] for b in bufs if b["kind"] in row),
+        # a chunked kernel's partial reductions: one 32-byte per-row slot (+ one: OnlineSum's max);
+        # a full-load one's pads into the other UB bank groups: ReduceRows' work area (WORK_PAD
+        # floats), buffers starting at their bank phase (plan-rows)
         "extra": (
-            32 * any(op.opname == "reduce" and not op.attrs.get("welford") for op in func.walk())
-            if func.attributes.get("path") == "chunked"
+            (64 if any(op.opname == "online.sum" for op in func.walk()) else 32)
+            * any(op.opname in ("reduce", "online.sum") and not op.attrs.get("welford") for op in func.walk())
+            if chunked
             else 4 * WORK_PAD * bool(rows.get("scratch")) + MAX_BANK_PAD * bank_pads(buffers, rows)
         ),
         "perrow_bytes1": sum(b["bytes"] for b in bufs if b["kind"] == PERROW),

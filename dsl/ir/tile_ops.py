@@ -270,3 +270,31 @@ declare(
         doc="%v = welford.var %x, %n : tensor<..., 1, f32>  // mean((x + n)^2), n = -mean(x) ({blocks = true}: mean((x - n)^2), n = mean(x) as Brcb blocks): Welford statistics",
     )
 )
+
+
+def _check_online_sum(types, attrs, rtype):
+    src, top = types
+    if not (isinstance(src, TensorType) and isinstance(top, TensorType) and isinstance(rtype, TensorType)):
+        raise TypeInferenceError(
+            "online.sum takes rows exp(x - m) and the per-row max m, and gives a per-row value"
+        )
+    if rtype != top or src.dtype != top.dtype:
+        raise TypeInferenceError("online.sum gives the per-row sum in the type of the max it reads")
+
+
+def _online_sum_run(a, at, rt):
+    return a[0].sum(axis=-1, keepdims=True, dtype=a[0].dtype)  # a whole row: m is the row's max
+
+
+declare(
+    OpSpec(
+        "online.sum",
+        2,
+        None,
+        _online_sum_run,
+        check=_check_online_sum,
+        in_loop=True,
+        doc="%s = online.sum %e, %m : tensor<..., 1, f32>  // sum(e), e = exp(x - m), m = max(x) running over "
+        "a row's column chunks: each chunk rescales the sum so far by exp(m before - m) (online softmax)",
+    )
+)

@@ -151,3 +151,11 @@ def test_every_flag_of_a_bf16_quantize_add_layer_norm_is_needed(tmp_path):
         env,
         dtype="bf16",
     )
+
+
+def test_every_flag_of_an_online_softmax_is_needed(tmp_path):
+    """The column-chunked softmax: max and sum in one pass (online.sum), chunks in two slots."""
+    rng = np.random.default_rng(8)
+    rows, cols = 2, 50000  # f32: too long for one row in UB; two passes of a few chunks
+    x = (np.linspace(-8, 8, cols)[None, :] + rng.uniform(-1, 1, (rows, cols))).astype(np.float32)
+    _deletions(tmp_path, "softmax", (x,), {}, {"IS_FLOAT": True, "COLUMN_CHUNKS": True})

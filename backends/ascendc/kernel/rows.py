@@ -559,6 +559,8 @@ class RowKernelText(KernelText):
             held = [v for v in code.views.values() if v.buffer == b]
             width = self.width_text(held, info["bytes"], code.variant.dtype)
             slots = " * slots_" if info["slots"] > 1 else ""  # 2, or 1 when a ping-pong step does not fit
+            if info["kind"] == COL:  # colLen_: the resident copy, or (COLUMN_CHUNKS) the chunk's slots
+                slots = ""
             length = {ROW: "slotLen_", PERROW: "perRowLen_", COL: "colLen_"}[info["kind"]]
             size = f"{length}{slots} * {width}"
             if banks is None or mapping[b] in chunk_only:
@@ -575,7 +577,11 @@ class RowKernelText(KernelText):
         if code.rows.get("scratch"):
             out.append(Stmt(f"pipe_.InitBuffer(scratchBuf_, {self.scratch_bytes()});"))
         out += chunked
-        if code.needs.uses_part:
+        if code.needs.online_sum:  # + OnlineSum's max
+            out.append(
+                Stmt("pipe_.InitBuffer(partBuf_, 64);", note="a chunk's partial reduction, the sum's max")
+            )
+        elif code.needs.uses_part:
             out.append(Stmt("pipe_.InitBuffer(partBuf_, 32);", note="a chunk's partial reduction"))
         if code.needs.uses_welford:
             out.append(
@@ -611,6 +617,17 @@ class RowKernelText(KernelText):
                 votes.setdefault(n, []).append(p)
         self._banks = {n: max((0, 256), key=lambda p: (v.count(p), p == v[0])) for n, v in votes.items()}
         return self._banks
+
+    def column_slots(self) -> set[str]:
+        """The column buffers the column-chunked twins copy chunks into, alternating slots like the
+        rows' (``colLen_`` holds them all there; the full-load variants' copy is resident)."""
+        return {
+            self.bufmap[vid][b]
+            for vid, code in self.plan.codes.items()
+            if code.chunked
+            for b, info in code.buffers.items()
+            if info["kind"] == COL and info["slots"] > 1
+        }
 
     def holders(self, cname: str) -> list:
         """The variants that have canonical buffer ``cname``."""
@@ -706,14 +723,19 @@ class RowKernelText(KernelText):
                 "slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);", "elements of one slot of a row buffer"
             )
             w.line("perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);", "... of a per-row buffer")
-            w.line("colLen_ = RoundUp(pitch_, COUNT_ALIGN);", "... of a column buffer")
+            if self.column_slots():  # the chunks of a column alternate between slots like rows
+                w.line(
+                    "colLen_ = RoundUp(pitch_, COUNT_ALIGN) * (COLUMN_CHUNKS ? slots_ : 1);",
+                    "... of a column buffer (all slots)",
+                )
+            else:
+                w.line("colLen_ = RoundUp(pitch_, COUNT_ALIGN);", "... of a column buffer")
             if self.has_chunked():
                 w.line("rowCols_ = tiling.cols;")
                 with w.block("if constexpr (COLUMN_CHUNKS)"):
                     w.line(comment="one row at a time, PHASES passes over its chunks; buffers hold one chunk")
-                    w.line("colsPerLoop_ = tiling.colsPerLoop;")
                     w.line("chunks_ = tiling.chunks;")
-                    w.line("cols_ = colsPerLoop_;")
+                    w.line("cols_ = colsPerLoop_ = tiling.colsPerLoop;")
                     w.line("steps_ = rows_ * PHASES * chunks_;")
 
     def tile(self) -> None:
@@ -728,6 +750,8 @@ class RowKernelText(KernelText):
         w = self.e.w
         if any(c.needs.uses_welford for c in self.codes()):
             self.vc.helpers(w, [c.needs for c in self.codes()], "welford")
+        if any(c.needs.online_sum for c in self.codes()):
+            self.vc.helpers(w, [c.needs for c in self.codes()], "online")
 
     def step(self, chunks: bool = False) -> None:
         """ProcessStep(s): ``rows`` whole rows from ``first``; with ``chunks`` (the kernel carries
@@ -781,6 +805,11 @@ class RowKernelText(KernelText):
                     "const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));",
                     "ping-pong slot and event id (0 with one slot)",
                 )
+            if chunks and self.column_slots():
+                w.line(
+                    "const uint32_t colSlot = COLUMN_CHUNKS ? slot * slotLen_ : 0;",
+                    "a column chunk's slot; the resident copy",
+                )
             self.pad_lines([c.body for c in self.codes()])
             if re.search(r"\bscratch\b", text):
                 unused = "" if everywhere("scratch") else "[[maybe_unused]] "
@@ -789,7 +818,7 @@ class RowKernelText(KernelText):
                 comment="The step's views; one written as another is computed in place of it (its buffer)."
             )
             aliases = self.views(
-                lambda c: c.body, coalesce=True, keep={v for c in self.codes() for v in c.wide}
+                lambda c: c.body, coalesce=True, keep={v for c in self.codes() for v in c.wide}, step=True
             )
             self.e.section(self.per_variant(self.wide_views))
             if aliases:
@@ -859,13 +888,15 @@ class RowKernelText(KernelText):
             if used:
                 always = word in ("first", "rows", "colAt", "chunk") or everywhere(word)
                 w.line(("" if always else "[[maybe_unused]] ") + decl, why)
-        with w.block("if constexpr (COLUMN_CHUNKS)"):
-            w.line(
-                "cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : static_cast<uint32_t>(rowCols_ - colAt);",
-                "this chunk's",
-            )
+        w.line(
+            "if constexpr (COLUMN_CHUNKS) cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : "
+            "static_cast<uint32_t>(rowCols_ - colAt);",
+            "this chunk's",
+        )
 
-    def views(self, stmts, coalesce: bool = False, keep: frozenset = frozenset()) -> dict[str, str]:
+    def views(
+        self, stmts, coalesce: bool = False, keep: frozenset = frozenset(), step: bool = False
+    ) -> dict[str, str]:
         """Each value's LocalTensor on its buffer: those the method's statements ``stmts``
         (a function of a variant's code) use. With ``coalesce``, an anonymous view (``tmpN``)
         bound exactly like an earlier anonymous one in every variant is not declared again;
@@ -888,7 +919,9 @@ class RowKernelText(KernelText):
                     order.append(view.name)
                 t = self.view_types[view.name]
                 at = ""
-                if view.slotted:
+                if kind == COL and step and mapping[view.buffer] in self.column_slots():
+                    at = "[colSlot]"  # a column chunk's slot (COLUMN_CHUNKS), else the resident copy
+                elif view.slotted:
                     at = "slot * slotLen_" if kind == ROW else "slot * perRowLen_"
                     # a narrower value in a wider buffer (plan-rows): the slot is that many more elements
                     ratio = code.buffers[view.buffer]["bytes"] // view.dtype.bytes

@@ -1046,6 +1046,9 @@ class KernelText:
         """Reverse flags pre-issued (or drained) once per ping-pong slot: one loop over the ids."""
         lists = {}
         bases: set[int] = set()
+        slots = max(
+            len(c.buffers) and max(b["slots"] for b in c.buffers.values()) for c in self.plan.codes.values()
+        )
         for vid, code in self.plan.codes.items():
             by_event: dict[str, list] = {}
             for s in part(code):
@@ -1054,17 +1057,19 @@ class KernelText:
             stmts = []
             for (fn, event), items in by_event.items():
                 ids = sorted(i for i, _ in items)
-                base = ids[0]
-                bases.add(base)
-                assert ids == list(range(base, base + len(ids))), ids
-                offset = f"id + {base}" if base else "id"
-                stmts.append(Stmt(f"{fn}<HardEvent::{event}>({offset});", items[0][1].note, items[0][1].dsl))
-            lists[vid] = stmts
+                notes = dict(sorted(items, key=lambda item: item[0]))
+                for k in range(0, len(ids), slots):  # an id group per ``slots`` ids (insert-sync)
+                    base = ids[k]
+                    bases.add(base)
+                    assert ids[k : k + slots] == list(range(base, base + slots)), ids
+                    offset = f"id + {base}" if base else "id"
+                    first = notes[base]
+                    stmts.append(
+                        (base > 0, Stmt(f"{fn}<HardEvent::{event}>({offset});", first.note, first.dsl))
+                    )
+            lists[vid] = [st for _, st in sorted(stmts, key=lambda x: x[0])]  # later id groups last
         if not any(lists.values()):
             return
-        slots = max(
-            len(c.buffers) and max(b["slots"] for b in c.buffers.values()) for c in self.plan.codes.values()
-        )
         w = self.e.w
         bound = self.slot_bound(slots)
         if self.e.compact:  # the loop's comment on its line

@@ -97,6 +97,7 @@ class Needs:
     uses_part: bool = False  # partBuf_: a chunk's partial reduction (chunked twins)
     uses_welford: bool = False  # Welford statistics of a chunked row (welfordBuf_)
     welford_blocks: bool = False  # WelfordVar reads the mean as Brcb blocks (else -mean, by the scalar unit)
+    online_sum: bool = False  # OnlineSum: a sum of exp(x - max) kept at the running max (chunked twins)
     vfs: dict = field(default_factory=dict)  # RegBase: placeholder -> regbase.VectorFunction
     cast_traits: set = field(default_factory=set)  # RegBase: the CastTrait constants the VFs use
 

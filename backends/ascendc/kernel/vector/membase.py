@@ -38,7 +38,7 @@ KERNEL = {"flat": "elementwise kernel", "rows": "row kernel"}
 # The row schedule's forms (rows.py): ops MemBase writes as the row kernel's helper calls and
 # per-row loops. They read the schedule's members (cols_, invCols_) and the step's
 # locals (rows, chunk), and record the helpers they need on ``ctx.needs`` (a RowCode).
-ROW_FORMS = ("reduce", "welford.var", "vec.brc", "vec.brcb")
+ROW_FORMS = ("reduce", "welford.var", "online.sum", "vec.brc", "vec.brcb")
 ROW_LOOP = "for (uint32_t r = 0; r < rows; ++r)"
 PER_ROW_FORMS = (Form.PER_ROW, Form.BLOCKS)
 BARRIER = "PipeBarrier<PIPE_V>();"
@@ -92,7 +92,8 @@ class MemBase:
     def helpers(self, w, needs: list, where: str) -> None:
         """The helpers the variants' ``needs`` ask for, at the point ``where`` of the kernel text:
         "free" (functions before the class: the resident-repeat loops), "splat" (broadcast
-        kernels' Splat), "welford" (the chunked twins' Welford members), "by_value" (SpreadPerRow,
+        kernels' Splat), "welford" (the chunked twins' Welford members), "online" (their OnlineSum),
+        "by_value" (SpreadPerRow,
         ReduceRows with ReduceChunk, RowsByValue)."""
         if where == "free":
             for api, side in sorted(set().union(*(n.repeat for n in needs))):
@@ -101,6 +102,8 @@ class MemBase:
             H.splat_helper(w)
         elif where == "welford":
             H.welford_helpers(w, needs, self)
+        elif where == "online":
+            H.online_sum_helper(w, self)
         elif where == "by_value":
             H.by_value_helpers(w, needs, self)
         else:
@@ -246,6 +249,14 @@ class MemBase:
             return Stmt(
                 f"WelfordVar({dst}, {srcs[1].text});",
                 note="variance of the row: its Welford statistics merged (Chan)",
+                dsl=loc,
+            )
+        if name == "online.sum":
+            self.chunk_only_f32(op)
+            needs.uses_part = needs.online_sum = True
+            return Stmt(
+                f"OnlineSum({dst}, {srcs[0].text}, {srcs[1].text}, cols_, chunk);",
+                note="sum of exp(x - max) of the row so far, at its running max",
                 dsl=loc,
             )
         if name == "vec.brc":

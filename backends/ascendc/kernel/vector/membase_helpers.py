@@ -166,6 +166,38 @@ def welford_helpers(w, needs: list, vc) -> None:
         w.line("Muls(out, out, invCols_, static_cast<int32_t>(PER_ROW));")
 
 
+def online_sum_helper(w, vc) -> None:
+    """Online softmax's sum (chunk_rows.online): ``sum`` holds the sum of exp(x - m) over the
+    row's chunks so far, at the max ``m`` of those chunks; a new chunk (``src`` = exp(x - m) with
+    the max that includes it) first rescales it by exp(m before - m) (partBuf_[8] keeps the max it
+    is at), then adds its own sum."""
+    w.line()
+    w.line(
+        comment="Softmax's sum over a row's chunks in the max's pass: `src` is exp(x - max) of this chunk at the"
+    )
+    w.line(comment="running max; the sum so far, kept at the max before (partBuf_[8]), is first rescaled by")
+    w.line(comment="exp(max before - max), then the chunk's sum added.")
+    with w.block(
+        "__aicore__ inline void OnlineSum(const LocalTensor<float>& sum, const LocalTensor<float>& src, "
+        "const LocalTensor<float>& max, int32_t count, uint64_t chunk)"
+    ):
+        w.line("LocalTensor<float> scratch = scratchBuf_.Get<float>();")
+        w.line("LocalTensor<float> part = partBuf_.Get<float>();")
+        w.line("LocalTensor<float> at = partBuf_.Get<float>()[8];", "the max the sum is at")
+        _barrier(w, vc)
+        with w.block("if (chunk > 0)"):
+            w.line("Sub(part, at, max, 1);")
+            _barrier(w, vc)
+            w.line("Exp(part, part, 1);")
+            _barrier(w, vc)
+            w.line("Mul(sum, sum, part, 1);")
+            _barrier(w, vc)
+        w.line("ReduceSum(chunk == 0 ? sum : part, src, scratch, count);")
+        _barrier(w, vc)
+        w.line("if (chunk > 0) Add(sum, sum, part, 1);")
+        w.line("Adds(at, max, 0.0f, 1);", "the sum is at this max now")
+
+
 def _lanes(w, *names: str) -> None:
     decls = {
         "laneMean": "LocalTensor<float> laneMean = welfordBuf_.Get<float>();",

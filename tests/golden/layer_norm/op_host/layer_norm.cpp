@@ -121,12 +121,12 @@ constexpr RowPlan PLANS[] = {
     {ge::DT_FLOAT, 1, 8, 8, 1, 8, {8, 12}, {40, 48}, true, 3872, 0},
     {ge::DT_BF16, 0, 16, 16, 1, 2, {10, 12}, {40, 44}, true, 4832, 4},
     {ge::DT_BF16, 1, 16, 16, 1, 4, {10, 12}, {40, 44}, true, 5312, 8},
-    {ge::DT_FLOAT16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0, 4},
-    {ge::DT_FLOAT16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0, 8},
-    {ge::DT_FLOAT, 2, 8, 8, 1, 16, {8, 12}, {80, 88}, true, 0, 0},
-    {ge::DT_FLOAT, 3, 8, 8, 1, 20, {8, 12}, {80, 88}, true, 0, 0},
-    {ge::DT_BF16, 2, 16, 16, 1, 14, {10, 12}, {84, 88}, true, 0, 4},
-    {ge::DT_BF16, 3, 16, 16, 1, 16, {10, 12}, {84, 88}, true, 0, 8},
+    {ge::DT_FLOAT16, 2, 16, 16, 1, 12, {12, 16}, {84, 88}, true, 0, 4},
+    {ge::DT_FLOAT16, 3, 16, 16, 1, 12, {14, 20}, {84, 88}, true, 0, 8},
+    {ge::DT_FLOAT, 2, 8, 8, 1, 12, {12, 20}, {80, 84}, true, 0, 0},
+    {ge::DT_FLOAT, 3, 8, 8, 1, 12, {16, 28}, {80, 84}, true, 0, 0},
+    {ge::DT_BF16, 2, 16, 16, 1, 12, {12, 16}, {84, 88}, true, 0, 4},
+    {ge::DT_BF16, 3, 16, 16, 1, 12, {14, 20}, {84, 88}, true, 0, 8},
 };
 
 uint64_t RoundUp(uint64_t x, uint64_t to) { return (x + to - 1) / to * to; }
@@ -280,15 +280,20 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
                     OP_LOGE(OP_TYPE, "no column-chunked kernel for dtype %d and tiling key %llu",
                             static_cast<int>(dtype), static_cast<unsigned long long>(tilingKey)),
                     return ge::GRAPH_FAILED);
-        // the most columns per chunk, a multiple of CHUNK_ALIGN, with one row of one slot in UB
-        uint64_t lo = 0, hi = (cols + CHUNK_ALIGN - 1) / CHUNK_ALIGN;
-        while (lo < hi) {
-            const uint64_t mid = (lo + hi + 1) / 2;
-            const uint64_t len = mid * CHUNK_ALIGN;
-            if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, 1, false) <= usable)
-                lo = mid;
-            else
-                hi = mid - 1;
+        // the most columns per chunk, a multiple of CHUNK_ALIGN, with one row in UB: chunks alternate
+        // between two slots (the copy-in of the next overlaps this one's math), else one slot
+        uint64_t lo = 0;
+        slots = 3;
+        while (lo == 0 && --slots > 0) {
+            uint64_t hi = (cols + CHUNK_ALIGN - 1) / CHUNK_ALIGN;
+            while (lo < hi) {
+                const uint64_t mid = (lo + hi + 1) / 2;
+                const uint64_t len = mid * CHUNK_ALIGN;
+                if (UbBytes(*chunked, RoundUp(len, chunked->align), len, 1, slots, false) <= usable)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
         }
         const uint64_t least = UbBytes(*chunked, RoundUp(CHUNK_ALIGN, chunked->align), CHUNK_ALIGN, 1, 1, false);
         const uint64_t fixed = UbBytes(*plan, pitch, cols, 0, 2, false);
@@ -309,7 +314,6 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
         if (cols % chunks == 0) colsPerLoop = cols / chunks;  // equal chunks when C divides evenly
         pitch = RoundUp(colsPerLoop, chunked->align);
         rowStep = 1;
-        slots = 1;  // a row's per-row values live across the passes over its chunks
         tilingKey += CHUNK_KEY_OFFSET;
         plan = chunked;
     }

@@ -33,11 +33,12 @@ public:
         if constexpr (WITH_BETA) InitBanked(betaBuf_, colLen_ * sizeof(T), 256);
         InitBanked(gammaBuf_, colLen_ * sizeof(T), 256);
         if constexpr (!IS_FLOAT) InitBanked(gammaF32Buf_, slotLen_ * sizeof(float), 0);
-        InitBanked(meanBuf_, perRowLen_ * slots_ * sizeof(T));
+        if constexpr (!IS_FLOAT || !COLUMN_CHUNKS) InitBanked(meanBuf_, perRowLen_ * slots_ * sizeof(T));
         if constexpr (!IS_FLOAT)
             InitBanked(meanF32Buf_, perRowLen_ * sizeof(float), 256);
-        else
-            InitBanked(meanF32Buf_, perRowLen_ * 32, 256);
+        else if constexpr (IS_FLOAT && COLUMN_CHUNKS)
+            InitBanked(meanBuf_, perRowLen_ * sizeof(T));
+        if constexpr (IS_FLOAT) InitBanked(meanF32Buf_, perRowLen_ * 32, 256);
         InitBanked(rstdBuf_, perRowLen_ * slots_ * sizeof(T));
         if constexpr (!IS_FLOAT || COLUMN_CHUNKS) InitBanked(tmpBuf_, perRowLen_ * 32, 0);
         InitBanked(xBuf_, slotLen_ * slots_ * sizeof(T), 0);
@@ -58,16 +59,18 @@ public:
     }
 
     __aicore__ inline void Process() {
-        for (int32_t id = 0; id < 2; ++id) {    // pre-issue every slot's reverse flags
-            SetFlag<HardEvent::MTE3_MTE2>(id);  // MTE3 -> MTE2: y copied out
-            SetFlag<HardEvent::MTE3_V>(id);     // MTE3 -> V: mean, rstd copied out
+        for (int32_t id = 0; id < 2; ++id) {                              // pre-issue every slot's reverse flags
+            SetFlag<HardEvent::MTE3_MTE2>(id);                            // MTE3 -> MTE2: y copied out
+            SetFlag<HardEvent::MTE3_V>(id);                               // MTE3 -> V: mean, rstd copied out
+            if constexpr (COLUMN_CHUNKS) SetFlag<HardEvent::V_MTE2>(id);  // V -> MTE2: slot of gamma read
         }
-        if constexpr (COLUMN_CHUNKS) SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
+        if constexpr (IS_FLOAT && COLUMN_CHUNKS) SetFlag<HardEvent::MTE3_V>(2);  // MTE3 -> V: mean copied out
         for (uint64_t s = 0; s < steps_; ++s) ProcessStep(s);
-        if constexpr (COLUMN_CHUNKS) WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
-        for (int32_t id = 0; id < 2; ++id) {                          // drain every slot's reverse flags
-            WaitFlag<HardEvent::MTE3_V>(id);                          // MTE3 -> V: mean, rstd copied out
-            WaitFlag<HardEvent::MTE3_MTE2>(id);                       // MTE3 -> MTE2: y copied out
+        if constexpr (IS_FLOAT && COLUMN_CHUNKS) WaitFlag<HardEvent::MTE3_V>(2);  // MTE3 -> V: mean copied out
+        for (int32_t id = 0; id < 2; ++id) {                                      // drain every slot's reverse flags
+            if constexpr (COLUMN_CHUNKS) WaitFlag<HardEvent::V_MTE2>(id);         // V -> MTE2: slot of gamma read
+            WaitFlag<HardEvent::MTE3_V>(id);                                      // MTE3 -> V: mean, rstd copied out
+            WaitFlag<HardEvent::MTE3_MTE2>(id);                                   // MTE3 -> MTE2: y copied out
         }
     }
 
@@ -97,15 +100,14 @@ private:
         slots_ = tiling.slots;          // 2: steps alternate between two UB slots; 1: one slot (a big row)
         wideBytes_ = tiling.wideBytes;  // f32 copies of the columns for the whole core (0: none)
         steps_ = (rows_ + rowStep_ - 1) / rowStep_;
-        slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);     // elements of one slot of a row buffer
-        perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);  // ... of a per-row buffer
-        colLen_ = RoundUp(pitch_, COUNT_ALIGN);                 // ... of a column buffer
+        slotLen_ = RoundUp(rowStep_ * pitch_, COUNT_ALIGN);                     // elements of one slot of a row buffer
+        perRowLen_ = RoundUp(rowStep_ * PER_ROW, COUNT_ALIGN);                  // ... of a per-row buffer
+        colLen_ = RoundUp(pitch_, COUNT_ALIGN) * (COLUMN_CHUNKS ? slots_ : 1);  // ... of a column buffer (all slots)
         rowCols_ = tiling.cols;
         if constexpr (COLUMN_CHUNKS) {
             // one row at a time, PHASES passes over its chunks; buffers hold one chunk
-            colsPerLoop_ = tiling.colsPerLoop;
             chunks_ = tiling.chunks;
-            cols_ = colsPerLoop_;
+            cols_ = colsPerLoop_ = tiling.colsPerLoop;
             steps_ = rows_ * PHASES * chunks_;
         }
     }
@@ -117,19 +119,25 @@ private:
         const uint32_t rows = static_cast<uint32_t>(rows_ - first < rowStep_ ? rows_ - first : rowStep_);
         const uint64_t colAt = chunk * colsPerLoop_;     // the chunk's first column
         const uint64_t gmAt = first * rowCols_ + colAt;  // the step's first element in GM
-        if constexpr (COLUMN_CHUNKS) {
+        if constexpr (COLUMN_CHUNKS)
             cols_ = chunk + 1 < chunks_ ? colsPerLoop_ : static_cast<uint32_t>(rowCols_ - colAt);  // this chunk's
-        }
         [[maybe_unused]] const int32_t n = static_cast<int32_t>(rows * pitch_);  // whole rows, pads included
         const int32_t nPerRow = static_cast<int32_t>(rows * PER_ROW);            // per-row values
         [[maybe_unused]] const bool widen = s == 0 || wideBytes_ == 0;           // each step, or the first (wideBuf_)
-        const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));  // ping-pong slot and event id (0 with one slot)
+        const int32_t slot = static_cast<int32_t>(s & (slots_ - 1));   // ping-pong slot and event id (0 with one slot)
+        const uint32_t colSlot = COLUMN_CHUNKS ? slot * slotLen_ : 0;  // a column chunk's slot; the resident copy
         // The step's views; one written as another is computed in place of it (its buffer).
-        LocalTensor<T> gamma = gammaBuf_.Get<T>();
+        LocalTensor<T> gamma = gammaBuf_.Get<T>()[colSlot];
         LocalTensor<T> x = xBuf_.Get<T>()[slot * slotLen_];
         LocalTensor<float> xF32 = IS_FLOAT ? xBuf_.Get<float>()[slot * slotLen_] : xF32Buf_.Get<float>();
-        LocalTensor<float> meanF32 = IS_FLOAT ? meanBuf_.Get<float>()[slot * perRowLen_] : meanF32Buf_.Get<float>();
-        LocalTensor<T> mean = meanBuf_.Get<T>()[slot * perRowLen_];
+        LocalTensor<float> meanF32;
+        if constexpr (!IS_FLOAT)
+            meanF32 = meanF32Buf_.Get<float>();
+        else if constexpr (!COLUMN_CHUNKS)
+            meanF32 = meanBuf_.Get<float>()[slot * perRowLen_];
+        else
+            meanF32 = meanBuf_.Get<float>();
+        LocalTensor<T> mean = IS_FLOAT && COLUMN_CHUNKS ? meanBuf_.Get<T>() : meanBuf_.Get<T>()[slot * perRowLen_];
         LocalTensor<float> rstdF32;
         if constexpr (!IS_FLOAT && !COLUMN_CHUNKS)
             rstdF32 = meanF32Buf_.Get<float>();
@@ -138,7 +146,7 @@ private:
         else
             rstdF32 = rstdF32Buf_.Get<float>();
         LocalTensor<T> rstd = rstdBuf_.Get<T>()[slot * perRowLen_];
-        LocalTensor<float> gammaF32 = IS_FLOAT ? gammaBuf_.Get<float>() : gammaF32Buf_.Get<float>();
+        LocalTensor<float> gammaF32 = IS_FLOAT ? gammaBuf_.Get<float>()[colSlot] : gammaF32Buf_.Get<float>();
         LocalTensor<float> yF32 = IS_FLOAT && WITH_BETA ? xF32Buf_.Get<float>() : xF32;
         LocalTensor<T> y = IS_FLOAT && WITH_BETA ? xF32Buf_.Get<T>() : x;
         LocalTensor<float> tmp0 = IS_FLOAT ? meanF32Buf_.Get<float>() : tmpBuf_.Get<float>();
@@ -158,17 +166,17 @@ private:
         LocalTensor<float> betaF32;
         LocalTensor<float> y2 = IS_FLOAT && !WITH_BETA ? tmp1 : xF32;
         LocalTensor<float> y1 = y2;
-        if constexpr ((!IS_FLOAT && WITH_BETA) || (WITH_BETA && COLUMN_CHUNKS)) beta = betaBuf_.Get<T>();
+        if constexpr ((!IS_FLOAT && WITH_BETA) || (WITH_BETA && COLUMN_CHUNKS)) beta = betaBuf_.Get<T>()[colSlot];
         if constexpr (!IS_FLOAT && WITH_BETA)
             betaF32 = gammaF32Buf_.Get<float>();
         else if constexpr (WITH_BETA)
-            betaF32 = betaBuf_.Get<float>();
+            betaF32 = betaBuf_.Get<float>()[colSlot];
         if (wideBytes_ > 0) gammaF32 = wideBuf_.Get<float>();
         if constexpr (WITH_BETA) {
             if (wideBytes_ > 0) betaF32 = wideBuf_.Get<float>()[colLen_];
         }
         if constexpr (COLUMN_CHUNKS) {
-            WaitFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
+            WaitFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of gamma read
             // layer_norm.py:29  y = d * rstd * gamma
             if (phase == 1) DataCopyPad(gamma, gammaGm_[colAt], RowsIn<T>(1), padT_);
         }
@@ -181,9 +189,11 @@ private:
         DataCopyPad(x, xGm_[gmAt], RowsIn<T>(rows), padT_);
         if constexpr (!IS_FLOAT)
             PipeBarrier<PIPE_V>();
-        else
+        else if constexpr (IS_FLOAT && !COLUMN_CHUNKS)
             WaitFlag<HardEvent::MTE3_V>(slot);  // MTE3 -> V: mean, rstd copied out
-        SetFlag<HardEvent::MTE2_V>(slot);       // MTE2 -> V: x copied in
+        else
+            WaitFlag<HardEvent::MTE3_V>(2);  // MTE3 -> V: mean copied out
+        SetFlag<HardEvent::MTE2_V>(slot);    // MTE2 -> V: x copied in
         WaitFlag<HardEvent::MTE2_V>(slot);
         if constexpr (!IS_FLOAT) {
             Cast(xF32, x, RoundMode::CAST_NONE, n);
@@ -201,6 +211,7 @@ private:
             if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Cast(mean, meanF32, RoundMode::CAST_RINT, nPerRow);
         }
         CopyOut(meanGm_[first], mean, PerRowOut<T>(rows), slot, !COLUMN_CHUNKS || (phase == 1 && chunk == 0));
+        if constexpr (IS_FLOAT && COLUMN_CHUNKS) SetFlag<HardEvent::MTE3_V>(2);  // MTE3 -> V: mean copied out
         if constexpr (IS_FLOAT) PipeBarrier<PIPE_V>();
         // layer_norm.py:26  d = x - mean
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) SpreadPerRow(tmp0, meanF32, rows);
@@ -223,6 +234,7 @@ private:
         }
         // layer_norm.py:28  rstd = dsl.rsqrt(var + epsilon)
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Adds(tmp2, var, epsilon_, nPerRow);
+        if constexpr (IS_FLOAT && COLUMN_CHUNKS) WaitFlag<HardEvent::MTE3_V>(slot);  // MTE3 -> V: rstd copied out
         PipeBarrier<PIPE_V>();
         if (!COLUMN_CHUNKS || (phase == 1 && chunk == 0)) Rsqrt(rstdF32, tmp2, nPerRow);
         if constexpr (!IS_FLOAT) {
@@ -240,7 +252,7 @@ private:
             if (widen && (!COLUMN_CHUNKS || phase == 1)) Cast(gammaF32, gamma, RoundMode::CAST_NONE, cols_);
         }
         if constexpr (!IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS)
-            SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma read
+            SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of gamma read
         PipeBarrier<PIPE_V>();
         if constexpr (!WITH_BETA) {
             if (!COLUMN_CHUNKS || phase == 1)
@@ -257,7 +269,7 @@ private:
             if (widen && (!COLUMN_CHUNKS || phase == 1)) Cast(betaF32, beta, RoundMode::CAST_NONE, cols_);
         }
         if constexpr ((!IS_FLOAT && WITH_BETA && COLUMN_CHUNKS) || (IS_FLOAT && !WITH_BETA && COLUMN_CHUNKS))
-            SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
+            SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of gamma, beta read
         if constexpr (!IS_FLOAT && WITH_BETA) {
             PipeBarrier<PIPE_V>();
             if (!COLUMN_CHUNKS || phase == 1)
@@ -281,7 +293,7 @@ private:
                 for (uint32_t r = 0; r < rows; ++r) Add(y1[r * pitch_], y[r * pitch_], betaF32, cols_);
         }
         if constexpr (IS_FLOAT && WITH_BETA && COLUMN_CHUNKS)
-            SetFlag<HardEvent::V_MTE2>(0);  // V -> MTE2: slot of gamma, beta read
+            SetFlag<HardEvent::V_MTE2>(slot);  // V -> MTE2: slot of gamma, beta read
         if constexpr (IS_FLOAT && WITH_BETA)
             CopyOut(yGm_[gmAt], y2, RowsOut<float>(rows), slot + 4, !COLUMN_CHUNKS || phase == 1);
         SetFlag<HardEvent::MTE3_MTE2>(slot);  // MTE3 -> MTE2: y copied out
