@@ -60,6 +60,9 @@ REFUSALS = {
     r"dsl\.(sum|max|min) of (i8|i32|u8) values is not supported by the row backend": (
         "an integer reduction in a row operator (the vector unit reduces half/float)"
     ),
+    r"the epilogue of \w+ differs between dtypes": (
+        "a matmul epilogue whose instructions depend on T (one epilogue text serves every dtype)"
+    ),
 }
 
 
