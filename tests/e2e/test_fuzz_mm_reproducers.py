@@ -6,26 +6,14 @@ and ``simulate`` (strict sync) against the reference; the fuzz seeds rerun the g
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+import dslfuzz
 from exact_check import BF16, check, same_bits
 
 import dsl
 from backends.ascendc.simulate import simulate
-
-
-def _fuzz():
-    if "dslfuzz" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("dslfuzz", Path(__file__).with_name("dslfuzz.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["dslfuzz"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["dslfuzz"]
 
 
 def halves(rng, shape, dt, top=4):
@@ -222,8 +210,7 @@ FIXED_MM_SEEDS = [
 
 @pytest.mark.parametrize("seed,target,why", FIXED_MM_SEEDS, ids=[f"{t}-{s}" for s, t, _ in FIXED_MM_SEEDS])
 def test_fixed_mm_seed(seed, target, why, tmp_path):
-    fz = _fuzz()
-    outcome = fz.run_program(fz.generate(seed, "mm"), tmp_path, target=target)
+    outcome = dslfuzz.run_program(dslfuzz.generate(seed, "mm"), tmp_path, target=target)
     assert (
         outcome.status == "ok"
     ), f"mm seed {seed} on {target} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
