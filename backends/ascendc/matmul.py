@@ -263,9 +263,8 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     for dt in op.dtypes:
         module = Module([op.func(dt)])
         passes = pipeline(tgt, vector)
-        PassManager(passes[:2], print_after_all=dump, after_each=check).run(
-            module
-        )  # specialize, canonicalize
+        at = next(i for i, p in enumerate(passes) if p.name == "split-cube-vector")
+        PassManager(passes[:at], print_after_all=dump, after_each=check).run(module)  # specialize, ...
         for f in module.funcs:
             if find_matmul(f) is None:
                 bind = ", ".join(f"{k}={v!r}" for k, v in f.attributes.get("bind", {}).items())
@@ -274,7 +273,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
                     "a tiling key without the matmul is not supported yet (the cube part runs under every key)",
                     find_matmul(op.func(dt)).loc,
                 )
-        PassManager(passes[2:], print_after_all=dump, after_each=check).run(module)
+        PassManager(passes[at:], print_after_all=dump, after_each=check).run(module)
         modules[dt] = module
         finals[dt] = module.funcs[0]
         for f in module.funcs:  # one per static-attribute key (specialize)
@@ -299,8 +298,8 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
         this = ({k: v for k, v in f.attributes["cube"].items() if k != "line"}, direct_output(f) is not None)
         if shared is not None and this != shared:
             raise CompileError(
-                f"operator {op.name}: the static attributes change the cube tiling (a reduction along N, the "
-                "identity epilogue under some keys only); not supported yet",
+                f"operator {op.name}: the static attributes change the cube tiling (a reduction along N under some keys "
+                "only); not supported yet",
                 find_matmul(op.func(op.dtypes[0])).loc,
             )
         shared = this
