@@ -214,3 +214,19 @@ def test_fixed_mm_seed(seed, target, why, tmp_path):
     assert (
         outcome.status == "ok"
     ), f"mm seed {seed} on {target} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
+
+
+# Seeds of the mm family still refused (documented in dslfuzz.REFUSALS and README's "Not yet").
+OPEN_MM_SEEDS = [
+    (101, "ascend950", "an i8/u8 value times a per-row value: 'vec.muls' reads [M, 1] with the scalar unit"),
+    (200, "ascend910b", "a per-row value spread over whole rows (vec.brc) in the epilogue"),
+]
+
+
+@pytest.mark.parametrize("seed,target,why", OPEN_MM_SEEDS, ids=[f"{t}-{s}" for s, t, _ in OPEN_MM_SEEDS])
+def test_open_mm_seed(seed, target, why, tmp_path, request):
+    request.applymarker(pytest.mark.xfail(strict=True, reason=why))
+    outcome = dslfuzz.run_program(dslfuzz.generate(seed, "mm"), tmp_path, target=target)
+    assert (
+        outcome.status == "ok"
+    ), f"mm seed {seed} on {target} ({why}): {outcome.reason}\n{outcome.detail[:1500]}"
