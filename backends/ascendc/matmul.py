@@ -64,9 +64,20 @@ def check_supported(op) -> None:
             )
 
 
-def tiling_func(
-    plan, cube: dict, epi_inputs: dict, direct: str | None, readers: dict | None = None
-) -> callable:
+def declared_dims(t, names: dict) -> list | None:
+    """The host's shape check of an input beside the operands, from its declared dims whether or
+    not the epilogue reads it ([M, N], [N], [M, 1]; an input no statement reads may have any shape,
+    the frontend checks only what the epilogue reads): per dim (shown, C++ value or None: free),
+    the product's dims as ``m``, ``k``, ``n``; None for a Scalar or an unshaped input."""
+    if not isinstance(t, TensorType) or t.shape.unshaped or t.shape.ellipsis:
+        return None
+    return [
+        (str(d), str(d)) if isinstance(d, int) else (names[d].upper(), names[d]) if d in names else (d, None)
+        for d in t.shape.dims
+    ]
+
+
+def tiling_func(plan, cube: dict, direct: str | None, readers: dict | None = None) -> callable:
     """``readers``: an optional input -> the tiling keys whose epilogue reads it."""
     readers = readers or {}
 
@@ -107,12 +118,12 @@ def tiling_func(
                 'K = %lld, N = %lld: K must be in [1, 65535]", static_cast<long long>(m), static_cast<long long>(k), '
                 "static_cast<long long>(n)), return ge::GRAPH_FAILED);"
             )
+            mm_dims = find_matmul(func0).result.type.shape.dims
+            dim_names = {mm_dims[0]: "m", mm_dims[1]: "n", func0.params[ia].value.type.shape.dims[1]: "k"}
             for i, name in enumerate(names):
                 if name in (a, b):
                     continue
-                kind = epi_inputs.get(name, ("", "row"))[1]
-                if not isinstance(func0.params[i].value.type, TensorType):
-                    kind = "scalar"
+                dims = declared_dims(func0.params[i].value.type, dim_names)
                 if func0.params[i].optional:
                     mask = sum(1 << k for k in readers.get(name, ()))
                     w.line(f"const gert::StorageShape* in{i} = context->GetOptionalInputShape({i});")
@@ -125,36 +136,24 @@ def tiling_func(
                 else:
                     w.line(f"const gert::StorageShape* in{i} = context->GetInputShape({i});")
                     w.line(f"OP_CHECK_NULL_WITH_CONTEXT(context, in{i});")
-                if kind == "scalar":
+                if not isinstance(func0.params[i].value.type, TensorType):
                     w.line(
                         f'OP_CHECK_IF(in{i}->GetStorageShape().GetShapeSize() != 1, OP_LOGE(OP_TYPE, "Scalar input '
                         f'{w_escape(name)} must have shape [1]"), return ge::GRAPH_FAILED);'
                     )
-                elif kind == "perrow":
-                    cond = (
-                        f"in{i}->GetStorageShape().GetDimNum() != 2 || in{i}->GetStorageShape().GetDim(0) != m || "
-                        f"in{i}->GetStorageShape().GetDim(1) != 1"
+                elif dims is not None:
+                    shape = f"in{i}->GetStorageShape()"
+                    cond = " || ".join(
+                        [f"{shape}.GetDimNum() != {len(dims)}"]
+                        + [f"{shape}.GetDim({j}) != {v}" for j, (_, v) in enumerate(dims) if v is not None]
                     )
-                    msg = f"input {w_escape(name)} must be [M, 1] (M = %lld)"
-                    w.line(
-                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m)), return ge::GRAPH_FAILED);'
+                    named = sorted({v for _, v in dims if v in ("m", "k", "n")}, key="mkn".index)
+                    shown = ", ".join(d for d, _ in dims)
+                    msg = f"input {w_escape(name)} must be [{shown}]" + (
+                        f" ({', '.join(f'{v.upper()} = %lld' for v in named)})" if named else ""
                     )
-                elif kind == "col":
-                    cond = f"in{i}->GetStorageShape().GetDimNum() != 1 || in{i}->GetStorageShape().GetDim(0) != n"
-                    msg = f"input {w_escape(name)} must be [N] (N = %lld)"
-                    w.line(
-                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(n)), return ge::GRAPH_FAILED);'
-                    )
-                else:
-                    cond = (
-                        f"in{i}->GetStorageShape().GetDimNum() != 2 || in{i}->GetStorageShape().GetDim(0) != m || "
-                        f"in{i}->GetStorageShape().GetDim(1) != n"
-                    )
-                    msg = f"input {w_escape(name)} must be [M, N] (M = %lld, N = %lld)"
-                    w.line(
-                        f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}", static_cast<long long>(m), '
-                        "static_cast<long long>(n)), return ge::GRAPH_FAILED);"
-                    )
+                    args = "".join(f", static_cast<long long>({v})" for v in named)
+                    w.line(f'OP_CHECK_IF({cond}, OP_LOGE(OP_TYPE, "{msg}"{args}), return ge::GRAPH_FAILED);')
                 if func0.params[i].optional:
                     w.level -= 1
                     w.line("}")
@@ -263,7 +262,18 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     modules, finals, keyed = {}, {}, {}
     for dt in op.dtypes:
         module = Module([op.func(dt)])
-        PassManager(pipeline(tgt, vector), print_after_all=dump, after_each=check).run(module)
+        passes = pipeline(tgt, vector)
+        at = next(i for i, p in enumerate(passes) if p.name == "split-cube-vector")
+        PassManager(passes[:at], print_after_all=dump, after_each=check).run(module)  # specialize, ...
+        for f in module.funcs:
+            if find_matmul(f) is None:
+                bind = ", ".join(f"{k}={v!r}" for k, v in f.attributes.get("bind", {}).items())
+                raise CompileError(
+                    f"operator {op.name}: under the static attributes {bind} no output depends on the product; "
+                    "a tiling key without the matmul is not supported yet (the cube part runs under every key)",
+                    find_matmul(op.func(dt)).loc,
+                )
+        PassManager(passes[at:], print_after_all=dump, after_each=check).run(module)
         modules[dt] = module
         finals[dt] = module.funcs[0]
         for f in module.funcs:  # one per static-attribute key (specialize)
@@ -274,19 +284,22 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
     outputs = [o.name for o in plan.func0.outputs]
     from .kernel.cube import EpilogueRenderer
 
-    epi_inputs, shared, readers, base_ms = {}, None, {}, {}
+    if len({direct_output(fs[op.dtypes[0]]) is None for fs in keyed.values()}) > 1:
+        for fs in keyed.values():  # the identity under some keys only: it copies the rows out too
+            for f in fs.values():
+                f.attributes["via_epilogue"] = True
+    shared, readers, base_ms = None, {}, {}
     for key, fs in sorted(keyed.items()):
         f = fs[op.dtypes[0]]
         epi = EpilogueRenderer(f, op.dtypes[0], tgt, plan.cann, plan_args.get("vf_form")).render()
-        epi_inputs.update(epi.inputs)
         for name in list(epi.inputs) + list(epi.scalar_inputs):
             readers.setdefault(name, []).append(key)
         base_ms[key] = epilogue_plan(f, epi, tgt)["base_m"]
         this = ({k: v for k, v in f.attributes["cube"].items() if k != "line"}, direct_output(f) is not None)
         if shared is not None and this != shared:
             raise CompileError(
-                f"operator {op.name}: the static attributes change the cube tiling (a reduction along N, the "
-                "identity epilogue under some keys only); not supported yet",
+                f"operator {op.name}: the static attributes change the cube tiling (a reduction along N under some keys "
+                "only); not supported yet",
                 find_matmul(op.func(op.dtypes[0])).loc,
             )
         shared = this
@@ -319,7 +332,7 @@ def lower_matmul(op, tgt, plan_args: dict, vector: str, dump=None, check=None):
             w.line(f'constexpr const char* OP_TYPE = "{plan.op_type}";'),
             emit_static_attrs(w, plan),
         ),
-        tiling_func=tiling_func(plan, cube, epi_inputs, direct_output(finals[op.dtypes[0]]), readers),
+        tiling_func=tiling_func(plan, cube, direct_output(finals[op.dtypes[0]]), readers),
         infer=infer(plan, cube),
     )
     tiling = tiling_header(plan, plan_args["header"], MATMUL_FIELDS)

@@ -60,6 +60,21 @@ REFUSALS = {
     r"dsl\.(sum|max|min) of (i8|i32|u8) values is not supported by the row backend": (
         "an integer reduction in a row operator (the vector unit reduces half/float)"
     ),
+    r"no output depends on the product; a tiling key without the matmul": (
+        "a static attribute under which a matmul operator's product is unused"
+    ),
+    r"'vec\.brc' \(a per-row value over whole rows": (
+        "a per-row value spread over whole rows in a matmul epilogue (vec.brc: a compare or where with a row)"
+    ),
+    r"reads a per-row \(\[M, 1\]\) value with the scalar unit, which the matmul epilogue": (
+        "a per-row value the scalar unit would read in a matmul epilogue (Adds/Muls/Maxs of a row by it)"
+    ),
+    r"a matmul epilogue stores \[M, N\] outputs, and \[M, 1\] ones of a tile that holds whole rows": (
+        "an [M, 1] output of a matmul epilogue without a reduction along N"
+    ),
+    r"the epilogue of \w+ differs between dtypes": (
+        "a matmul epilogue whose instructions depend on T (one epilogue text serves every dtype)"
+    ),
 }
 
 

@@ -52,6 +52,8 @@ CI_FAMILY_SEEDS = [
     ("rows", 6),  # a reduction, a column, ["R", "C"], a Scalar
     ("rows", 9),  # reductions, a column, an optional column, f16 and f32
     ("rowin", 23),  # [..., S, C] rows, an [S, C] block in a where, a [..., S, 1] per-row input; bf16, i32
+    ("mm", 3),  # x @ w, f16/bf16; [M, N] math, unread [N] inputs, an i32 output
+    ("mm", 108, "ascend950"),  # i8 @ i8.T, Scalar[i32] compares, a bool_ input, an i32 output
 ]
 
 
@@ -328,9 +330,13 @@ def test_random_program_end_to_end(seed, tmp_path):
         assert outcome.reason in fz.REFUSALS.values()
 
 
-@pytest.mark.parametrize("family,seed", CI_FAMILY_SEEDS, ids=[f"{f}-{s}" for f, s in CI_FAMILY_SEEDS])
-def test_random_program_of_a_family_end_to_end(family, seed, tmp_path):
-    outcome = fz.run_program(fz.generate(seed, family), tmp_path)
+@pytest.mark.parametrize(
+    "family,seed,target",
+    [(f, s, *rest) if rest else (f, s, "ascend910b") for f, s, *rest in CI_FAMILY_SEEDS],
+    ids=[f"{f}-{s}" + (f"-{rest[0]}" if rest else "") for f, s, *rest in CI_FAMILY_SEEDS],
+)
+def test_random_program_of_a_family_end_to_end(family, seed, target, tmp_path):
+    outcome = fz.run_program(fz.generate(seed, family), tmp_path, target=target)
     assert (
         outcome.status == "ok"
     ), f"{family} seed {seed}: {outcome.reason}\n{outcome.detail}\n{outcome.source}"

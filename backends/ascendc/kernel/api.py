@@ -90,3 +90,53 @@ def typed_literal(value, dt: DType) -> str:
     if dt.is_float:
         return f"static_cast<{dt.cpp}>({float_literal(float(value))})"
     return f"static_cast<{dt.cpp}>({int(value)})"
+
+
+def scalar_expression(op, args: list[str]) -> str | None:
+    """The scalar unit's C++ for a scalar IR op on operands spelled ``args`` (members, reads,
+    literals); None for an op it does not do (the caller names it in a CompileError). Per-core
+    scalars of every kernel family (the variants' and the matmul epilogue's Init)."""
+    name, t = op.opname, op.result.type
+    if name in ("where", "max", "min") and t.dtype in (f16, bf16):
+        # a literal branch is a float: `half < 1.0f ? half : 1.0f` has two types (bz8017)
+        first = 1 if name == "where" else 0
+        args = args[:first] + [
+            f"static_cast<{t.dtype.cpp}>({a})" if v.owner is not None and v.owner.opname == "const" else a
+            for a, v in zip(args[first:], op.operands[first:])
+        ]
+    if name in SCALAR_BINARY:
+        return f"{args[0]} {SCALAR_BINARY[name]} {args[1]}"
+    if name == "neg":
+        return f"-{args[0]}"
+    if name == "reciprocal":
+        return f"{float_literal(1.0) if t.dtype.is_float else '1'} / {args[0]}"
+    if name == "cmp":
+        return f"{args[0]} {SCALAR_CMP[op.attrs['pred']]} {args[1]}"
+    if name == "where":
+        return f"{args[0]} ? {args[1]} : {args[2]}"
+    if name in ("and", "or"):
+        return f"{args[0]} {'&&' if name == 'and' else '||'} {args[1]}"
+    if name == "not":
+        return f"!{args[0]}"
+    if name == "abs":
+        if t.dtype.is_float:  # + 0 turns abs(-0.0) into +0.0, as fabs; NaN stays NaN
+            return f"({args[0]} < 0 ? -{args[0]} : {args[0]}) + {float_literal(0.0)}"
+        return f"{args[0]} < 0 ? -{args[0]} : {args[0]}"
+    if name == "relu":
+        if t.dtype.is_float:  # NaN stays NaN, as the vector Relu
+            return f"{args[0]} > 0 || {args[0]} != {args[0]} ? {args[0]} : {t.dtype.cpp}(0)"
+        return f"{args[0]} > 0 ? {args[0]} : {t.dtype.cpp}(0)"
+    if name in ("max", "min"):
+        cmp = ">" if name == "max" else "<"
+        return f"{args[0]} {cmp} {args[1]} ? {args[0]} : {args[1]}"
+    if name == "cast":
+        src = op.operands[0].type.dtype
+        if (src, t.dtype) in ((f16, f32), (bf16, f32)):
+            return f"ToF32({args[0]})"
+        if (src, t.dtype) in ((i32, f32), (f32, i32)):
+            return f"static_cast<{t.dtype.cpp}>({args[0]})"
+        if src in (bool_, i8, u8) and t.dtype != bool_:  # exact: 0/1 and 8-bit integers
+            if t.dtype in (f16, bf16):  # through float: every CANN half/bfloat16_t takes one
+                return f"static_cast<{t.dtype.cpp}>(static_cast<float>({args[0]}))"
+            return f"static_cast<{t.dtype.cpp}>({args[0]})"
+    return None

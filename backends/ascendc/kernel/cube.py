@@ -46,13 +46,13 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from dsl.dtypes import DType, dtype_from_name, f32, i32
+from dsl.dtypes import DType, dtype_from_name, f32
 from dsl.errors import CompileError
 from dsl.ir import Func, ScalarType, TensorType
 
 from ..cann import DEFAULT_CANN
 from ..writer import CodeWriter
-from .api import SCALAR_BINARY, ctype, typed_literal
+from .api import ctype, scalar_expression, typed_literal
 from .merge import Stmt
 from .naming import camel, gm_param
 from .template import dsl_label, load_scalar_helper, to_f32_helper, write_vector_functions
@@ -113,18 +113,19 @@ class _Ctx:
     chunked = False
     twinned = False
 
-    def __init__(self, T: DType):
-        self.T = T
+    def __init__(self, T: DType, t_names: set[str] | None = None):
+        self.T, self.t_names = T, t_names
         self.needs = Needs()
         self.members: dict[int, str] = {}  # id(scalar value) -> member (Init computes it)
 
     def typed_for(self, expr: str, dt: DType, view: str) -> str:
         return expr
 
-    def reg_ctype(self, dt: DType) -> str:
-        """A VF register's element type: ``T`` for the operator's 16-bit type (one VF text for
-        the f16 and bf16 kernels), else the concrete type."""
-        return "T" if dt == self.T and dt != f32 else ctype(dt)
+    def reg_ctype(self, dt: DType, value=None) -> str:
+        """A VF register's element type: ``T`` for a value of the operator's 16-bit type (one VF
+        text for the f16 and bf16 kernels; ``t_values``), else the concrete type."""
+        is_t = dt == self.T if self.t_names is None or value is None else value.name in self.t_names
+        return "T" if is_t and dt != f32 else ctype(dt)
 
     def scalar_for(self, v, dt: DType, view: str) -> str:
         owner = v.owner
@@ -149,13 +150,38 @@ class EpiVfWriter(RowVfWriter):
     COLS, PITCH = "curN", "PITCH"
 
 
+def t_values(funcs: dict) -> set[str] | None:
+    """The values of type ``T`` in the one epilogue text of the dtypes' functions ``funcs`` (dtype
+    -> function): those whose type is the function's dtype in each of them. A value of a fixed
+    type is spelled as such even where it equals T (an f16 input, f16 of a compare, in the f16
+    function); None for one dtype (there T and its type are one)."""
+    if len(funcs) < 2:
+        return None
+    typed = []
+    for dt, f in funcs.items():
+        values = [p.value for p in f.params] + [op.result for op in f.walk() if op.result is not None]
+        typed.append(
+            {v.name for v in values if isinstance(v.type, (TensorType, ScalarType)) and v.type.dtype == dt}
+        )
+    return set.intersection(*typed)
+
+
 class EpilogueRenderer:
-    def __init__(self, func: Func, T: DType, target, cann: str | None = None, vf_form: str | None = None):
-        self.func, self.T = func, T
+    def __init__(
+        self,
+        func: Func,
+        T: DType,
+        target,
+        cann: str | None = None,
+        vf_form: str | None = None,
+        t_names: set[str] | None = None,
+    ):
+        """``t_names``: the values spelled ``T`` (``t_values``); None: every value of type T."""
+        self.func, self.T, self.t_names = func, T, t_names
         self.ub_mode = target.name == "ascend950"  # the AIC's Fixpipe writes the tile into the AIVs' UB
         self.vc = MemBase(target)
         self.reg = RowRegBase(RegBase(target, cann or DEFAULT_CANN, vf_form))
-        self.ctx = _Ctx(T)
+        self.ctx = _Ctx(T, t_names)
         self.ctx.kind, self.ctx.view, self.ctx.use = self.kind, self.view, self.use
         self.ctx.stored, self.ctx.stored_view = {}, lambda v, out: self.view(v)
         self.ctx.view_types = {}
@@ -165,8 +191,11 @@ class EpilogueRenderer:
         rows = func.attributes["rows"]
         self.e = Epilogue(dict(func.attributes["buffers"]), count_align=rows["count_align"])
 
-    def ct(self, dt: DType) -> str:
-        return "T" if dt == self.T else ctype(dt)
+    def ct(self, v) -> str:
+        """The C++ element type of value ``v``: ``T`` or its own."""
+        dt = v.type.dtype
+        is_t = dt == self.T if self.t_names is None else v.name in self.t_names
+        return "T" if is_t else ctype(dt)
 
     def kind(self, v) -> str | None:
         if isinstance(v.type, ScalarType):
@@ -183,7 +212,7 @@ class EpilogueRenderer:
             return self.use(v)
         if buf is None:
             raise CompileError(f"value %{v.name} has no UB buffer", op.loc)
-        ct = self.ct(v.type.dtype)
+        ct = self.ct(v)
         key = (buf, ct)
         if key not in self.e.views:
             self.e.views[key] = f"{buf}{VIEW_SUFFIX.get(ct, 'U')}"
@@ -226,18 +255,19 @@ class EpilogueRenderer:
         form = Form.COLUMN if k == COL else Form.ROW if per_row else Form.TILE
         if k == PERROW:
             form = Form.BLOCKS if v.owner.opname == "vec.brcb" else Form.PER_ROW
-        return Operand(self.view(v), v.type.dtype, form, self.ct(v.type.dtype), v.owner.attrs.get("buf"))
+        return Operand(self.view(v), v.type.dtype, form, self.ct(v), v.owner.attrs.get("buf"))
 
     def vec(self, op, in_cols: bool) -> list[str]:
         kinds = [self.kind(a) for a in op.operands]
         rk = self.kind(op.result)
         per_row = rk == ROW and COL in kinds
-        if in_cols or rk == COL:
-            extent = Extent("curN", "curN", family="rows")
+        if in_cols or rk == COL:  # Compare/Select: whole repeats (the column buffers hold COL_LEN)
+            extent = Extent("curN", "curNAligned" if self.e.count_align > 1 else "curN", family="rows")
         elif per_row:
             extent = Extent("curN", "curN", rows="rows", pitch="PITCH", family="rows")
         elif rk == PERROW:  # the per-row slots of the step's rows, PER_ROW lanes each
-            extent = Extent("rows * PER_ROW", "rows * PER_ROW", pitch="PITCH", family="rows")
+            whole = "perRowAligned" if self.e.count_align > 1 else "rows * PER_ROW"
+            extent = Extent("rows * PER_ROW", whole, pitch="PITCH", family="rows")
         else:
             extent = Extent("n", "nAligned", pitch="PITCH", family="rows")
         form = Form.COLUMN if rk == COL else Form.ROW if per_row else Form.TILE
@@ -247,7 +277,7 @@ class EpilogueRenderer:
             self.view(op.result),
             op.result.type.dtype,
             form,
-            self.ct(op.result.type.dtype),
+            self.ct(op.result),
             op.attrs.get("buf"),
         )
         srcs = [self.operand(a, per_row) for a in op.operands]
@@ -294,7 +324,7 @@ class EpilogueRenderer:
 
     def gm_read(self, op) -> str:
         src = op.operands[0]
-        ct = self.ct(src.type.dtype)
+        ct = self.ct(src)
         view = self.view(op.result)
         self.e.positions[op.attrs["buf"]] = "VECIN"
         k = self.kind(op.result)
@@ -331,7 +361,7 @@ class EpilogueRenderer:
 
     def gm_write(self, op) -> str:
         v = op.operands[0]
-        ct = self.ct(v.type.dtype)
+        ct = self.ct(v)
         name = op.attrs["output"]
         self.e.outputs[name] = ct
         self.e.positions.setdefault(v.owner.attrs["buf"], "VECOUT")
@@ -362,24 +392,32 @@ class EpilogueRenderer:
 
         if name == "scalar.load":
             p = op.operands[0]
-            self.e.scalar_inputs[p.name] = self.ct(p.type.dtype)
-            expr = f"LoadScalar<{self.ct(p.type.dtype)}>(params.{gm_param(p.name)})"
-        elif name == "cast" and t.dtype == f32 and op.operands[0].type.dtype.name in ("f16", "bf16"):
-            expr = f"ToF32({arg(op.operands[0])})"
-            self.e.widen = True
-        elif name == "cast" and {t.dtype, op.operands[0].type.dtype} <= {f32, i32}:
-            expr = f"static_cast<{ctype(t.dtype)}>({arg(op.operands[0])})"
+            self.e.scalar_inputs[p.name] = self.ct(p)
+            expr = f"LoadScalar<{self.ct(p)}>(params.{gm_param(p.name)})"
         elif name == "attr":
             expr = f"static_cast<{ctype(t.dtype)}>(tiling.{field_name(op.attrs['name'])})"
-        elif name in SCALAR_BINARY:
-            expr = f"{arg(op.operands[0])} {SCALAR_BINARY[name]} {arg(op.operands[1])}"
-        elif name == "neg":
-            expr = f"-{arg(op.operands[0])}"
         else:
-            raise CompileError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
+            expr = scalar_expression(op, [arg(v) for v in op.operands])
+            if expr is None:
+                raise CompileError(f"'{name}' on scalars is not supported in a matmul epilogue yet", op.loc)
+            self.e.widen |= "ToF32(" in expr
         member = f"s{camel(op.result.name)}_"
         members[id(op.result)] = member
-        self.e.scalars.append((member, self.ct(t.dtype), expr, label(op)))
+        self.e.scalars.append((member, self.ct(op.result), expr, label(op)))
+
+    def col_barrier(self, op, written: set, read: set) -> list[str]:
+        """The V barrier before a column op (reloaded and recomputed per tile, before the rows'
+        ops) that reads a buffer an earlier one wrote, or writes one an earlier one used, since
+        the last barrier; ``written``/``read`` track those buffers."""
+        reads = {a.owner.attrs["buf"] for a in op.operands if a.owner is not None and "buf" in a.owner.attrs}
+        out = []
+        if reads & written or op.attrs.get("buf") in written | read:
+            out = [self.note(st) for st in self.vc.barrier(where(op))]
+            written.clear()
+            read.clear()
+        written.add(op.attrs.get("buf"))
+        read.update(reads)
+        return out
 
     def render(self) -> Epilogue:
         func, e = self.func, self.e
@@ -393,18 +431,22 @@ class EpilogueRenderer:
             if op.opname == "dma.store":
                 self.ctx.stored.setdefault(id(op.operands[0]), []).append(op.attrs["output"])
         vf = [op for op in loop.region if "vf" in op.attrs]
+        written, read = set(), set()  # the column math's buffers since its last V barrier
         for op in func.body[:at]:
-            if op.opname == "const":
-                continue
+            if op.opname == "const" or op.opname == "sync.barrier":
+                continue  # the column math is per tile: its V order is the one col_barrier makes
             if op.opname.startswith("sync."):
                 if not self.acc_only(op):
                     e.pre.append(self.sync(op))
             elif op.opname == "dma.load":
                 e.cols.append(self.gm_read(op))
             elif isinstance(op.result.type, TensorType):
+                e.cols += self.col_barrier(op, written, read)
                 e.cols += self.vec(op, True)
             else:
                 self.scalar(op)
+        if written:  # the rows' ops read the columns
+            e.cols += [self.note(st) for st in self.vc.barrier(note="the rows' ops read the columns")]
         for op in loop.region:
             if "vf" in op.attrs:
                 if op is vf[0]:
@@ -468,8 +510,13 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
     if any(b["kind"] not in ("row", "col", "perrow") for b in e.buffers.values()):
         raise CompileError("a matmul epilogue takes row, per-row and column buffers only", func.loc)
     per_row = func.attributes["rows"]["perrow"]
-    col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * pitch
+    col_len = -(-pitch // e.count_align) * e.count_align  # a compared column's whole repeats
+    col_bytes = sum(b["bytes"] for b in e.buffers.values() if b["kind"] == "col") * col_len
     col_bytes += scratch_len(cube["base_n"]) * 4 if e.scratch else 0
+    if e.count_align > 1:  # a compared per-row buffer's whole repeats past its CHUNK_ROWS * PER_ROW
+        col_bytes += (
+            sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "perrow") * e.count_align
+        )
     row_bytes = sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "row") * pitch
     row_bytes += sum(b["bytes"] * b["slots"] for b in e.buffers.values() if b["kind"] == "perrow") * per_row
     fit = (target.ub_usable_bytes - col_bytes) // max(row_bytes, 1)
@@ -489,7 +536,14 @@ def epilogue_plan(func: Func, e: Epilogue, target) -> dict:
             f"columns; the target has {target.ub_usable_bytes}",
             func.loc,
         )
-    return {"pitch": pitch, "chunk": chunk, "align": align, "base_m": base_m, "per_row": per_row}
+    return {
+        "pitch": pitch,
+        "chunk": chunk,
+        "align": align,
+        "base_m": base_m,
+        "per_row": per_row,
+        "col_len": col_len,
+    }
 
 
 def scratch_len(base_n: int) -> int:
@@ -500,7 +554,11 @@ def scratch_len(base_n: int) -> int:
 
 def direct_output(func: Func) -> str | None:
     """The output an identity epilogue stores (``return x @ w`` in f32/i32): the AIC's Fixpipe
-    writes it straight from L0C, no workspace and no vector core (``__mix__(1, 0)``); else None."""
+    writes it straight from L0C, no workspace and no vector core (``__mix__(1, 0)``); else None
+    (also where another static-attribute key needs the vector cores: ``via_epilogue``, the rows
+    then go through the epilogue, one kernel for every key)."""
+    if func.attributes.get("via_epilogue"):
+        return None
     loop = func.loop()
     work = [op for op in loop.region if not op.opname.startswith("sync.")]
     acc = func.attributes["cube"]["acc"]
@@ -594,21 +652,33 @@ def _cube_kernel(
     constants, helpers and class ("body")."""
     first = funcs[plan.dtypes[0]]
     cube = first.attributes["cube"]
-    eps = {}
+    eps, t_names = {}, t_values(funcs)
     for dt, f in funcs.items():
-        eps[dt] = EpilogueRenderer(f, dt, target, plan.cann, vf_form).render()
+        eps[dt] = EpilogueRenderer(f, dt, target, plan.cann, vf_form, t_names).render()
     e = eps[plan.dtypes[0]]
     for dt, other in eps.items():
-        if (other.pre, other.cols, other.body, other.post, other.buffers) != (
+        if (other.pre, other.cols, other.body, other.post, other.buffers, list(other.needs.vfs.values())) != (
             e.pre,
             e.cols,
             e.body,
             e.post,
             e.buffers,
+            list(e.needs.vfs.values()),
         ):
+
+            def work(f):
+                return [o for o in f.walk() if o.opname != "const" and not o.opname.startswith("sync.")]
+
+            here, there = next(
+                ((x, y) for x, y in zip(work(first), work(funcs[dt])) if x.opname != y.opname), (None, None)
+            )
+            what = f" from here on ('{here.opname}' for {first.attributes['dtype'].name}, '{there.opname}' for {dt.name})"
             raise CompileError(
-                f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}",
-                first.loc,
+                f"the epilogue of {plan.op_name} differs between dtypes {plan.dtypes[0].name} and {dt.name}"
+                f"{what if here is not None else ''}: the matmul kernel has one epilogue text for every dtype, "
+                "so an epilogue whose instructions depend on T (a cast of i32 to bf16 rounds twice, to f16 once) "
+                "is not supported yet",
+                here.loc if here is not None and here.loc is not None else first.loc,
             )
     vfs = {}
     for placeholder, fn in e.needs.vfs.items():  # the f16 and bf16 VFs are one text (``T``)
@@ -679,6 +749,11 @@ def _cube_kernel(
             f"constexpr uint32_t PITCH = {pitch};", f"UB row pitch: BASE_N rounded to {align} elements (32 B)"
         )
         w.line(f"constexpr uint32_t CHUNK_ROWS = {chunk};", "epilogue rows per step, from the UB left")
+        if ep["col_len"] != pitch and any(b["kind"] == "col" for b in e.buffers.values()):
+            w.line(
+                f"constexpr uint32_t COL_LEN = {ep['col_len']};",
+                f"a column buffer: PITCH rounded to whole compares ({e.count_align} elements)",
+            )
     if e.per_row and not direct:
         w.line(
             f"constexpr uint32_t PER_ROW = {ep['per_row']};",
@@ -690,7 +765,12 @@ def _cube_kernel(
             "f32 reduction scratch of a BASE_N row (ReduceRows' levels)",
         )
     for buf, info in sorted(e.buffers.items()) if not direct else ():
-        n = {"col": "PITCH", "perrow": "CHUNK_ROWS * PER_ROW"}.get(info["kind"], "CHUNK_ROWS * PITCH")
+        col = "PITCH" if ep["col_len"] == pitch else "COL_LEN"
+        ca = e.count_align
+        perrow = "CHUNK_ROWS * PER_ROW" if ca == 1 else f"(CHUNK_ROWS * PER_ROW + {ca - 1}) / {ca} * {ca}"
+        n = {"col": col, "perrow": f"({perrow})" if ca > 1 else perrow}.get(
+            info["kind"], "CHUNK_ROWS * PITCH"
+        )
         w.line(
             f"constexpr uint32_t {buf.upper()}_SLOT = {n} * {info['bytes']};", f"bytes of one slot of {buf}"
         )
@@ -733,7 +813,10 @@ def _cube_kernel(
                 )
             for name in inputs:
                 if name not in (a, b) and name not in e.inputs and name not in e.scalar_inputs:
-                    w.line(f"(void){gm_param(name)};", "an optional input this key's epilogue does not read")
+                    w.line(f"(void){gm_param(name)};", "an input this key's epilogue does not read")
+            for name in outputs:
+                if name != direct and name not in e.outputs:
+                    w.line(f"(void){gm_param(name)};", "an output absent under this key's attributes")
             w.line("block_ = ASCEND_IS_AIC ? GetBlockIdx() : GetBlockIdx() / GetTaskRatio();")
             if direct or ub_mode:
                 why = "the AIC writes the output from L0C" if direct else "the product goes L0C -> UB"
@@ -1192,6 +1275,12 @@ def _epilogue_tile(w: CodeWriter, e: Epilogue, cid: int, ub: bool) -> None:
         for (buf, ct), name in e.views.items():
             if (buf, ct) in e.col_views:
                 w.line(f"const LocalTensor<{ct}> {name} = {buf}_.ReinterpretCast<{ct}>();")
+        if any("curNAligned" in line for line in e.cols + e.body):
+            ca = e.count_align
+            w.line(
+                f"const uint32_t curNAligned = (curN + {ca - 1}) / {ca} * {ca};",
+                "Compare/Select: whole repeats",
+            )
         if e.cols:
             w.line(f"WaitFlag<HardEvent::V_MTE2>({cid});", "the last tile's columns are read")
             for line in e.cols:
@@ -1220,6 +1309,12 @@ def _epilogue_tile(w: CodeWriter, e: Epilogue, cid: int, ub: bool) -> None:
                 w.line(
                     f"const uint32_t nAligned = (n + {ca - 1}) / {ca} * {ca};",
                     "Compare/Select: whole repeats",
+                )
+            if any("perRowAligned" in line for line in e.body):
+                ca = e.count_align
+                w.line(
+                    f"const uint32_t perRowAligned = (rows * PER_ROW + {ca - 1}) / {ca} * {ca};",
+                    "Compare/Select on per-row values: whole repeats",
                 )
             rows0 = "row0" if ub else "row0 + r0"
             w.line(f"const uint64_t gmAt = gmOffset + uint64_t({rows0}) * n_;")

@@ -18,7 +18,7 @@ from dsl.dtypes import DType, bf16, bool_, f16, f32, i8, i32, u8
 from dsl.errors import CompileError
 from dsl.ir import Func, Op, ScalarType, TensorType
 
-from .api import SCALAR_BINARY, SCALAR_CMP, ctype, float_literal, typed_literal
+from .api import ctype, float_literal, scalar_expression, typed_literal
 from passes.rows import is_row_func
 
 from ..cann import DEFAULT_CANN
@@ -359,7 +359,7 @@ class VariantRenderer:
         regs[name] = dt
         return name
 
-    def reg_ctype(self, dt: DType) -> str:
+    def reg_ctype(self, dt: DType, value=None) -> str:
         """A register's element type in VF text: ``T`` for the variant's 16-bit or integer type
         (so the f16 and bf16 kernels share one VF), else the concrete type."""
         return "T" if dt == self.v.dtype and dt != f32 else ctype(dt)
@@ -499,13 +499,6 @@ class VariantRenderer:
                 op.attrs["name"]
             )
         args = [self.scalar(v) for v in op.operands]
-        if name in ("where", "max", "min") and t.dtype in (f16, bf16):
-            # a literal branch is a float: `half < 1.0f ? half : 1.0f` has two types (bz8017)
-            first = 1 if name == "where" else 0
-            args = args[:first] + [
-                f"static_cast<{t.dtype.cpp}>({a})" if v.owner is not None and v.owner.opname == "const" else a
-                for a, v in zip(args[first:], op.operands[first:])
-            ]
         words = [self.scalar_word(v) for v in op.operands]
         src = op.operands[0].owner if op.operands else None
         if name == "cast" and src is not None and src.opname == "scalar.load":
@@ -514,41 +507,9 @@ class VariantRenderer:
             user = camel(op.result.name) if is_user_name(op.result.name) else None
         member = user or expression_name(name, words)
         member = member or f"scalar{op.result.name}"
-        if name in SCALAR_BINARY:
-            return f"{args[0]} {SCALAR_BINARY[name]} {args[1]}", member
-        if name == "neg":
-            return f"-{args[0]}", member
-        if name == "reciprocal":
-            return f"{float_literal(1.0) if t.dtype.is_float else '1'} / {args[0]}", member
-        if name == "cmp":
-            return f"{args[0]} {SCALAR_CMP[op.attrs['pred']]} {args[1]}", member
-        if name == "where":
-            return f"{args[0]} ? {args[1]} : {args[2]}", member
-        if name in ("and", "or"):
-            return f"{args[0]} {'&&' if name == 'and' else '||'} {args[1]}", member
-        if name == "not":
-            return f"!{args[0]}", member
-        if name == "abs":
-            if t.dtype.is_float:  # + 0 turns abs(-0.0) into +0.0, as fabs; NaN stays NaN
-                return f"({args[0]} < 0 ? -{args[0]} : {args[0]}) + {float_literal(0.0)}", member
-            return f"{args[0]} < 0 ? -{args[0]} : {args[0]}", member
-        if name == "relu":
-            if t.dtype.is_float:  # NaN stays NaN, as the vector Relu
-                return f"{args[0]} > 0 || {args[0]} != {args[0]} ? {args[0]} : {t.dtype.cpp}(0)", member
-            return f"{args[0]} > 0 ? {args[0]} : {t.dtype.cpp}(0)", member
-        if name in ("max", "min"):
-            cmp = ">" if name == "max" else "<"
-            return f"{args[0]} {cmp} {args[1]} ? {args[0]} : {args[1]}", member
-        if name == "cast":
-            src = op.operands[0].type.dtype
-            if (src, t.dtype) in ((f16, f32), (bf16, f32)):
-                return f"ToF32({args[0]})", member
-            if (src, t.dtype) in ((i32, f32), (f32, i32)):
-                return f"static_cast<{t.dtype.cpp}>({args[0]})", member
-            if src in (bool_, i8, u8) and t.dtype != bool_:  # exact: 0/1 and 8-bit integers
-                if t.dtype in (f16, bf16):  # through float: every CANN half/bfloat16_t takes one
-                    return f"static_cast<{t.dtype.cpp}>(static_cast<float>({args[0]}))", member
-                return f"static_cast<{t.dtype.cpp}>({args[0]})", member
+        expr = scalar_expression(op, args)
+        if expr is not None:
+            return expr, member
         raise _fail(
             op,
             f"'{op.opname}' on scalars ({t}) is not supported on the scalar unit yet; "

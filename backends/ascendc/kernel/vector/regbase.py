@@ -237,7 +237,7 @@ class VfWriter:
         return x.text + (self.suffix or ("Reg" if x.text in LOCALS else ""))
 
     def ctype(self, x: Operand) -> str:
-        return self.ctx.reg_ctype(x.dtype)
+        return self.ctx.reg_ctype(x.dtype, x.value)
 
     def ptr(self, x: Operand) -> str:
         p = x.ub + "Addr"
