@@ -1174,7 +1174,16 @@ class Gen:
             inputs.append(InputDecl("opt", "tensor", optional=True, dims="col" if rows else None))
         prefix = "q" if self.family == "rowin" else self.family[0]
         self.pin_every_input(inputs)
-        self.prog = Program(self.seed, f"{prefix}z{self.seed}", dtypes, inputs, attrs, [], [])
+        self.start(f"{prefix}z{self.seed}", dtypes, inputs, attrs)
+        for _ in range(rng.randint(1, 5)):
+            self.statement()
+        self.make_outputs()
+        return self.prog
+
+    def start(self, name: str, dtypes: tuple, inputs: list, attrs: list) -> None:
+        """The program of the shaped families with its declarations and no body yet (its names
+        drawn from the side streams)."""
+        self.prog = Program(self.seed, name, dtypes, inputs, attrs, [], [])
         self.prog.family = self.family
         self.name_like_libc(self.prog)
         self.name_like_api(self.prog)
@@ -1182,10 +1191,6 @@ class Gen:
         self.attr_vals = {a.name: a.default for a in attrs}
         self.env = {T: {} for T in dtypes}
         self.vars: list[str] = []
-        for _ in range(rng.randint(1, 5)):
-            self.statement()
-        self.make_outputs()
-        return self.prog
 
     def mm_program(self) -> Program:
         """``v0 = x @ w`` (or ``x @ w.T``; f16/bf16, a fifth i8) and an epilogue on [M, N]
@@ -1227,14 +1232,7 @@ class Gen:
             if x.pinned is None:
                 x.pinned = w.pinned = "i8" if dtypes != ("bf16",) or self.trng.random() < 0.5 else "f16"
             self.pin_every_input(inputs)
-        self.prog = Program(self.seed, f"mz{self.seed}", dtypes, inputs, attrs, [], [])
-        self.prog.family = self.family
-        self.name_like_libc(self.prog)
-        self.name_like_api(self.prog)
-        self.name_like_kernel(self.prog)
-        self.attr_vals = {a.name: a.default for a in attrs}
-        self.env = {T: {} for T in dtypes}
-        self.vars = []
+        self.start(f"mz{self.seed}", dtypes, inputs, attrs)
         self.assign("v0", Mm(x.name, w.name, transpose), self.prog.body)
         for _ in range(rng.randint(0, 4)):
             self.statement()
