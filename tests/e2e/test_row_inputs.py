@@ -315,8 +315,9 @@ def test_explain_counts_the_block_per_row_of_the_step(tmp_path, capsys):
         "along the leading dims: copied per step]" in ledger
     )
     # x and the mask, f32 in two slots each: 16 B per column per row of the step
-    assert "  UB = pitch x 0 + scratch + rowStep x (pitch x 16 + 8 x 36) <= 188160 B usable" in "\n".join(
-        ledger
+    assert (
+        "  UB = pitch x 0 + scratch + pads + rowStep x (pitch x 16 + 8 x 36) <= 188160 B usable"
+        in "\n".join(ledger)
     )
 
 
